@@ -1,0 +1,329 @@
+//! The command line (DESIGN §3): parsing with clap, then validation into a
+//! [`Selection`] and [`RunSettings`]. Every bad input becomes one line and exit 2.
+
+use std::path::{Path, PathBuf};
+
+use clap::{Args, Parser, Subcommand, ValueEnum};
+
+use crate::methods;
+use crate::plan::{Durability, FileState, Selection, quick_suite};
+use crate::runner::RunSettings;
+use crate::source::DEFAULT_SEED;
+use crate::units::{format_size, parse_size, split_list};
+
+/// Largest chunk: the seed documents go up to 1 GiB, and Linux moves at most
+/// 0x7ffff000 bytes per call anyway.
+pub const MAX_CHUNK: u64 = 1 << 30;
+/// IOV_MAX on Linux.
+pub const MAX_IOV: u32 = 1024;
+
+const EXAMPLES: &str = "\
+Examples:
+  writebench run                          quick suite in the current directory
+  writebench run /dev/shm --export-json r.json --export-csv r.csv
+  writebench run /data --methods pwrite,pwritev --chunks 4KiB,1MiB --iov 1,128
+  writebench run . --states prealloc --size 1GiB --durability none,end --repeat 10";
+
+#[derive(Debug, Parser)]
+#[command(
+    name = "writebench",
+    version,
+    about = "What is the fastest way to write a file here, and what does it cost to make it durable?",
+    after_help = EXAMPLES,
+    arg_required_else_help = true
+)]
+pub struct Cli {
+    #[command(subcommand)]
+    pub command: Command,
+}
+
+#[derive(Debug, Subcommand)]
+pub enum Command {
+    /// Run a suite of write strategies on PATH and report each one's throughput.
+    #[command(after_help = EXAMPLES)]
+    Run(RunArgs),
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
+pub enum Suite {
+    /// Every method in every file state at 4 KiB, 64 KiB and 1 MiB chunks (about a minute).
+    Quick,
+}
+
+#[derive(Debug, Args)]
+pub struct RunArgs {
+    /// Directory to measure. writebench creates a private scratch directory inside it
+    /// and removes it at the end; nothing else there is touched.
+    #[arg(default_value = ".")]
+    pub path: PathBuf,
+
+    /// Which set of cases to start from; the options below narrow or override it.
+    #[arg(long, value_enum, default_value_t = Suite::Quick)]
+    pub suite: Suite,
+
+    /// Bytes written per run, e.g. 256MiB, 1GiB, 400MB [quick: 64MiB].
+    #[arg(long, value_name = "SIZE")]
+    pub size: Option<String>,
+
+    /// Methods, comma-separated: write, pwrite, writev, pwritev, fwrite [default: all].
+    #[arg(long, value_name = "LIST")]
+    pub methods: Option<String>,
+
+    /// File states before the run: empty, sparse, prealloc, overwrite [default: all].
+    #[arg(long, value_name = "LIST")]
+    pub states: Option<String>,
+
+    /// Bytes per call (per iovec for writev/pwritev), 1B to 1GiB [quick: 4KiB,64KiB,1MiB].
+    #[arg(long, value_name = "LIST")]
+    pub chunks: Option<String>,
+
+    /// iovecs per writev/pwritev call, 1 to 1024 [quick: 1,128].
+    #[arg(long, value_name = "LIST")]
+    pub iov: Option<String>,
+
+    /// none (page cache only) or end (one fsync after the last write, timed apart) [default: end].
+    #[arg(long, value_name = "LIST")]
+    pub durability: Option<String>,
+
+    /// Measured runs per case.
+    #[arg(long, default_value_t = 5, value_name = "N")]
+    pub repeat: u32,
+
+    /// Discarded runs before the measured ones.
+    #[arg(long, default_value_t = 1, value_name = "N")]
+    pub warmup: u32,
+
+    /// Seed of the pseudo-random data written.
+    #[arg(long, default_value_t = DEFAULT_SEED, value_name = "N")]
+    pub seed: u64,
+
+    /// Write the full result as JSON (schema writebench.v1).
+    #[arg(long, value_name = "FILE")]
+    pub export_json: Option<PathBuf>,
+
+    /// Write one row per run as CSV (loads with DuckDB's read_csv_auto).
+    #[arg(long, value_name = "FILE")]
+    pub export_csv: Option<PathBuf>,
+
+    /// Test aid: keep the scratch directory and each case's last file.
+    #[arg(long, hide = true)]
+    pub keep: bool,
+}
+
+/// Bad input, as the single line the user will see.
+#[derive(Debug)]
+pub struct UsageError(pub String);
+
+impl RunArgs {
+    /// Applies the options to the suite and checks everything that can be checked
+    /// before any file is written.
+    pub fn selection(&self) -> Result<Selection, UsageError> {
+        let mut selection = match self.suite {
+            Suite::Quick => quick_suite(),
+        };
+        let usage = |message: String| UsageError(message);
+        if let Some(size) = &self.size {
+            selection.size = parse_size(size).map_err(|e| usage(format!("--size: {e}")))?;
+            if selection.size == 0 {
+                return Err(usage("--size: must be at least 1 byte".into()));
+            }
+        }
+        if let Some(list) = &self.methods {
+            selection.methods = parse_list(list, "--methods", |name| {
+                methods::by_name(name)
+                    .map(|m| m.name().to_string())
+                    .ok_or_else(|| {
+                        format!(
+                            "unknown method '{name}' (known: {})",
+                            methods::names().join(", ")
+                        )
+                    })
+            })?;
+        }
+        if let Some(list) = &self.states {
+            selection.states = parse_list(list, "--states", |s| s.parse::<FileState>())?;
+        }
+        if let Some(list) = &self.durability {
+            selection.durability = parse_list(list, "--durability", |s| s.parse::<Durability>())?;
+        }
+        if let Some(list) = &self.iov {
+            selection.iov = parse_list(list, "--iov", |s| {
+                parse_count(s, 1, MAX_IOV as u64).map(|n| n as u32)
+            })?;
+        }
+        if let Some(list) = &self.chunks {
+            selection.chunks = parse_list(list, "--chunks", |s| {
+                let chunk = parse_size(s)?;
+                if chunk == 0 || chunk > MAX_CHUNK {
+                    return Err(format!("chunk '{s}' is out of range (1B to 1GiB)"));
+                }
+                Ok(chunk)
+            })?;
+            if let Some(&too_big) = selection
+                .chunks
+                .iter()
+                .find(|&&chunk| chunk > selection.size)
+            {
+                return Err(usage(format!(
+                    "--chunks: a chunk of {} is larger than --size {}",
+                    format_size(too_big),
+                    format_size(selection.size)
+                )));
+            }
+        }
+        if !(1..=1_000_000).contains(&self.repeat) {
+            return Err(usage("--repeat: must be between 1 and 1000000".into()));
+        }
+        if self.warmup > 1_000_000 {
+            return Err(usage("--warmup: must be at most 1000000".into()));
+        }
+        Ok(selection)
+    }
+
+    pub fn settings(&self) -> RunSettings {
+        RunSettings {
+            repeat: self.repeat,
+            warmup: self.warmup,
+            seed: self.seed,
+            keep_files: self.keep,
+        }
+    }
+
+    /// PATH must be an existing directory; export files must be creatable.
+    pub fn check_paths(&self) -> Result<(), UsageError> {
+        let metadata = std::fs::metadata(&self.path)
+            .map_err(|e| UsageError(format!("PATH {}: {}", self.path.display(), plain(&e))))?;
+        if !metadata.is_dir() {
+            return Err(UsageError(format!(
+                "PATH {} is not a directory",
+                self.path.display()
+            )));
+        }
+        for (option, file) in [
+            ("--export-json", &self.export_json),
+            ("--export-csv", &self.export_csv),
+        ] {
+            if let Some(file) = file {
+                check_export_path(option, file)?;
+            }
+        }
+        Ok(())
+    }
+}
+
+fn check_export_path(option: &str, file: &Path) -> Result<(), UsageError> {
+    if file.is_dir() {
+        return Err(UsageError(format!(
+            "{option}: {} is a directory",
+            file.display()
+        )));
+    }
+    let parent = match file.parent() {
+        Some(parent) if !parent.as_os_str().is_empty() => parent,
+        _ => Path::new("."),
+    };
+    if !parent.is_dir() {
+        return Err(UsageError(format!(
+            "{option}: directory {} does not exist",
+            parent.display()
+        )));
+    }
+    Ok(())
+}
+
+/// An io::Error's text without the "(os error N)" suffix, for messages to people.
+pub fn plain(error: &std::io::Error) -> String {
+    let text = error.to_string();
+    match text.find(" (os error") {
+        Some(index) => text[..index].to_string(),
+        None => text,
+    }
+}
+
+fn parse_list<T: PartialEq>(
+    text: &str,
+    option: &str,
+    parse: impl Fn(&str) -> Result<T, String>,
+) -> Result<Vec<T>, UsageError> {
+    let items = split_list(text).map_err(|e| UsageError(format!("{option}: {e}")))?;
+    let mut values = Vec::new();
+    for item in items {
+        let value = parse(&item).map_err(|e| UsageError(format!("{option}: {e}")))?;
+        if !values.contains(&value) {
+            values.push(value);
+        }
+    }
+    Ok(values)
+}
+
+fn parse_count(text: &str, low: u64, high: u64) -> Result<u64, String> {
+    let value: u64 = text
+        .parse()
+        .map_err(|_| format!("'{text}' is not a whole number"))?;
+    if !(low..=high).contains(&value) {
+        return Err(format!("{value} is out of range ({low} to {high})"));
+    }
+    Ok(value)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn args(extra: &[&str]) -> RunArgs {
+        let mut argv = vec!["writebench", "run"];
+        argv.extend_from_slice(extra);
+        match Cli::try_parse_from(argv).unwrap().command {
+            Command::Run(args) => args,
+        }
+    }
+
+    #[test]
+    fn options_narrow_the_quick_suite() {
+        let selection = args(&[
+            "--methods",
+            "pwrite,write",
+            "--states",
+            "prealloc",
+            "--chunks",
+            "1B,4KiB",
+            "--size",
+            "1MiB",
+        ])
+        .selection()
+        .unwrap();
+        assert_eq!(selection.methods, vec!["pwrite", "write"]);
+        assert_eq!(selection.states, vec![FileState::Prealloc]);
+        assert_eq!(selection.chunks, vec![1, 4096]);
+        assert_eq!(selection.size, 1 << 20);
+        assert_eq!(selection.durability, vec![Durability::End]);
+    }
+
+    #[test]
+    fn bad_values_are_one_line_errors_naming_the_option() {
+        for (extra, expected) in [
+            (&["--size", "12XB"][..], "--size"),
+            (&["--size", "0"][..], "--size"),
+            (
+                &["--methods", "mmap-private"][..],
+                "unknown method 'mmap-private'",
+            ),
+            (&["--states", "dense"][..], "unknown state"),
+            (&["--chunks", "0"][..], "out of range"),
+            (&["--chunks", "2GiB"][..], "out of range"),
+            (
+                &["--chunks", "1MiB", "--size", "4KiB"][..],
+                "larger than --size",
+            ),
+            (&["--iov", "1025"][..], "--iov"),
+            (&["--iov", "x"][..], "not a whole number"),
+            (&["--durability", "sometimes"][..], "unknown durability"),
+            (&["--methods", "write,,pwrite"][..], "empty item"),
+            (&["--repeat", "0"][..], "--repeat"),
+        ] {
+            let error = args(extra).selection().expect_err(expected).0;
+            assert!(error.contains(expected), "{extra:?}: {error}");
+            assert!(!error.contains('\n'));
+        }
+    }
+}

@@ -1,0 +1,231 @@
+//! The context a result needs to be trusted (DESIGN §2.10): the host, and the
+//! filesystem and device under the path.
+
+use std::ffi::CString;
+use std::os::unix::ffi::OsStrExt;
+use std::path::Path;
+
+use serde::{Deserialize, Serialize};
+
+#[derive(Debug, Clone, Serialize, Deserialize)]
+pub struct Host {
+    pub kernel: String,
+    pub cpu_model: String,
+    pub cpus: usize,
+    pub memory_bytes: u64,
+}
+
+#[derive(Debug, Clone, Serialize, Deserialize)]
+pub struct TargetInfo {
+    pub path: String,
+    pub fs_type: String,
+    pub device: String,
+    pub mount_point: String,
+    pub mount_options: String,
+    /// From statx STATX_DIOALIGN on a file in the scratch directory; null where the
+    /// kernel or filesystem does not say (O_DIRECT support is then unknown).
+    pub dio_mem_align: Option<u32>,
+    pub dio_offset_align: Option<u32>,
+}
+
+pub fn host() -> Host {
+    let cpuinfo = std::fs::read_to_string("/proc/cpuinfo").unwrap_or_default();
+    let cpu_model = cpuinfo
+        .lines()
+        .find_map(|line| {
+            line.strip_prefix("model name")
+                .and_then(|rest| rest.split_once(':'))
+                .map(|(_, v)| v.trim())
+        })
+        .unwrap_or("unknown")
+        .to_string();
+    Host {
+        kernel: kernel_release(),
+        cpu_model,
+        cpus: std::thread::available_parallelism()
+            .map(|n| n.get())
+            .unwrap_or(1),
+        memory_bytes: meminfo_total().unwrap_or(0),
+    }
+}
+
+fn kernel_release() -> String {
+    // SAFETY: uname fills the struct we pass.
+    let name = unsafe {
+        let mut name: libc::utsname = std::mem::zeroed();
+        libc::uname(&mut name);
+        name
+    };
+    let release: Vec<u8> = name
+        .release
+        .iter()
+        .take_while(|&&c| c != 0)
+        .map(|&c| c as u8)
+        .collect();
+    format!("Linux {}", String::from_utf8_lossy(&release))
+}
+
+fn meminfo_total() -> Option<u64> {
+    let meminfo = std::fs::read_to_string("/proc/meminfo").ok()?;
+    let line = meminfo.lines().find(|line| line.starts_with("MemTotal:"))?;
+    let kib: u64 = line.split_whitespace().nth(1)?.parse().ok()?;
+    Some(kib * 1024)
+}
+
+/// Facts about the filesystem holding `path` (an existing directory), from
+/// /proc/self/mountinfo, and the O_DIRECT alignment of `probe_file` if given.
+pub fn target(path: &Path, probe_file: Option<&Path>) -> TargetInfo {
+    let canonical = path.canonicalize().unwrap_or_else(|_| path.to_path_buf());
+    let mountinfo = std::fs::read_to_string("/proc/self/mountinfo").unwrap_or_default();
+    let mount = find_mount(&mountinfo, &canonical);
+    let (dio_mem_align, dio_offset_align) = probe_file.and_then(dio_alignment).unzip();
+    TargetInfo {
+        path: canonical.display().to_string(),
+        fs_type: mount
+            .as_ref()
+            .map(|m| m.fs_type.clone())
+            .unwrap_or_else(|| "unknown".into()),
+        device: mount
+            .as_ref()
+            .map(|m| m.device.clone())
+            .unwrap_or_else(|| "unknown".into()),
+        mount_point: mount
+            .as_ref()
+            .map(|m| m.mount_point.clone())
+            .unwrap_or_default(),
+        mount_options: mount.map(|m| m.options).unwrap_or_default(),
+        dio_mem_align,
+        dio_offset_align,
+    }
+}
+
+#[derive(Debug, PartialEq)]
+struct Mount {
+    mount_point: String,
+    fs_type: String,
+    device: String,
+    options: String,
+}
+
+/// The mount whose mount point is the longest prefix of `path`; among equals the
+/// last one listed, since a later mount on the same point hides the earlier.
+fn find_mount(mountinfo: &str, path: &Path) -> Option<Mount> {
+    let mut best: Option<Mount> = None;
+    for line in mountinfo.lines() {
+        // id parent major:minor root mount_point options [optional...] - fstype source super_options
+        let (left, right) = match line.split_once(" - ") {
+            Some(parts) => parts,
+            None => continue,
+        };
+        let left: Vec<&str> = left.split(' ').collect();
+        let right: Vec<&str> = right.split(' ').collect();
+        if left.len() < 6 || right.len() < 3 {
+            continue;
+        }
+        let mount_point = unescape(left[4]);
+        if !path.starts_with(&mount_point) {
+            continue;
+        }
+        let longer = best
+            .as_ref()
+            .is_none_or(|b| mount_point.len() >= b.mount_point.len());
+        if longer {
+            best = Some(Mount {
+                mount_point,
+                fs_type: right[0].to_string(),
+                device: right[1].to_string(),
+                options: format!("{},{}", left[5], right[2]),
+            });
+        }
+    }
+    best
+}
+
+/// mountinfo escapes space, tab, newline and backslash as octal (`\040`).
+fn unescape(field: &str) -> String {
+    let bytes = field.as_bytes();
+    let mut out = Vec::with_capacity(bytes.len());
+    let mut i = 0;
+    while i < bytes.len() {
+        if bytes[i] == b'\\'
+            && i + 3 < bytes.len()
+            && bytes[i + 1..i + 4]
+                .iter()
+                .all(|b| (b'0'..=b'7').contains(b))
+        {
+            out.push(
+                (bytes[i + 1] - b'0') * 64 + (bytes[i + 2] - b'0') * 8 + (bytes[i + 3] - b'0'),
+            );
+            i += 4;
+        } else {
+            out.push(bytes[i]);
+            i += 1;
+        }
+    }
+    String::from_utf8_lossy(&out).into_owned()
+}
+
+/// (memory, offset) alignment O_DIRECT needs on this file, if the kernel says.
+fn dio_alignment(file: &Path) -> Option<(u32, u32)> {
+    let c_path = CString::new(file.as_os_str().as_bytes()).ok()?;
+    // SAFETY: statx fills the struct we pass; the result is checked.
+    let stx = unsafe {
+        let mut stx: libc::statx = std::mem::zeroed();
+        if libc::statx(
+            libc::AT_FDCWD,
+            c_path.as_ptr(),
+            libc::AT_SYMLINK_NOFOLLOW,
+            libc::STATX_DIOALIGN,
+            &mut stx,
+        ) != 0
+        {
+            return None;
+        }
+        stx
+    };
+    if stx.stx_mask & libc::STATX_DIOALIGN == 0 || stx.stx_dio_offset_align == 0 {
+        return None;
+    }
+    Some((stx.stx_dio_mem_align, stx.stx_dio_offset_align))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    const MOUNTINFO: &str = "\
+22 1 0:21 / / rw,relatime shared:1 - ext4 /dev/vda rw,errors=remount-ro
+30 22 0:25 / /dev/shm rw,nosuid,nodev shared:5 - tmpfs tmpfs rw,size=24G
+31 22 0:26 / /mnt/my\\040disk rw,relatime - xfs /dev/loop0 rw,attr2
+32 30 0:27 / /dev/shm rw,relatime - tmpfs small rw,size=8192k
+";
+
+    #[test]
+    fn longest_and_latest_mount_wins() {
+        let root = find_mount(MOUNTINFO, Path::new("/work/main")).unwrap();
+        assert_eq!(
+            (root.fs_type.as_str(), root.device.as_str()),
+            ("ext4", "/dev/vda")
+        );
+        let shm = find_mount(MOUNTINFO, Path::new("/dev/shm/x")).unwrap();
+        assert_eq!(shm.device, "small");
+        assert_eq!(shm.options, "rw,relatime,rw,size=8192k");
+        let spaced = find_mount(MOUNTINFO, Path::new("/mnt/my disk/data")).unwrap();
+        assert_eq!(spaced.fs_type, "xfs");
+        // A sibling whose name only starts like a mount point is not under it.
+        assert_eq!(
+            find_mount(MOUNTINFO, Path::new("/dev/shmx"))
+                .unwrap()
+                .fs_type,
+            "ext4"
+        );
+    }
+
+    #[test]
+    fn host_facts_are_read() {
+        let host = host();
+        assert!(host.kernel.starts_with("Linux "));
+        assert!(host.cpus >= 1);
+        assert!(host.memory_bytes > 0);
+    }
+}

@@ -1,0 +1,60 @@
+//! Output, separate from measurement: each exporter renders a [`ResultFile`].
+
+pub mod csv;
+pub mod json;
+pub mod table;
+
+use std::io::{self, Write};
+use std::path::Path;
+
+/// Writes a result file atomically: a temporary file in the same directory, synced,
+/// then renamed over the target, so a reader never sees half a file.
+pub fn write_atomically(
+    path: &Path,
+    render: impl FnOnce(&mut dyn Write) -> io::Result<()>,
+) -> io::Result<()> {
+    let directory = match path.parent() {
+        Some(parent) if !parent.as_os_str().is_empty() => parent,
+        _ => Path::new("."),
+    };
+    let file_name = path
+        .file_name()
+        .ok_or_else(|| io::Error::other("the export path names no file"))?;
+    let temporary = directory.join(format!(
+        ".{}.{}.tmp",
+        file_name.to_string_lossy(),
+        std::process::id()
+    ));
+    let result = (|| {
+        let mut file = std::fs::File::create(&temporary)?;
+        {
+            let mut writer = io::BufWriter::new(&mut file);
+            render(&mut writer)?;
+            writer.flush()?;
+        }
+        file.sync_all()?;
+        std::fs::rename(&temporary, path)
+    })();
+    if result.is_err() {
+        let _ = std::fs::remove_file(&temporary);
+    }
+    result
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn atomic_write_replaces_and_leaves_no_temporary() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("out.json");
+        std::fs::write(&path, "old").unwrap();
+        write_atomically(&path, |w: &mut dyn Write| w.write_all(b"new")).unwrap();
+        assert_eq!(std::fs::read_to_string(&path).unwrap(), "new");
+        let failed = write_atomically(&path, |_: &mut dyn Write| Err(io::Error::other("boom")));
+        assert!(failed.is_err());
+        assert_eq!(std::fs::read_to_string(&path).unwrap(), "new");
+        assert_eq!(std::fs::read_dir(dir.path()).unwrap().count(), 1);
+    }
+}

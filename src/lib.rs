@@ -1,0 +1,18 @@
+//! writebench: what is the fastest way for a program to write this file here,
+//! and what does it cost to make it durable?
+//!
+//! One case can be followed from the command line to the result file in a handful
+//! of modules: `cli` → `plan` → `runner` (with `target`, `source`, `methods`) →
+//! `result` (with `stats`) → `export`.
+
+pub mod cli;
+pub mod context;
+pub mod export;
+pub mod methods;
+pub mod plan;
+pub mod result;
+pub mod runner;
+pub mod source;
+pub mod stats;
+pub mod target;
+pub mod units;

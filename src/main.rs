@@ -1,0 +1,176 @@
+//! `writebench`: parse the command line, run the plan, render the results.
+
+use std::io::{IsTerminal, Write};
+use std::process::ExitCode;
+
+use clap::Parser;
+use clap::error::ErrorKind;
+use indicatif::{ProgressBar, ProgressDrawTarget, ProgressStyle};
+use serde_json::json;
+
+use writebench::cli::{Cli, Command, RunArgs, UsageError, plain};
+use writebench::export::{self, write_atomically};
+use writebench::result::{ResultFile, SCHEMA, Status, Tool};
+use writebench::runner::{peak_rss_bytes, run_case};
+use writebench::source::Source;
+use writebench::target::Scratch;
+use writebench::{context, plan};
+
+fn main() -> ExitCode {
+    let cli = match Cli::try_parse() {
+        Ok(cli) => cli,
+        Err(error) => {
+            if matches!(
+                error.kind(),
+                ErrorKind::DisplayHelp | ErrorKind::DisplayVersion
+            ) || error.kind() == ErrorKind::DisplayHelpOnMissingArgumentOrSubcommand
+            {
+                let _ = error.print();
+                return ExitCode::from(if error.use_stderr() { 2 } else { 0 });
+            }
+            // clap explains at length; the user gets the one line that matters.
+            let text = error.render().to_string();
+            let first = text
+                .lines()
+                .next()
+                .unwrap_or("invalid command line")
+                .trim_start_matches("error: ");
+            eprintln!("writebench: {first}");
+            return ExitCode::from(2);
+        }
+    };
+    match cli.command {
+        Command::Run(args) => match run(&args) {
+            Ok(code) => code,
+            Err(UsageError(message)) => {
+                eprintln!("writebench: {message}");
+                ExitCode::from(2)
+            }
+        },
+    }
+}
+
+fn run(args: &RunArgs) -> Result<ExitCode, UsageError> {
+    let selection = args.selection()?;
+    args.check_paths()?;
+    let settings = args.settings();
+    let cases = plan::expand(&selection);
+    if cases.is_empty() {
+        return Err(UsageError("the options select no case".into()));
+    }
+    let max_chunk = cases.iter().map(|c| c.chunk_bytes).max().unwrap_or(1) as usize;
+    let source = Source::new(settings.seed, max_chunk).map_err(|e| {
+        UsageError(format!(
+            "cannot allocate the {max_chunk}-byte source buffer: {}",
+            plain(&e)
+        ))
+    })?;
+    let mut scratch = Scratch::create(&args.path).map_err(|e| {
+        UsageError(format!(
+            "cannot create a scratch directory in {}: {}",
+            args.path.display(),
+            plain(&e)
+        ))
+    })?;
+    let target = context::target(&args.path, Some(&probe_file(&scratch)));
+
+    let total_runs = cases.len() as u64 * u64::from(settings.warmup + settings.repeat);
+    let progress = progress_bar(total_runs);
+    let mut results = Vec::with_capacity(cases.len());
+    for (index, case) in cases.iter().enumerate() {
+        progress.set_message(case.id.clone());
+        results.push(run_case(
+            index,
+            case,
+            &scratch,
+            &source,
+            &settings,
+            &mut || progress.inc(1),
+        ));
+    }
+    progress.finish_and_clear();
+    if settings.keep_files {
+        scratch.keep();
+        eprintln!(
+            "writebench: kept scratch directory {}",
+            scratch.path().display()
+        );
+    }
+    drop(scratch);
+
+    let any_ok = results.iter().any(|r| r.status == Status::Ok);
+    let result = ResultFile {
+        schema: SCHEMA.to_string(),
+        tool: Tool::this(),
+        host: context::host(),
+        target,
+        options: json!({
+            "suite": selection.suite,
+            "size": selection.size,
+            "methods": selection.methods,
+            "states": selection.states,
+            "chunks": selection.chunks,
+            "iov": selection.iov,
+            "durability": selection.durability,
+            "repeat": settings.repeat,
+            "warmup": settings.warmup,
+            "seed": settings.seed,
+            "source_period_bytes": writebench::source::PERIOD,
+            "peak_rss_bytes": peak_rss_bytes(),
+            "argv": std::env::args().collect::<Vec<_>>(),
+        }),
+        cases: results,
+        observations: Vec::new(),
+        complete: true,
+    };
+
+    let mut stdout = std::io::stdout().lock();
+    let _ = export::table::render(&result, &mut stdout).and_then(|()| stdout.flush());
+    let mut export_failed = false;
+    for (file, render) in [
+        (
+            &args.export_json,
+            export::json::render as fn(&ResultFile, &mut dyn Write) -> std::io::Result<()>,
+        ),
+        (&args.export_csv, export::csv::render),
+    ] {
+        if let Some(file) = file {
+            if let Err(error) = write_atomically(file, |out| render(&result, out)) {
+                eprintln!(
+                    "writebench: could not write {}: {}",
+                    file.display(),
+                    plain(&error)
+                );
+                export_failed = true;
+            }
+        }
+    }
+    Ok(if any_ok && !export_failed {
+        ExitCode::SUCCESS
+    } else {
+        ExitCode::from(1)
+    })
+}
+
+/// A throw-away file in the scratch directory, to ask statx for O_DIRECT alignment
+/// (the answer is per file, and directories do not give it).
+fn probe_file(scratch: &Scratch) -> std::path::PathBuf {
+    let path = scratch.path().join("probe");
+    let _ = std::fs::File::create(&path);
+    path
+}
+
+fn progress_bar(total: u64) -> ProgressBar {
+    if !std::io::stderr().is_terminal() {
+        return ProgressBar::with_draw_target(Some(total), ProgressDrawTarget::hidden());
+    }
+    let bar = ProgressBar::with_draw_target(Some(total), ProgressDrawTarget::stderr());
+    bar.set_style(
+        ProgressStyle::with_template(
+            "{elapsed_precise} [{wide_bar}] {pos}/{len} runs, eta {eta}  {msg}",
+        )
+        .expect("the template is valid")
+        .progress_chars("=> "),
+    );
+    bar
+}

@@ -1,0 +1,46 @@
+//! `pwrite(2)` at explicit offsets, one chunk per call.
+
+use super::{CallError, Family, Method, Span, no_progress, retry_eintr};
+
+pub struct Pwrite;
+
+impl Method for Pwrite {
+    fn name(&self) -> &'static str {
+        "pwrite"
+    }
+
+    fn family(&self) -> Family {
+        Family::Simple
+    }
+
+    fn write_span(&self, span: &Span) -> Result<(), CallError> {
+        let mut cursor = span.cursor();
+        let mut offset = span.offset;
+        let end = span.offset + span.len;
+        while offset < end {
+            let want = span.chunk.min((end - offset) as usize);
+            let mut buf = cursor.take(want);
+            while !buf.is_empty() {
+                // SAFETY: `buf` is valid for reads of `buf.len()` bytes.
+                let written = retry_eintr(|| unsafe {
+                    libc::pwrite(
+                        span.fd,
+                        buf.as_ptr().cast(),
+                        buf.len(),
+                        offset as libc::off_t,
+                    )
+                })
+                .and_then(|n| if n == 0 { Err(no_progress()) } else { Ok(n) })
+                .map_err(|error| {
+                    CallError::new(
+                        format!("pwrite of {} bytes at offset {offset}", buf.len()),
+                        error,
+                    )
+                })?;
+                buf = &buf[written..];
+                offset += written as u64;
+            }
+        }
+        Ok(())
+    }
+}

@@ -1,0 +1,34 @@
+//! `pwritev(2)` at explicit offsets: `--iov` chunks gathered per call.
+
+use super::vectored::write_span_vectored;
+use super::{CallError, Family, Method, Span};
+
+pub struct Pwritev;
+
+impl Method for Pwritev {
+    fn name(&self) -> &'static str {
+        "pwritev"
+    }
+
+    fn family(&self) -> Family {
+        Family::Vectored
+    }
+
+    fn vectored(&self) -> bool {
+        true
+    }
+
+    fn write_span(&self, span: &Span) -> Result<(), CallError> {
+        write_span_vectored(span, "pwritev", |iovecs, offset| {
+            // SAFETY: every iovec points into the source buffer, valid for its length.
+            unsafe {
+                libc::pwritev(
+                    span.fd,
+                    iovecs.as_ptr(),
+                    iovecs.len() as libc::c_int,
+                    offset as libc::off_t,
+                )
+            }
+        })
+    }
+}

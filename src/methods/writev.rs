@@ -1,0 +1,34 @@
+//! `writev(2)` at the file position: `--iov` chunks gathered per call.
+
+use super::vectored::write_span_vectored;
+use super::{CallError, Family, Method, Span};
+
+pub struct Writev;
+
+impl Method for Writev {
+    fn name(&self) -> &'static str {
+        "writev"
+    }
+
+    fn family(&self) -> Family {
+        Family::Vectored
+    }
+
+    fn vectored(&self) -> bool {
+        true
+    }
+
+    fn write_span(&self, span: &Span) -> Result<(), CallError> {
+        // SAFETY: lseek on a descriptor we own.
+        if unsafe { libc::lseek(span.fd, span.offset as libc::off_t, libc::SEEK_SET) } < 0 {
+            return Err(CallError::new(
+                format!("lseek to {}", span.offset),
+                std::io::Error::last_os_error(),
+            ));
+        }
+        write_span_vectored(span, "writev", |iovecs, _offset| {
+            // SAFETY: every iovec points into the source buffer, valid for its length.
+            unsafe { libc::writev(span.fd, iovecs.as_ptr(), iovecs.len() as libc::c_int) }
+        })
+    }
+}

@@ -1,0 +1,329 @@
+//! Expands a suite and the user's option lists into the cases to run (DESIGN §1).
+
+use std::fmt;
+use std::str::FromStr;
+
+use serde::{Deserialize, Serialize};
+
+use crate::methods::{self, Method};
+use crate::units::{format_size, format_size_compact};
+
+/// The state of the file before the timed span opens.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Serialize, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum FileState {
+    /// New, length 0: every write extends the file.
+    Empty,
+    /// `ftruncate`d to the final size: the length is set, no blocks are allocated.
+    Sparse,
+    /// `fallocate`d to the final size: blocks are reserved (unwritten extents).
+    Prealloc,
+    /// Fully written and synced before the run: blocks exist and hold other data.
+    Overwrite,
+}
+
+impl FileState {
+    pub const ALL: [FileState; 4] = [
+        FileState::Empty,
+        FileState::Sparse,
+        FileState::Prealloc,
+        FileState::Overwrite,
+    ];
+
+    pub fn name(self) -> &'static str {
+        match self {
+            FileState::Empty => "empty",
+            FileState::Sparse => "sparse",
+            FileState::Prealloc => "prealloc",
+            FileState::Overwrite => "overwrite",
+        }
+    }
+
+    /// Seed 003's section wording.
+    pub fn description(self) -> &'static str {
+        match self {
+            FileState::Empty => "an emptied file",
+            FileState::Sparse => "a sparsely allocated file",
+            FileState::Prealloc => "a preallocated file",
+            FileState::Overwrite => "a fully written file (overwrite)",
+        }
+    }
+}
+
+impl FromStr for FileState {
+    type Err = String;
+    fn from_str(text: &str) -> Result<Self, String> {
+        FileState::ALL
+            .into_iter()
+            .find(|state| state.name() == text)
+            .ok_or_else(|| {
+                format!("unknown state '{text}' (known: empty, sparse, prealloc, overwrite)")
+            })
+    }
+}
+
+/// What makes the data durable, and whether that is timed (the sync span).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Serialize, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum Durability {
+    /// Page cache only; the file is still synced after the run, untimed, for hygiene.
+    None,
+    /// One `fsync` after the last write, timed as the sync span.
+    End,
+}
+
+impl Durability {
+    pub const ALL: [Durability; 2] = [Durability::None, Durability::End];
+
+    pub fn name(self) -> &'static str {
+        match self {
+            Durability::None => "none",
+            Durability::End => "end",
+        }
+    }
+}
+
+impl FromStr for Durability {
+    type Err = String;
+    fn from_str(text: &str) -> Result<Self, String> {
+        Durability::ALL
+            .into_iter()
+            .find(|mode| mode.name() == text)
+            .ok_or_else(|| format!("unknown durability '{text}' (known: none, end)"))
+    }
+}
+
+impl fmt::Display for Durability {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(self.name())
+    }
+}
+
+/// One fully specified write strategy. Plain data: it is what the result files carry.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct Case {
+    /// Stable, readable key, e.g. `pwritev prealloc 4KiB x128 t1 end`.
+    pub id: String,
+    pub runtime: String,
+    pub method: String,
+    pub state: FileState,
+    pub chunk_bytes: u64,
+    pub iov: u32,
+    pub queue_depth: Option<u32>,
+    pub threads: u32,
+    pub files: u32,
+    pub durability: Durability,
+    /// Bytes written per run.
+    pub bytes: u64,
+}
+
+impl Case {
+    pub fn new(
+        method: &dyn Method,
+        state: FileState,
+        chunk_bytes: u64,
+        iov: u32,
+        durability: Durability,
+        bytes: u64,
+    ) -> Case {
+        let mut case = Case {
+            id: String::new(),
+            runtime: "native".to_string(),
+            method: method.name().to_string(),
+            state,
+            chunk_bytes,
+            iov,
+            queue_depth: None,
+            threads: 1,
+            files: 1,
+            durability,
+            bytes,
+        };
+        case.id = case.make_id();
+        case
+    }
+
+    fn make_id(&self) -> String {
+        let mut parts = Vec::new();
+        if self.runtime != "native" {
+            parts.push(self.runtime.clone());
+        }
+        parts.push(self.method.clone());
+        parts.push(self.state.name().to_string());
+        parts.push(format_size_compact(self.chunk_bytes));
+        if methods::by_name(&self.method).is_some_and(|m| m.vectored()) {
+            parts.push(format!("x{}", self.iov));
+        }
+        if let Some(depth) = self.queue_depth {
+            parts.push(format!("qd{depth}"));
+        }
+        parts.push(format!("t{}", self.threads));
+        if self.files > 1 {
+            parts.push(format!("f{}", self.files));
+        }
+        parts.push(self.durability.name().to_string());
+        parts.join(" ")
+    }
+
+    /// Seed 003's line wording, for the table.
+    pub fn label(&self) -> String {
+        let vectored = if methods::by_name(&self.method).is_some_and(|m| m.vectored()) {
+            format!(" (x{})", self.iov)
+        } else {
+            String::new()
+        };
+        format!(
+            "{} in {:>7} chunks{vectored}",
+            self.method,
+            format_size(self.chunk_bytes)
+        )
+    }
+}
+
+/// The run options that shape every case, after defaults and validation.
+#[derive(Debug, Clone, Serialize)]
+pub struct Selection {
+    pub suite: String,
+    pub size: u64,
+    pub methods: Vec<String>,
+    pub states: Vec<FileState>,
+    pub chunks: Vec<u64>,
+    pub iov: Vec<u32>,
+    pub durability: Vec<Durability>,
+}
+
+/// The quick suite (the default): every method in every state, three chunk sizes,
+/// one and 128 iovecs. About a minute on tmpfs with two cores.
+pub fn quick_suite() -> Selection {
+    Selection {
+        suite: "quick".to_string(),
+        size: 64 << 20,
+        methods: methods::names().into_iter().map(String::from).collect(),
+        states: FileState::ALL.to_vec(),
+        chunks: vec![4 << 10, 64 << 10, 1 << 20],
+        iov: vec![1, 128],
+        durability: vec![Durability::End],
+    }
+}
+
+/// Every case of a selection, grouped as the table shows them: state, then family,
+/// then method, chunk and iov. Chunks larger than the size are dropped (the caller
+/// rejects them up front when the user named them).
+pub fn expand(selection: &Selection) -> Vec<Case> {
+    let mut chosen: Vec<&dyn Method> = selection
+        .methods
+        .iter()
+        .filter_map(|name| methods::by_name(name))
+        .collect();
+    chosen.sort_by_key(|method| {
+        (
+            method.family(),
+            methods::ALL.iter().position(|m| m.name() == method.name()),
+        )
+    });
+    let mut cases = Vec::new();
+    for &state in &selection.states {
+        for &method in &chosen {
+            for &chunk in selection
+                .chunks
+                .iter()
+                .filter(|&&chunk| chunk <= selection.size)
+            {
+                let iovs: &[u32] = if method.vectored() {
+                    &selection.iov
+                } else {
+                    &[1]
+                };
+                for &iov in iovs {
+                    for &durability in &selection.durability {
+                        cases.push(Case::new(
+                            method,
+                            state,
+                            chunk,
+                            iov,
+                            durability,
+                            selection.size,
+                        ));
+                    }
+                }
+            }
+        }
+    }
+    cases
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn quick_suite_covers_every_method_and_state() {
+        let cases = expand(&quick_suite());
+        for method in methods::names() {
+            for state in FileState::ALL {
+                assert!(
+                    cases.iter().any(|c| c.method == method && c.state == state),
+                    "{method} {state:?}"
+                );
+            }
+        }
+        // 3 plain methods x 3 chunks + 2 vectored x 3 chunks x 2 iov, per state.
+        assert_eq!(cases.len(), 4 * (3 * 3 + 2 * 3 * 2));
+        let ids: std::collections::HashSet<_> = cases.iter().map(|c| c.id.as_str()).collect();
+        assert_eq!(ids.len(), cases.len(), "ids must be unique");
+    }
+
+    #[test]
+    fn ids_are_readable() {
+        let pwritev = methods::by_name("pwritev").unwrap();
+        let case = Case::new(
+            pwritev,
+            FileState::Prealloc,
+            4096,
+            128,
+            Durability::None,
+            1 << 30,
+        );
+        assert_eq!(case.id, "pwritev prealloc 4KiB x128 t1 none");
+        let write = methods::by_name("write").unwrap();
+        let case = Case::new(
+            write,
+            FileState::Empty,
+            1 << 20,
+            1,
+            Durability::End,
+            1 << 30,
+        );
+        assert_eq!(case.id, "write empty 1MiB t1 end");
+        assert_eq!(case.label(), "write in   1 MiB chunks");
+    }
+
+    #[test]
+    fn chunks_above_the_size_are_dropped_and_iov_applies_to_vectored_only() {
+        let mut selection = quick_suite();
+        selection.size = 64 << 10;
+        selection.states = vec![FileState::Empty];
+        let cases = expand(&selection);
+        assert!(cases.iter().all(|c| c.chunk_bytes <= 64 << 10));
+        assert!(
+            cases
+                .iter()
+                .filter(|c| c.method == "write")
+                .all(|c| c.iov == 1)
+        );
+        assert!(cases.iter().any(|c| c.method == "writev" && c.iov == 128));
+    }
+
+    #[test]
+    fn parsing_states_and_durability() {
+        assert_eq!("sparse".parse::<FileState>(), Ok(FileState::Sparse));
+        assert!(
+            "dense"
+                .parse::<FileState>()
+                .unwrap_err()
+                .contains("'dense'")
+        );
+        assert_eq!("end".parse::<Durability>(), Ok(Durability::End));
+        assert!("sometimes".parse::<Durability>().is_err());
+    }
+}

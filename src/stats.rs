@@ -1,0 +1,387 @@
+//! Statistics over the runs of one case, and the number formats of the report.
+//! Pure (no I/O) so every printed number can be pinned by a unit test; the formats
+//! reproduce the seed-003 lines so old and new results compare side by side.
+
+use serde::{Deserialize, Serialize};
+
+/// Above this coefficient of variation a case is flagged: more than 5 % spread
+/// between runs usually means background I/O or cache effects, and differences
+/// between cases smaller than that spread should not be trusted.
+pub const NOISY_CV: f64 = 0.05;
+
+/// Summary of a sample (e.g. throughputs in bytes/s over the runs of one case).
+#[derive(Debug, Clone, Copy, PartialEq, Serialize, Deserialize)]
+pub struct Summary {
+    pub n: usize,
+    pub min: f64,
+    pub max: f64,
+    pub mean: f64,
+    /// Sample standard deviation (divisor n-1); 0.0 when n == 1.
+    pub stddev: f64,
+    pub median: f64,
+    /// 95 % confidence interval of the mean, Student t with n-1 degrees of freedom:
+    /// mean ± t(0.975, n-1) * stddev / sqrt(n). None (JSON null) when n < 2.
+    pub ci95_low: Option<f64>,
+    pub ci95_high: Option<f64>,
+}
+
+impl Summary {
+    /// None for an empty slice or if any sample is not finite: a failed or
+    /// overflowing run must not silently turn every statistic into NaN.
+    pub fn of(samples: &[f64]) -> Option<Summary> {
+        if samples.is_empty() || samples.iter().any(|x| !x.is_finite()) {
+            return None;
+        }
+        let n = samples.len();
+        let nf = n as f64;
+        let mean = samples.iter().sum::<f64>() / nf;
+        let ss: f64 = samples.iter().map(|x| (x - mean) * (x - mean)).sum();
+        // n == 1: ss is exactly 0, and the divisor is clamped to avoid 0/0.
+        let stddev = (ss / (nf - 1.0).max(1.0)).sqrt();
+        // With so few runs the normal quantile 1.96 would make the interval
+        // look far tighter than it is; Student t accounts for the estimated sd.
+        let half = (n >= 2).then(|| t_975(n - 1) * stddev / nf.sqrt());
+        Some(Summary {
+            n,
+            min: samples.iter().copied().fold(f64::INFINITY, f64::min),
+            max: samples.iter().copied().fold(f64::NEG_INFINITY, f64::max),
+            mean,
+            stddev,
+            median: median(samples),
+            ci95_low: half.map(|h| mean - h),
+            ci95_high: half.map(|h| mean + h),
+        })
+    }
+
+    /// Coefficient of variation stddev/mean (0.0 when mean == 0 or n < 2).
+    /// Relative, so that one noise threshold fits slow disks and fast RAM alike;
+    /// |mean| keeps it non-negative should a caller summarise negative values.
+    pub fn cv(&self) -> f64 {
+        if self.n < 2 || self.mean == 0.0 {
+            0.0
+        } else {
+            self.stddev / self.mean.abs()
+        }
+    }
+
+    /// cv() > NOISY_CV (exactly 5 % still counts as quiet).
+    pub fn is_noisy(&self) -> bool {
+        self.cv() > NOISY_CV
+    }
+
+    /// Every field multiplied by `factor`, n unchanged, so that unit conversion
+    /// (bytes/s to GB/s with 1e-9) happens once, after the statistics, instead of
+    /// on every sample. Expects factor > 0, otherwise min/max swap roles.
+    pub fn scaled(&self, factor: f64) -> Summary {
+        Summary {
+            n: self.n,
+            min: self.min * factor,
+            max: self.max * factor,
+            mean: self.mean * factor,
+            stddev: self.stddev * factor,
+            median: self.median * factor,
+            ci95_low: self.ci95_low.map(|x| x * factor),
+            ci95_high: self.ci95_high.map(|x| x * factor),
+        }
+    }
+}
+
+/// The usual printed table (3 decimals, within 0.0005 of the true quantile),
+/// so intervals agree with what a reader checks by hand.
+const T_TABLE: [f64; 30] = [
+    12.706, 4.303, 3.182, 2.776, 2.571, 2.447, 2.365, 2.306, 2.262, 2.228, 2.201, 2.179, 2.160,
+    2.145, 2.131, 2.120, 2.110, 2.101, 2.093, 2.086, 2.080, 2.074, 2.069, 2.064, 2.060, 2.056,
+    2.052, 2.048, 2.045, 2.042,
+];
+
+/// (1/df, quantile) anchors with 6 decimals, lest interpolation spread table
+/// rounding over all df > 30; nearly linear in 1/df, so error stays < 3e-4.
+const T_TAIL: [(f64, f64); 5] = [
+    (1.0 / 30.0, 2.042272),
+    (1.0 / 40.0, 2.021075),
+    (1.0 / 60.0, 2.000298),
+    (1.0 / 120.0, 1.979930),
+    (0.0, 1.959964),
+];
+
+/// Two-sided 97.5 % quantile of Student's t distribution with `df` degrees of
+/// freedom (df >= 1); within 0.0005 of the true value for every df. A table
+/// rather than an inverse incomplete beta keeps the module dependency-free.
+/// df == 0 gives +inf (no spread estimate means no bound), never a panic.
+pub fn t_975(df: usize) -> f64 {
+    match df {
+        0 => f64::INFINITY,
+        1..=30 => T_TABLE[df - 1],
+        _ => {
+            let x = 1.0 / df as f64;
+            T_TAIL
+                .windows(2)
+                .find(|w| x >= w[1].0)
+                .map_or(T_TAIL[4].1, |w| {
+                    let ((x0, y0), (x1, y1)) = (w[0], w[1]);
+                    y1 + (y0 - y1) * (x - x1) / (x0 - x1)
+                })
+        }
+    }
+}
+
+/// Median of a sample (mean of the two middle values for even n). Reported
+/// beside the mean because one stalled run drags the mean but not the median.
+/// Never panics (NaN samples are ordered by total_cmp); returns NaN for empty.
+pub fn median(samples: &[f64]) -> f64 {
+    let mut v = samples.to_vec();
+    v.sort_by(f64::total_cmp);
+    let n = v.len();
+    if n == 0 {
+        f64::NAN
+    } else if n % 2 == 1 {
+        v[n / 2]
+    } else {
+        // Halving first cannot overflow for huge values.
+        v[n / 2 - 1] / 2.0 + v[n / 2] / 2.0
+    }
+}
+
+/// Mantissa and exponent (after rounding to `prec` decimals) of `x`; rounding is
+/// left to the formatter since log10/powi arithmetic slips near powers of ten.
+fn sci(x: f64, prec: usize) -> (String, i32) {
+    let s = format!("{x:.prec$e}");
+    let (m, e) = s.split_once('e').unwrap_or((&s, "0"));
+    (m.to_owned(), e.parse().unwrap_or(0))
+}
+
+/// `x` rounded to a multiple of 10^place; integers when place >= 0.
+fn fixed(x: f64, place: i32) -> String {
+    let s = if place >= 0 {
+        let unit = 10f64.powi(place);
+        format!("{:.0}", (x / unit).round() * unit)
+    } else {
+        format!("{x:.prec$}", prec = place.unsigned_abs() as usize)
+    };
+    // A tiny negative mean rounded to zero must not read as "-0.00".
+    match s.strip_prefix('-') {
+        Some(rest) if rest.bytes().all(|b| b == b'0' || b == b'.') => rest.to_owned(),
+        _ => s,
+    }
+}
+
+/// Seed-003 display of "mean ± sd": digits of the mean beyond the precision of
+/// the sd are noise, so both are rounded to the place of the sd's last
+/// significant digit. The sd keeps 2 significant digits when it starts with 1
+/// or 2 (rounding 0.14 to 0.1 would be a 30 % error), else 1. The place is taken
+/// from the sd after rounding, so a carry (0.0996 -> 0.1) moves it left.
+/// sd == 0 (n == 1) gives the mean with 4 significant digits and " ± 0";
+/// non-finite input gives "n/a".
+pub fn format_mean_sd(mean: f64, sd: f64) -> String {
+    if !mean.is_finite() || !sd.is_finite() {
+        return "n/a".to_owned();
+    }
+    let sd = sd.abs();
+    if sd == 0.0 {
+        let place = if mean == 0.0 { 0 } else { sci(mean, 3).1 - 3 };
+        return format!("{} ± 0", fixed(mean, place));
+    }
+    // Shortest round-trip form: its first character is the first significant digit.
+    let digits = match format!("{sd:e}").as_bytes()[0] {
+        b'1' | b'2' => 2,
+        _ => 1,
+    };
+    let place = sci(sd, digits - 1).1 - (digits as i32 - 1);
+    format!("{} ± {}", fixed(mean, place), fixed(sd, place))
+}
+
+/// Like C++ iostream default output of a double (printf "%g", 6 significant
+/// digits, trailing zeros removed), so min/max match the seed-003 output
+/// character for character.
+pub fn format_g6(x: f64) -> String {
+    if !x.is_finite() {
+        return format!("{x}").replace("NaN", "nan"); // glibc: nan, inf, -inf
+    }
+    let trim = |s: String| -> String {
+        if s.contains('.') {
+            s.trim_end_matches('0').trim_end_matches('.').to_owned()
+        } else {
+            s
+        }
+    };
+    // %g picks the style from the exponent after rounding to 6 digits.
+    let (mant, exp) = sci(x, 5);
+    if (-4..6).contains(&exp) {
+        trim(format!("{x:.prec$}", prec = (5 - exp) as usize))
+    } else {
+        let sign = if exp < 0 { '-' } else { '+' };
+        format!("{}e{sign}{:02}", trim(mant), exp.unsigned_abs())
+    }
+}
+
+/// The seed-003 line, e.g. "( min: 5.84402, 6.11 ± 0.13, max: 6.25867 )".
+pub fn format_seed_style(s: &Summary) -> String {
+    let mid = format_mean_sd(s.mean, s.stddev);
+    format!(
+        "( min: {}, {mid}, max: {} )",
+        format_g6(s.min),
+        format_g6(s.max)
+    )
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn close(a: f64, b: f64) {
+        assert!((a - b).abs() <= 1e-9 * b.abs().max(1e-300), "{a} != {b}");
+    }
+
+    fn with(mean: f64, stddev: f64, n: usize) -> Summary {
+        let mut s = Summary::of(&[mean]).unwrap();
+        s.stddev = stddev;
+        s.n = n;
+        s
+    }
+
+    #[test]
+    fn summary_of_textbook_sample() {
+        let s = Summary::of(&[2.0, 4.0, 4.0, 4.0, 5.0, 5.0, 7.0, 9.0]).unwrap();
+        assert_eq!(s.n, 8);
+        close(s.mean, 5.0);
+        close(s.stddev, (32.0f64 / 7.0).sqrt());
+        close(s.median, 4.5);
+        close(s.min, 2.0);
+        close(s.max, 9.0);
+        let half = 2.365 * (32.0f64 / 7.0).sqrt() / 8.0f64.sqrt();
+        close(s.ci95_low.unwrap(), 5.0 - half);
+        close(s.ci95_high.unwrap(), 5.0 + half);
+    }
+
+    #[test]
+    fn single_empty_and_non_finite_samples() {
+        let s = Summary::of(&[3.5]).unwrap();
+        assert_eq!((s.n, s.stddev), (1, 0.0));
+        assert_eq!((s.ci95_low, s.ci95_high), (None, None));
+        close(s.median, 3.5);
+        assert_eq!(s.cv(), 0.0);
+        let json = serde_json::to_string(&s).unwrap();
+        assert!(json.contains("\"ci95_low\":null"), "{json}");
+        assert_eq!(serde_json::from_str::<Summary>(&json).unwrap(), s);
+        // Empty or non-finite input gives no summary at all.
+        assert_eq!(Summary::of(&[]), None);
+        assert_eq!(Summary::of(&[1.0, f64::NAN]), None);
+        assert_eq!(Summary::of(&[f64::INFINITY, 1.0]), None);
+    }
+
+    #[test]
+    fn median_odd_even_empty() {
+        close(median(&[9.0, 1.0, 3.0]), 3.0);
+        close(median(&[5.0, 1.0, 4.0, 2.0, 3.0]), 3.0);
+        close(median(&[4.0, 1.0, 3.0, 2.0]), 2.5);
+        assert!(median(&[]).is_nan());
+    }
+
+    #[test]
+    fn t_975_table_and_tail() {
+        close(t_975(1), 12.706);
+        close(t_975(4), 2.776);
+        close(t_975(9), 2.262);
+        close(t_975(30), 2.042);
+        // True values from the inverse regularized incomplete beta (mpmath).
+        for (df, exact) in [(31, 2.039513), (60, 2.000298), (1000, 1.962339)] {
+            assert!((t_975(df) - exact).abs() < 0.0005, "df {df}: {}", t_975(df));
+        }
+        assert!((t_975(1000) - 1.962).abs() < 0.0005);
+        assert!((t_975(usize::MAX) - 1.959964).abs() < 1e-6);
+        assert_eq!(t_975(0), f64::INFINITY);
+        // Decreasing towards the normal quantile, with no jump at the anchors.
+        for df in 1..5000 {
+            assert!(t_975(df + 1) < t_975(df), "df {df}");
+            assert!(t_975(df) > 1.959964, "df {df}");
+        }
+    }
+
+    #[test]
+    fn cv_and_noise_border() {
+        let s = with(100.0, 5.0, 10);
+        close(s.cv(), 0.05);
+        assert!(!s.is_noisy());
+        assert!(with(100.0, 5.001, 10).is_noisy());
+        assert!(!with(100.0, 4.999, 10).is_noisy());
+        assert_eq!(with(0.0, 1.0, 10).cv(), 0.0);
+        assert_eq!(with(100.0, 50.0, 1).cv(), 0.0);
+    }
+
+    #[test]
+    fn scaled_multiplies_every_field_but_n() {
+        let s = Summary::of(&[1e9, 2e9, 3e9, 6e9]).unwrap();
+        let g = s.scaled(1e-9);
+        assert_eq!(g.n, 4);
+        close(g.min, 1.0);
+        close(g.max, 6.0);
+        close(g.mean, 3.0);
+        close(g.median, 2.5);
+        close(g.stddev, s.stddev * 1e-9);
+        close(g.ci95_low.unwrap(), s.ci95_low.unwrap() * 1e-9);
+        close(g.ci95_high.unwrap(), s.ci95_high.unwrap() * 1e-9);
+    }
+
+    #[test]
+    fn mean_sd_seed_examples() {
+        for (mean, sd, want) in [
+            (6.1101, 0.1302, "6.11 ± 0.13"),
+            (1.8291, 0.0221, "1.829 ± 0.022"),
+            (201234.0, 71234.0, "200000 ± 70000"),
+            (6.3118, 0.0931, "6.31 ± 0.09"),
+            (1461234.0, 189999.0, "1460000 ± 190000"),
+            (3.3612, 0.1004, "3.36 ± 0.10"),
+            (809876.0, 101000.0, "810000 ± 100000"),
+            (4.6112, 0.2549, "4.61 ± 0.25"),
+        ] {
+            assert_eq!(format_mean_sd(mean, sd), want, "({mean}, {sd})");
+        }
+    }
+
+    #[test]
+    fn mean_sd_carry_zero_and_non_finite() {
+        for (mean, sd, want) in [
+            // The place comes from the rounded sd: 0.0996 -> 0.1 is tenths.
+            (2.345, 0.0996, "2.3 ± 0.1"),
+            (2.345, 0.0396, "2.35 ± 0.04"),
+            (512.0, 96.0, "500 ± 100"),
+            // First digit 2 keeps two digits; the carry 29.6 -> 30 moves no place.
+            (2.3456, 0.0296, "2.346 ± 0.030"),
+            (-0.001, 0.5, "0.0 ± 0.5"),
+            (std::f64::consts::PI, 0.0, "3.142 ± 0"),
+            (123456.0, 0.0, "123500 ± 0"),
+            (0.0, 0.0, "0 ± 0"),
+            (f64::NAN, 1.0, "n/a"),
+            (1.0, f64::INFINITY, "n/a"),
+        ] {
+            assert_eq!(format_mean_sd(mean, sd), want, "({mean}, {sd})");
+        }
+    }
+
+    #[test]
+    fn g6_like_iostream() {
+        for (x, want) in [
+            (5.844021, "5.84402"),
+            (19745.23, "19745.2"),
+            (1145324.6, "1.14532e+06"),
+            (240749.0, "240749"),
+            (0.0001234567, "0.000123457"),
+            (0.0000123456789, "1.23457e-05"),
+            (0.0, "0"),
+            (999999.7, "1e+06"),
+            (-1.5e-300, "-1.5e-300"),
+        ] {
+            assert_eq!(format_g6(x), want, "{x}");
+        }
+    }
+
+    #[test]
+    fn seed_style_line() {
+        let mut s = with(6.1101, 0.1302, 5);
+        (s.min, s.max) = (5.84402, 6.25867);
+        assert_eq!(
+            format_seed_style(&s),
+            "( min: 5.84402, 6.11 ± 0.13, max: 6.25867 )"
+        );
+    }
+}

@@ -1,0 +1,284 @@
+//! The scratch directory and the files in it: the only things writebench ever touches
+//! (DESIGN §6). Files are opened relative to the directory's descriptor with
+//! `O_NOFOLLOW`, created exclusively, and removed by name from that descriptor.
+
+use std::ffi::CString;
+use std::io;
+use std::os::fd::{AsRawFd, FromRawFd, OwnedFd, RawFd};
+use std::os::unix::ffi::OsStrExt;
+use std::path::{Path, PathBuf};
+use std::time::{SystemTime, UNIX_EPOCH};
+
+use crate::methods::CallError;
+use crate::plan::FileState;
+use crate::source::{Cursor, Source};
+
+/// Scratch directories are named `.writebench-<pid>-<nonce>`: recognisable as ours,
+/// unique per run, so two runs on the same PATH never share one.
+pub const SCRATCH_PREFIX: &str = ".writebench-";
+
+pub struct Scratch {
+    path: PathBuf,
+    dir: OwnedFd,
+    keep: bool,
+}
+
+impl Scratch {
+    /// Creates a fresh, private (0700) scratch directory under `parent`.
+    pub fn create(parent: &Path) -> io::Result<Scratch> {
+        let nonce = SystemTime::now()
+            .duration_since(UNIX_EPOCH)
+            .map(|d| d.as_nanos())
+            .unwrap_or(0);
+        let path = parent.join(format!(
+            "{SCRATCH_PREFIX}{}-{:x}",
+            std::process::id(),
+            nonce & 0xffff_ffff
+        ));
+        // mkdir fails if the name exists, so the directory is ours alone.
+        std::fs::DirBuilder::new().mode_0700().create(&path)?;
+        let c_path = CString::new(path.as_os_str().as_bytes())?;
+        // SAFETY: plain open of a path; the result is checked.
+        let fd = unsafe {
+            libc::open(
+                c_path.as_ptr(),
+                libc::O_RDONLY | libc::O_DIRECTORY | libc::O_NOFOLLOW | libc::O_CLOEXEC,
+            )
+        };
+        if fd < 0 {
+            let error = io::Error::last_os_error();
+            let _ = std::fs::remove_dir(&path);
+            return Err(error);
+        }
+        // SAFETY: `fd` is a fresh descriptor we own.
+        let dir = unsafe { OwnedFd::from_raw_fd(fd) };
+        Ok(Scratch {
+            path,
+            dir,
+            keep: false,
+        })
+    }
+
+    pub fn path(&self) -> &Path {
+        &self.path
+    }
+
+    /// Leaves the directory and its last files in place (test-only `--keep`).
+    pub fn keep(&mut self) {
+        self.keep = true;
+    }
+
+    /// Creates `name` and brings it into `state` for a run of `size` bytes; all of it
+    /// is outside the timed span. The file is synced so that preparing it leaves no
+    /// dirty pages or journal work for the timed span to pay for.
+    pub fn prepare(
+        &self,
+        name: &str,
+        state: FileState,
+        size: u64,
+        seed: u64,
+    ) -> Result<OwnedFd, CallError> {
+        let file = self
+            .create_file(name)
+            .map_err(|error| CallError::new(format!("create {name}"), error))?;
+        let fd = file.as_raw_fd();
+        match state {
+            FileState::Empty => {}
+            FileState::Sparse => {
+                // SAFETY: ftruncate on a descriptor we own.
+                if unsafe { libc::ftruncate(fd, size as libc::off_t) } != 0 {
+                    return Err(CallError::new(
+                        format!("ftruncate to {size}"),
+                        io::Error::last_os_error(),
+                    ));
+                }
+            }
+            FileState::Prealloc => {
+                // fallocate(2), not posix_fallocate(3): the latter silently falls back to
+                // writing zeros where the filesystem cannot preallocate, which is not this state.
+                // SAFETY: fallocate on a descriptor we own.
+                if unsafe { libc::fallocate(fd, 0, 0, size as libc::off_t) } != 0 {
+                    return Err(CallError::new(
+                        format!("fallocate of {size} bytes"),
+                        io::Error::last_os_error(),
+                    ));
+                }
+            }
+            FileState::Overwrite => prefill(fd, size, seed)?,
+        }
+        // SAFETY: fsync on a descriptor we own.
+        if unsafe { libc::fsync(fd) } != 0 {
+            return Err(CallError::new(
+                "fsync after preparing the file",
+                io::Error::last_os_error(),
+            ));
+        }
+        Ok(file)
+    }
+
+    fn create_file(&self, name: &str) -> io::Result<OwnedFd> {
+        let c_name = CString::new(name)?;
+        // O_EXCL|O_NOFOLLOW: never reuse or follow anything that appeared under our name.
+        // SAFETY: openat relative to our directory descriptor; the result is checked.
+        let fd = unsafe {
+            libc::openat(
+                self.dir.as_raw_fd(),
+                c_name.as_ptr(),
+                libc::O_RDWR | libc::O_CREAT | libc::O_EXCL | libc::O_NOFOLLOW | libc::O_CLOEXEC,
+                0o600,
+            )
+        };
+        if fd < 0 {
+            return Err(io::Error::last_os_error());
+        }
+        // SAFETY: `fd` is a fresh descriptor we own.
+        Ok(unsafe { OwnedFd::from_raw_fd(fd) })
+    }
+
+    /// Removes a file this run created.
+    pub fn remove(&self, name: &str) -> io::Result<()> {
+        let c_name = CString::new(name)?;
+        // SAFETY: unlinkat relative to our directory descriptor.
+        if unsafe { libc::unlinkat(self.dir.as_raw_fd(), c_name.as_ptr(), 0) } != 0 {
+            let error = io::Error::last_os_error();
+            if error.kind() != io::ErrorKind::NotFound {
+                return Err(error);
+            }
+        }
+        Ok(())
+    }
+
+    /// Every name in the scratch directory (only files this run created can be there).
+    fn entries(&self) -> io::Result<Vec<String>> {
+        let mut names = Vec::new();
+        for entry in std::fs::read_dir(&self.path)? {
+            names.push(entry?.file_name().to_string_lossy().into_owned());
+        }
+        Ok(names)
+    }
+}
+
+impl Drop for Scratch {
+    fn drop(&mut self) {
+        if self.keep {
+            return;
+        }
+        for name in self.entries().unwrap_or_default() {
+            let _ = self.remove(&name);
+        }
+        if let Err(error) = std::fs::remove_dir(&self.path) {
+            eprintln!(
+                "writebench: could not remove scratch directory {}: {error}",
+                self.path.display()
+            );
+        }
+    }
+}
+
+/// Writes the whole file with data that differs from what the run will write, so that
+/// a method that wrote nothing cannot pass verification in the overwrite state.
+fn prefill(fd: RawFd, size: u64, seed: u64) -> Result<(), CallError> {
+    const CHUNK: usize = 1 << 20;
+    let other = Source::new(seed ^ 0x5555_5555_5555_5555, CHUNK)
+        .map_err(|error| CallError::new("allocate the prefill buffer", error))?;
+    let mut cursor = Cursor::new(&other, 0);
+    let mut offset = 0u64;
+    while offset < size {
+        let bytes = cursor.take(CHUNK.min((size - offset) as usize));
+        let mut done = 0;
+        while done < bytes.len() {
+            // SAFETY: the slice is valid for reads of its length.
+            let written = unsafe {
+                libc::pwrite(
+                    fd,
+                    bytes[done..].as_ptr().cast(),
+                    bytes.len() - done,
+                    (offset + done as u64) as libc::off_t,
+                )
+            };
+            if written < 0 {
+                let error = io::Error::last_os_error();
+                if error.kind() == io::ErrorKind::Interrupted {
+                    continue;
+                }
+                return Err(CallError::new(
+                    format!("prefill write at offset {}", offset + done as u64),
+                    error,
+                ));
+            }
+            done += written as usize;
+        }
+        offset += bytes.len() as u64;
+    }
+    Ok(())
+}
+
+trait DirBuilderMode {
+    fn mode_0700(&mut self) -> &mut Self;
+}
+
+impl DirBuilderMode for std::fs::DirBuilder {
+    fn mode_0700(&mut self) -> &mut Self {
+        use std::os::unix::fs::DirBuilderExt;
+        self.mode(0o700)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use std::os::unix::fs::PermissionsExt;
+
+    #[test]
+    fn scratch_is_private_unique_and_removed() {
+        let parent = tempfile::tempdir().unwrap();
+        let first = Scratch::create(parent.path()).unwrap();
+        let second = Scratch::create(parent.path()).unwrap();
+        assert_ne!(first.path(), second.path());
+        let mode = std::fs::metadata(first.path())
+            .unwrap()
+            .permissions()
+            .mode();
+        assert_eq!(mode & 0o777, 0o700);
+        let path = first.path().to_path_buf();
+        first.prepare("a.dat", FileState::Sparse, 4096, 1).unwrap();
+        drop(first);
+        assert!(!path.exists());
+        drop(second);
+        assert_eq!(std::fs::read_dir(parent.path()).unwrap().count(), 0);
+    }
+
+    #[test]
+    fn states_have_the_promised_length() {
+        let parent = tempfile::tempdir().unwrap();
+        let scratch = Scratch::create(parent.path()).unwrap();
+        for (name, state, length) in [
+            ("e", FileState::Empty, 0),
+            ("s", FileState::Sparse, 10_000),
+            ("p", FileState::Prealloc, 10_000),
+            ("o", FileState::Overwrite, 10_000),
+        ] {
+            scratch.prepare(name, state, 10_000, 1).unwrap();
+            assert_eq!(
+                std::fs::metadata(scratch.path().join(name)).unwrap().len(),
+                length,
+                "{state:?}"
+            );
+        }
+    }
+
+    #[test]
+    fn an_existing_name_or_symlink_is_never_reused() {
+        let parent = tempfile::tempdir().unwrap();
+        let scratch = Scratch::create(parent.path()).unwrap();
+        let victim = parent.path().join("victim");
+        std::fs::write(&victim, b"keep me").unwrap();
+        std::os::unix::fs::symlink(&victim, scratch.path().join("x.dat")).unwrap();
+        assert!(
+            scratch
+                .prepare("x.dat", FileState::Overwrite, 4096, 1)
+                .is_err()
+        );
+        assert_eq!(std::fs::read(&victim).unwrap(), b"keep me");
+    }
+}
