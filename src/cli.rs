@@ -61,7 +61,7 @@ pub struct RunArgs {
     #[arg(long, value_enum, default_value_t = Suite::Quick)]
     pub suite: Suite,
 
-    /// Bytes written per run, e.g. 256MiB, 1GiB, 400MB [quick: 64MiB].
+    /// Bytes written per run, e.g. 256MiB, 1GiB, 400MB [quick: 128MiB].
     #[arg(long, value_name = "SIZE")]
     pub size: Option<String>,
 

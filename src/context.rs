@@ -134,11 +134,22 @@ fn find_mount(mountinfo: &str, path: &Path) -> Option<Mount> {
                 mount_point,
                 fs_type: right[0].to_string(),
                 device: right[1].to_string(),
-                options: format!("{},{}", left[5], right[2]),
+                options: merge_options(left[5], right[2]),
             });
         }
     }
     best
+}
+
+/// The mount's options, then the superblock's that add something (both say `rw`).
+fn merge_options(mount: &str, superblock: &str) -> String {
+    let mut options: Vec<&str> = mount.split(',').collect();
+    for option in superblock.split(',') {
+        if !options.contains(&option) {
+            options.push(option);
+        }
+    }
+    options.join(",")
 }
 
 /// mountinfo escapes space, tab, newline and backslash as octal (`\040`).
@@ -209,7 +220,7 @@ mod tests {
         );
         let shm = find_mount(MOUNTINFO, Path::new("/dev/shm/x")).unwrap();
         assert_eq!(shm.device, "small");
-        assert_eq!(shm.options, "rw,relatime,rw,size=8192k");
+        assert_eq!(shm.options, "rw,relatime,size=8192k");
         let spaced = find_mount(MOUNTINFO, Path::new("/mnt/my disk/data")).unwrap();
         assert_eq!(spaced.fs_type, "xfs");
         // A sibling whose name only starts like a mount point is not under it.

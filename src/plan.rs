@@ -197,7 +197,7 @@ pub struct Selection {
 pub fn quick_suite() -> Selection {
     Selection {
         suite: "quick".to_string(),
-        size: 64 << 20,
+        size: 128 << 20,
         methods: methods::names().into_iter().map(String::from).collect(),
         states: FileState::ALL.to_vec(),
         chunks: vec![4 << 10, 64 << 10, 1 << 20],

@@ -70,7 +70,7 @@ fn overflow(text: &str) -> String {
 }
 
 /// A size for people, in binary units, exact when possible: `4 KiB`, `1 GiB`,
-/// `409600000 B` would be unreadable, so inexact sizes get two decimals (`390.62 MiB`).
+/// and inexact sizes get two decimals (`409600000` is `390.62 MiB`).
 pub fn format_size(bytes: u64) -> String {
     const UNITS: [(&str, u64); 5] = [
         ("TiB", 1 << 40),
@@ -79,14 +79,14 @@ pub fn format_size(bytes: u64) -> String {
         ("KiB", 1 << 10),
         ("B", 1),
     ];
-    for (name, factor) in UNITS {
-        if bytes >= factor && bytes % factor == 0 {
-            return format!("{} {name}", bytes / factor);
-        }
-    }
+    // The largest unit that keeps the number at least 1; exact when it divides.
     for (name, factor) in UNITS {
         if bytes >= factor {
-            return format!("{:.2} {name}", bytes as f64 / factor as f64);
+            return if bytes % factor == 0 {
+                format!("{} {name}", bytes / factor)
+            } else {
+                format!("{:.2} {name}", bytes as f64 / factor as f64)
+            };
         }
     }
     "0 B".to_string()
@@ -161,6 +161,7 @@ mod tests {
         assert_eq!(format_size(1 << 30), "1 GiB");
         assert_eq!(format_size(1), "1 B");
         assert_eq!(format_size(1000), "1000 B");
+        assert_eq!(format_size(1536), "1.50 KiB");
         assert_eq!(format_size(0), "0 B");
         assert_eq!(format_size(409_600_000), "390.62 MiB");
         assert_eq!(format_size_compact(65536), "64KiB");

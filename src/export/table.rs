@@ -29,6 +29,13 @@ pub fn render(result: &ResultFile, out: &mut dyn Write) -> io::Result<()> {
                 .unwrap_or(0)
         )?;
     }
+    if target.fs_type == "tmpfs" || target.fs_type == "ramfs" {
+        writeln!(
+            out,
+            "note: {} keeps files in memory: fsync does nothing there, and nothing is durable",
+            target.fs_type
+        )?;
+    }
     for state in FileState::ALL {
         let in_state: Vec<&CaseResult> = result
             .cases

@@ -1,0 +1,109 @@
+//! Failures are results, not numbers (DESIGN §2.6), and the exit status says whether
+//! anything was measured.
+
+mod common;
+
+use common::{LoopFs, Tmpfs, entries, read_json, stderr_of, writebench};
+
+#[test]
+fn enospc_on_a_small_tmpfs_is_a_failed_case_without_throughput() {
+    let tmpfs = Tmpfs::mount("8m");
+    let out = tempfile::tempdir().unwrap();
+    let json = out.path().join("r.json");
+    let csv = out.path().join("r.csv");
+    let output = writebench(&[
+        "run",
+        tmpfs.path().to_str().unwrap(),
+        "--size",
+        "64MiB",
+        "--methods",
+        "write,pwritev",
+        "--states",
+        "empty",
+        "--chunks",
+        "1MiB",
+        "--iov",
+        "4",
+        "--repeat",
+        "1",
+        "--warmup",
+        "0",
+        "--export-json",
+        json.to_str().unwrap(),
+        "--export-csv",
+        csv.to_str().unwrap(),
+    ]);
+    // No case succeeded: exit status 1 (item 9).
+    assert_eq!(output.status.code(), Some(1), "{}", stderr_of(&output));
+    let result = read_json(&json);
+    let cases = result["cases"].as_array().unwrap();
+    assert_eq!(cases.len(), 2);
+    for case in cases {
+        assert_eq!(case["status"], "failed");
+        let error = case["error"].as_str().unwrap();
+        assert!(error.contains("No space left on device"), "{error}");
+        assert!(case["stats"].is_null() && case["durable_stats"].is_null());
+        assert_eq!(case["runs"].as_array().unwrap().len(), 0);
+    }
+    assert_eq!(
+        entries(&tmpfs.path()),
+        Vec::<String>::new(),
+        "the scratch directory is gone"
+    );
+    let table = String::from_utf8_lossy(&output.stdout);
+    assert!(table.contains("failed: write of"), "{table}");
+    let csv = std::fs::read_to_string(&csv).unwrap();
+    assert_eq!(
+        csv.lines().count(),
+        3,
+        "header + one row per failed case:\n{csv}"
+    );
+}
+
+#[test]
+fn unsupported_preallocation_is_reported_and_the_other_cases_still_run() {
+    // ext2 has no extents, so fallocate(2) answers EOPNOTSUPP: the prealloc state is
+    // unsupported there, while the same write into an empty file works.
+    let fs = LoopFs::make("ext2", 32);
+    let out = tempfile::tempdir().unwrap();
+    let json = out.path().join("r.json");
+    let output = writebench(&[
+        "run",
+        fs.path().to_str().unwrap(),
+        "--size",
+        "1MiB",
+        "--methods",
+        "pwrite",
+        "--states",
+        "empty,prealloc",
+        "--chunks",
+        "64KiB",
+        "--repeat",
+        "2",
+        "--warmup",
+        "0",
+        "--export-json",
+        json.to_str().unwrap(),
+    ]);
+    // Some case succeeded: exit status 0 (item 9).
+    assert_eq!(output.status.code(), Some(0), "{}", stderr_of(&output));
+    let result = read_json(&json);
+    assert_eq!(result["target"]["fs_type"], "ext2");
+    let cases = result["cases"].as_array().unwrap();
+    assert_eq!(cases[0]["state"], "empty");
+    assert_eq!(cases[0]["status"], "ok");
+    assert_eq!(cases[0]["runs"].as_array().unwrap().len(), 2);
+    assert_eq!(cases[1]["state"], "prealloc");
+    assert_eq!(cases[1]["status"], "unsupported");
+    let error = cases[1]["error"].as_str().unwrap();
+    assert!(
+        error.contains("fallocate") && error.contains("Operation not supported"),
+        "{error}"
+    );
+    assert!(cases[1]["stats"].is_null());
+    assert_eq!(
+        entries(&fs.path()),
+        vec!["lost+found"],
+        "only what mkfs made is left"
+    );
+}
