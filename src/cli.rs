@@ -6,7 +6,7 @@ use std::path::{Path, PathBuf};
 use clap::{Args, Parser, Subcommand, ValueEnum};
 
 use crate::methods;
-use crate::plan::{Durability, FileState, Selection, quick_suite};
+use crate::plan::{Durability, FileState, Layout, Selection, quick_suite};
 use crate::runner::RunSettings;
 use crate::source::DEFAULT_SEED;
 use crate::units::{format_size, parse_size, split_list};
@@ -16,6 +16,11 @@ use crate::units::{format_size, parse_size, split_list};
 pub const MAX_CHUNK: u64 = 1 << 30;
 /// IOV_MAX on Linux.
 pub const MAX_IOV: u32 = 1024;
+/// Writer threads per case: far above seed 004's 100, well below what a 2-core machine
+/// can start without trouble.
+pub const MAX_THREADS: u32 = 1024;
+/// Requests in flight per io_uring ring (the kernel allows up to 32768 entries).
+pub const MAX_QUEUE_DEPTH: u32 = 4096;
 
 const EXAMPLES: &str = "\
 Examples:
@@ -81,6 +86,19 @@ pub struct RunArgs {
     #[arg(long, value_name = "LIST")]
     pub iov: Option<String>,
 
+    /// Writer threads per case, e.g. 1,2,4 [quick: 1].
+    #[arg(long, value_name = "LIST")]
+    pub threads: Option<String>,
+
+    /// With several threads: one-file (disjoint ranges; offset methods only) and/or
+    /// file-per-thread (the size split over one file per thread) [default: both].
+    #[arg(long, value_name = "LIST")]
+    pub layout: Option<String>,
+
+    /// Requests in flight per io_uring ring, 1 to 4096.
+    #[arg(long, value_name = "LIST")]
+    pub qd: Option<String>,
+
     /// none (page cache only) or end (one fsync after the last write, timed apart) [default: end].
     #[arg(long, value_name = "LIST")]
     pub durability: Option<String>,
@@ -132,12 +150,7 @@ impl RunArgs {
             selection.methods = parse_list(list, "--methods", |name| {
                 methods::by_name(name)
                     .map(|m| m.name().to_string())
-                    .ok_or_else(|| {
-                        format!(
-                            "unknown method '{name}' (known: {})",
-                            methods::names().join(", ")
-                        )
-                    })
+                    .ok_or_else(|| format!("unknown method '{name}' (known: {})", methods::names().join(", ")))
             })?;
         }
         if let Some(list) = &self.states {
@@ -147,9 +160,18 @@ impl RunArgs {
             selection.durability = parse_list(list, "--durability", |s| s.parse::<Durability>())?;
         }
         if let Some(list) = &self.iov {
-            selection.iov = parse_list(list, "--iov", |s| {
-                parse_count(s, 1, MAX_IOV as u64).map(|n| n as u32)
-            })?;
+            selection.iov = parse_list(list, "--iov", |s| parse_count(s, 1, MAX_IOV as u64).map(|n| n as u32))?;
+        }
+        if let Some(list) = &self.threads {
+            selection.threads =
+                parse_list(list, "--threads", |s| parse_count(s, 1, MAX_THREADS as u64).map(|n| n as u32))?;
+        }
+        if let Some(list) = &self.layout {
+            selection.layouts = parse_list(list, "--layout", |s| s.parse::<Layout>())?;
+        }
+        if let Some(list) = &self.qd {
+            selection.queue_depths =
+                parse_list(list, "--qd", |s| parse_count(s, 1, MAX_QUEUE_DEPTH as u64).map(|n| n as u32))?;
         }
         if let Some(list) = &self.chunks {
             selection.chunks = parse_list(list, "--chunks", |s| {
@@ -159,11 +181,7 @@ impl RunArgs {
                 }
                 Ok(chunk)
             })?;
-            if let Some(&too_big) = selection
-                .chunks
-                .iter()
-                .find(|&&chunk| chunk > selection.size)
-            {
+            if let Some(&too_big) = selection.chunks.iter().find(|&&chunk| chunk > selection.size) {
                 return Err(usage(format!(
                     "--chunks: a chunk of {} is larger than --size {}",
                     format_size(too_big),
@@ -181,12 +199,7 @@ impl RunArgs {
     }
 
     pub fn settings(&self) -> RunSettings {
-        RunSettings {
-            repeat: self.repeat,
-            warmup: self.warmup,
-            seed: self.seed,
-            keep_files: self.keep,
-        }
+        RunSettings { repeat: self.repeat, warmup: self.warmup, seed: self.seed, keep_files: self.keep }
     }
 
     /// PATH must be an existing directory; export files must be creatable.
@@ -194,15 +207,9 @@ impl RunArgs {
         let metadata = std::fs::metadata(&self.path)
             .map_err(|e| UsageError(format!("PATH {}: {}", self.path.display(), plain(&e))))?;
         if !metadata.is_dir() {
-            return Err(UsageError(format!(
-                "PATH {} is not a directory",
-                self.path.display()
-            )));
+            return Err(UsageError(format!("PATH {} is not a directory", self.path.display())));
         }
-        for (option, file) in [
-            ("--export-json", &self.export_json),
-            ("--export-csv", &self.export_csv),
-        ] {
+        for (option, file) in [("--export-json", &self.export_json), ("--export-csv", &self.export_csv)] {
             if let Some(file) = file {
                 check_export_path(option, file)?;
             }
@@ -213,20 +220,14 @@ impl RunArgs {
 
 fn check_export_path(option: &str, file: &Path) -> Result<(), UsageError> {
     if file.is_dir() {
-        return Err(UsageError(format!(
-            "{option}: {} is a directory",
-            file.display()
-        )));
+        return Err(UsageError(format!("{option}: {} is a directory", file.display())));
     }
     let parent = match file.parent() {
         Some(parent) if !parent.as_os_str().is_empty() => parent,
         _ => Path::new("."),
     };
     if !parent.is_dir() {
-        return Err(UsageError(format!(
-            "{option}: directory {} does not exist",
-            parent.display()
-        )));
+        return Err(UsageError(format!("{option}: directory {} does not exist", parent.display())));
     }
     Ok(())
 }
@@ -257,9 +258,7 @@ fn parse_list<T: PartialEq>(
 }
 
 fn parse_count(text: &str, low: u64, high: u64) -> Result<u64, String> {
-    let value: u64 = text
-        .parse()
-        .map_err(|_| format!("'{text}' is not a whole number"))?;
+    let value: u64 = text.parse().map_err(|_| format!("'{text}' is not a whole number"))?;
     if !(low..=high).contains(&value) {
         return Err(format!("{value} is out of range ({low} to {high})"));
     }
@@ -280,18 +279,10 @@ mod tests {
 
     #[test]
     fn options_narrow_the_quick_suite() {
-        let selection = args(&[
-            "--methods",
-            "pwrite,write",
-            "--states",
-            "prealloc",
-            "--chunks",
-            "1B,4KiB",
-            "--size",
-            "1MiB",
-        ])
-        .selection()
-        .unwrap();
+        let selection =
+            args(&["--methods", "pwrite,write", "--states", "prealloc", "--chunks", "1B,4KiB", "--size", "1MiB"])
+                .selection()
+                .unwrap();
         assert_eq!(selection.methods, vec!["pwrite", "write"]);
         assert_eq!(selection.states, vec![FileState::Prealloc]);
         assert_eq!(selection.chunks, vec![1, 4096]);
@@ -304,22 +295,21 @@ mod tests {
         for (extra, expected) in [
             (&["--size", "12XB"][..], "--size"),
             (&["--size", "0"][..], "--size"),
-            (
-                &["--methods", "mmap-private"][..],
-                "unknown method 'mmap-private'",
-            ),
+            (&["--methods", "mmap-private"][..], "unknown method 'mmap-private'"),
             (&["--states", "dense"][..], "unknown state"),
             (&["--chunks", "0"][..], "out of range"),
             (&["--chunks", "2GiB"][..], "out of range"),
-            (
-                &["--chunks", "1MiB", "--size", "4KiB"][..],
-                "larger than --size",
-            ),
+            (&["--chunks", "1MiB", "--size", "4KiB"][..], "larger than --size"),
             (&["--iov", "1025"][..], "--iov"),
             (&["--iov", "x"][..], "not a whole number"),
             (&["--durability", "sometimes"][..], "unknown durability"),
             (&["--methods", "write,,pwrite"][..], "empty item"),
             (&["--repeat", "0"][..], "--repeat"),
+            (&["--threads", "0"][..], "--threads"),
+            (&["--threads", "2000"][..], "out of range"),
+            (&["--layout", "striped"][..], "unknown layout"),
+            (&["--qd", "0"][..], "--qd"),
+            (&["--qd", "99999"][..], "out of range"),
         ] {
             let error = args(extra).selection().expect_err(expected).0;
             assert!(error.contains(expected), "{extra:?}: {error}");

@@ -32,19 +32,13 @@ pub fn host() -> Host {
     let cpuinfo = std::fs::read_to_string("/proc/cpuinfo").unwrap_or_default();
     let cpu_model = cpuinfo
         .lines()
-        .find_map(|line| {
-            line.strip_prefix("model name")
-                .and_then(|rest| rest.split_once(':'))
-                .map(|(_, v)| v.trim())
-        })
+        .find_map(|line| line.strip_prefix("model name").and_then(|rest| rest.split_once(':')).map(|(_, v)| v.trim()))
         .unwrap_or("unknown")
         .to_string();
     Host {
         kernel: kernel_release(),
         cpu_model,
-        cpus: std::thread::available_parallelism()
-            .map(|n| n.get())
-            .unwrap_or(1),
+        cpus: std::thread::available_parallelism().map(|n| n.get()).unwrap_or(1),
         memory_bytes: meminfo_total().unwrap_or(0),
     }
 }
@@ -56,12 +50,7 @@ fn kernel_release() -> String {
         libc::uname(&mut name);
         name
     };
-    let release: Vec<u8> = name
-        .release
-        .iter()
-        .take_while(|&&c| c != 0)
-        .map(|&c| c as u8)
-        .collect();
+    let release: Vec<u8> = name.release.iter().take_while(|&&c| c != 0).map(|&c| c as u8).collect();
     format!("Linux {}", String::from_utf8_lossy(&release))
 }
 
@@ -81,18 +70,9 @@ pub fn target(path: &Path, probe_file: Option<&Path>) -> TargetInfo {
     let (dio_mem_align, dio_offset_align) = probe_file.and_then(dio_alignment).unzip();
     TargetInfo {
         path: canonical.display().to_string(),
-        fs_type: mount
-            .as_ref()
-            .map(|m| m.fs_type.clone())
-            .unwrap_or_else(|| "unknown".into()),
-        device: mount
-            .as_ref()
-            .map(|m| m.device.clone())
-            .unwrap_or_else(|| "unknown".into()),
-        mount_point: mount
-            .as_ref()
-            .map(|m| m.mount_point.clone())
-            .unwrap_or_default(),
+        fs_type: mount.as_ref().map(|m| m.fs_type.clone()).unwrap_or_else(|| "unknown".into()),
+        device: mount.as_ref().map(|m| m.device.clone()).unwrap_or_else(|| "unknown".into()),
+        mount_point: mount.as_ref().map(|m| m.mount_point.clone()).unwrap_or_default(),
         mount_options: mount.map(|m| m.options).unwrap_or_default(),
         dio_mem_align,
         dio_offset_align,
@@ -126,9 +106,7 @@ fn find_mount(mountinfo: &str, path: &Path) -> Option<Mount> {
         if !path.starts_with(&mount_point) {
             continue;
         }
-        let longer = best
-            .as_ref()
-            .is_none_or(|b| mount_point.len() >= b.mount_point.len());
+        let longer = best.as_ref().is_none_or(|b| mount_point.len() >= b.mount_point.len());
         if longer {
             best = Some(Mount {
                 mount_point,
@@ -158,15 +136,8 @@ fn unescape(field: &str) -> String {
     let mut out = Vec::with_capacity(bytes.len());
     let mut i = 0;
     while i < bytes.len() {
-        if bytes[i] == b'\\'
-            && i + 3 < bytes.len()
-            && bytes[i + 1..i + 4]
-                .iter()
-                .all(|b| (b'0'..=b'7').contains(b))
-        {
-            out.push(
-                (bytes[i + 1] - b'0') * 64 + (bytes[i + 2] - b'0') * 8 + (bytes[i + 3] - b'0'),
-            );
+        if bytes[i] == b'\\' && i + 3 < bytes.len() && bytes[i + 1..i + 4].iter().all(|b| (b'0'..=b'7').contains(b)) {
+            out.push((bytes[i + 1] - b'0') * 64 + (bytes[i + 2] - b'0') * 8 + (bytes[i + 3] - b'0'));
             i += 4;
         } else {
             out.push(bytes[i]);
@@ -182,13 +153,7 @@ fn dio_alignment(file: &Path) -> Option<(u32, u32)> {
     // SAFETY: statx fills the struct we pass; the result is checked.
     let stx = unsafe {
         let mut stx: libc::statx = std::mem::zeroed();
-        if libc::statx(
-            libc::AT_FDCWD,
-            c_path.as_ptr(),
-            libc::AT_SYMLINK_NOFOLLOW,
-            libc::STATX_DIOALIGN,
-            &mut stx,
-        ) != 0
+        if libc::statx(libc::AT_FDCWD, c_path.as_ptr(), libc::AT_SYMLINK_NOFOLLOW, libc::STATX_DIOALIGN, &mut stx) != 0
         {
             return None;
         }
@@ -214,22 +179,14 @@ mod tests {
     #[test]
     fn longest_and_latest_mount_wins() {
         let root = find_mount(MOUNTINFO, Path::new("/work/main")).unwrap();
-        assert_eq!(
-            (root.fs_type.as_str(), root.device.as_str()),
-            ("ext4", "/dev/vda")
-        );
+        assert_eq!((root.fs_type.as_str(), root.device.as_str()), ("ext4", "/dev/vda"));
         let shm = find_mount(MOUNTINFO, Path::new("/dev/shm/x")).unwrap();
         assert_eq!(shm.device, "small");
         assert_eq!(shm.options, "rw,relatime,size=8192k");
         let spaced = find_mount(MOUNTINFO, Path::new("/mnt/my disk/data")).unwrap();
         assert_eq!(spaced.fs_type, "xfs");
         // A sibling whose name only starts like a mount point is not under it.
-        assert_eq!(
-            find_mount(MOUNTINFO, Path::new("/dev/shmx"))
-                .unwrap()
-                .fs_type,
-            "ext4"
-        );
+        assert_eq!(find_mount(MOUNTINFO, Path::new("/dev/shmx")).unwrap().fs_type, "ext4");
     }
 
     #[test]

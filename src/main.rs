@@ -20,21 +20,15 @@ fn main() -> ExitCode {
     let cli = match Cli::try_parse() {
         Ok(cli) => cli,
         Err(error) => {
-            if matches!(
-                error.kind(),
-                ErrorKind::DisplayHelp | ErrorKind::DisplayVersion
-            ) || error.kind() == ErrorKind::DisplayHelpOnMissingArgumentOrSubcommand
+            if matches!(error.kind(), ErrorKind::DisplayHelp | ErrorKind::DisplayVersion)
+                || error.kind() == ErrorKind::DisplayHelpOnMissingArgumentOrSubcommand
             {
                 let _ = error.print();
                 return ExitCode::from(if error.use_stderr() { 2 } else { 0 });
             }
             // clap explains at length; the user gets the one line that matters.
             let text = error.render().to_string();
-            let first = text
-                .lines()
-                .next()
-                .unwrap_or("invalid command line")
-                .trim_start_matches("error: ");
+            let first = text.lines().next().unwrap_or("invalid command line").trim_start_matches("error: ");
             eprintln!("writebench: {first}");
             return ExitCode::from(2);
         }
@@ -59,18 +53,10 @@ fn run(args: &RunArgs) -> Result<ExitCode, UsageError> {
         return Err(UsageError("the options select no case".into()));
     }
     let max_chunk = cases.iter().map(|c| c.chunk_bytes).max().unwrap_or(1) as usize;
-    let source = Source::new(settings.seed, max_chunk).map_err(|e| {
-        UsageError(format!(
-            "cannot allocate the {max_chunk}-byte source buffer: {}",
-            plain(&e)
-        ))
-    })?;
+    let source = Source::new(settings.seed, max_chunk)
+        .map_err(|e| UsageError(format!("cannot allocate the {max_chunk}-byte source buffer: {}", plain(&e))))?;
     let mut scratch = Scratch::create(&args.path).map_err(|e| {
-        UsageError(format!(
-            "cannot create a scratch directory in {}: {}",
-            args.path.display(),
-            plain(&e)
-        ))
+        UsageError(format!("cannot create a scratch directory in {}: {}", args.path.display(), plain(&e)))
     })?;
     let target = context::target(&args.path, Some(&probe_file(&scratch)));
 
@@ -79,22 +65,12 @@ fn run(args: &RunArgs) -> Result<ExitCode, UsageError> {
     let mut results = Vec::with_capacity(cases.len());
     for (index, case) in cases.iter().enumerate() {
         progress.set_message(case.id.clone());
-        results.push(run_case(
-            index,
-            case,
-            &scratch,
-            &source,
-            &settings,
-            &mut || progress.inc(1),
-        ));
+        results.push(run_case(index, case, &scratch, &source, &settings, &mut || progress.inc(1)));
     }
     progress.finish_and_clear();
     if settings.keep_files {
         scratch.keep();
-        eprintln!(
-            "writebench: kept scratch directory {}",
-            scratch.path().display()
-        );
+        eprintln!("writebench: kept scratch directory {}", scratch.path().display());
     }
     drop(scratch);
 
@@ -128,28 +104,17 @@ fn run(args: &RunArgs) -> Result<ExitCode, UsageError> {
     let _ = export::table::render(&result, &mut stdout).and_then(|()| stdout.flush());
     let mut export_failed = false;
     for (file, render) in [
-        (
-            &args.export_json,
-            export::json::render as fn(&ResultFile, &mut dyn Write) -> std::io::Result<()>,
-        ),
+        (&args.export_json, export::json::render as fn(&ResultFile, &mut dyn Write) -> std::io::Result<()>),
         (&args.export_csv, export::csv::render),
     ] {
         if let Some(file) = file {
             if let Err(error) = write_atomically(file, |out| render(&result, out)) {
-                eprintln!(
-                    "writebench: could not write {}: {}",
-                    file.display(),
-                    plain(&error)
-                );
+                eprintln!("writebench: could not write {}: {}", file.display(), plain(&error));
                 export_failed = true;
             }
         }
     }
-    Ok(if any_ok && !export_failed {
-        ExitCode::SUCCESS
-    } else {
-        ExitCode::from(1)
-    })
+    Ok(if any_ok && !export_failed { ExitCode::SUCCESS } else { ExitCode::from(1) })
 }
 
 /// A throw-away file in the scratch directory, to ask statx for O_DIRECT alignment
@@ -166,11 +131,9 @@ fn progress_bar(total: u64) -> ProgressBar {
     }
     let bar = ProgressBar::with_draw_target(Some(total), ProgressDrawTarget::stderr());
     bar.set_style(
-        ProgressStyle::with_template(
-            "{elapsed_precise} [{wide_bar}] {pos}/{len} runs, eta {eta}  {msg}",
-        )
-        .expect("the template is valid")
-        .progress_chars("=> "),
+        ProgressStyle::with_template("{elapsed_precise} [{wide_bar}] {pos}/{len} runs, eta {eta}  {msg}")
+            .expect("the template is valid")
+            .progress_chars("=> "),
     );
     bar
 }

@@ -23,12 +23,7 @@ pub enum FileState {
 }
 
 impl FileState {
-    pub const ALL: [FileState; 4] = [
-        FileState::Empty,
-        FileState::Sparse,
-        FileState::Prealloc,
-        FileState::Overwrite,
-    ];
+    pub const ALL: [FileState; 4] = [FileState::Empty, FileState::Sparse, FileState::Prealloc, FileState::Overwrite];
 
     pub fn name(self) -> &'static str {
         match self {
@@ -56,9 +51,7 @@ impl FromStr for FileState {
         FileState::ALL
             .into_iter()
             .find(|state| state.name() == text)
-            .ok_or_else(|| {
-                format!("unknown state '{text}' (known: empty, sparse, prealloc, overwrite)")
-            })
+            .ok_or_else(|| format!("unknown state '{text}' (known: empty, sparse, prealloc, overwrite)"))
     }
 }
 
@@ -96,6 +89,37 @@ impl FromStr for Durability {
 impl fmt::Display for Durability {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         f.write_str(self.name())
+    }
+}
+
+/// How threads share the work when there are several.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Serialize, Deserialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum Layout {
+    /// N threads write disjoint ranges of one file (methods with offsets only).
+    OneFile,
+    /// The size is split over N files, one per thread (seed 003's "one file per thread").
+    FilePerThread,
+}
+
+impl Layout {
+    pub const ALL: [Layout; 2] = [Layout::OneFile, Layout::FilePerThread];
+
+    pub fn name(self) -> &'static str {
+        match self {
+            Layout::OneFile => "one-file",
+            Layout::FilePerThread => "file-per-thread",
+        }
+    }
+}
+
+impl FromStr for Layout {
+    type Err = String;
+    fn from_str(text: &str) -> Result<Self, String> {
+        Layout::ALL
+            .into_iter()
+            .find(|layout| layout.name() == text)
+            .ok_or_else(|| format!("unknown layout '{text}' (known: one-file, file-per-thread)"))
     }
 }
 
@@ -143,6 +167,21 @@ impl Case {
         case
     }
 
+    /// The same case written by `threads` threads, into one file or one file each.
+    pub fn with_threads(mut self, threads: u32, layout: Layout) -> Case {
+        self.threads = threads;
+        self.files = if layout == Layout::FilePerThread { threads } else { 1 };
+        self.id = self.make_id();
+        self
+    }
+
+    /// The same case with `depth` requests in flight (queued methods).
+    pub fn with_queue_depth(mut self, depth: u32) -> Case {
+        self.queue_depth = Some(depth);
+        self.id = self.make_id();
+        self
+    }
+
     fn make_id(&self) -> String {
         let mut parts = Vec::new();
         if self.runtime != "native" {
@@ -172,11 +211,13 @@ impl Case {
         } else {
             String::new()
         };
-        format!(
-            "{} in {:>7} chunks{vectored}",
-            self.method,
-            format_size(self.chunk_bytes)
-        )
+        let queued = self.queue_depth.map(|depth| format!(", {depth} in flight")).unwrap_or_default();
+        let parallel = match (self.threads, self.files) {
+            (1, _) => String::new(),
+            (threads, 1) => format!(", {threads:>2} threads into one file"),
+            (threads, _) => format!(", {threads:>2} threads, a file each"),
+        };
+        format!("{} in {:>7} chunks{vectored}{queued}{parallel}", self.method, format_size(self.chunk_bytes))
     }
 }
 
@@ -190,6 +231,9 @@ pub struct Selection {
     pub chunks: Vec<u64>,
     pub iov: Vec<u32>,
     pub durability: Vec<Durability>,
+    pub threads: Vec<u32>,
+    pub layouts: Vec<Layout>,
+    pub queue_depths: Vec<u32>,
 }
 
 /// The quick suite (the default): every method in every state, three chunk sizes,
@@ -203,47 +247,51 @@ pub fn quick_suite() -> Selection {
         chunks: vec![4 << 10, 64 << 10, 1 << 20],
         iov: vec![1, 128],
         durability: vec![Durability::End],
+        threads: vec![1],
+        layouts: Layout::ALL.to_vec(),
+        queue_depths: vec![1],
     }
 }
 
 /// Every case of a selection, grouped as the table shows them: state, then family,
-/// then method, chunk and iov. Chunks larger than the size are dropped (the caller
-/// rejects them up front when the user named them).
+/// then method, chunk, iov, queue depth, threads, layout. Combinations that cannot be
+/// are left out: chunks larger than the size (the caller rejects them up front when
+/// the user named them), more threads than chunks, several threads on the file
+/// position of one file.
 pub fn expand(selection: &Selection) -> Vec<Case> {
-    let mut chosen: Vec<&dyn Method> = selection
-        .methods
-        .iter()
-        .filter_map(|name| methods::by_name(name))
-        .collect();
-    chosen.sort_by_key(|method| {
-        (
-            method.family(),
-            methods::ALL.iter().position(|m| m.name() == method.name()),
-        )
-    });
+    let mut chosen: Vec<&dyn Method> = selection.methods.iter().filter_map(|name| methods::by_name(name)).collect();
+    chosen.sort_by_key(|method| (method.family(), methods::ALL.iter().position(|m| m.name() == method.name())));
     let mut cases = Vec::new();
     for &state in &selection.states {
         for &method in &chosen {
-            for &chunk in selection
-                .chunks
-                .iter()
-                .filter(|&&chunk| chunk <= selection.size)
-            {
-                let iovs: &[u32] = if method.vectored() {
-                    &selection.iov
+            for &chunk in selection.chunks.iter().filter(|&&chunk| chunk <= selection.size) {
+                let iovs: &[u32] = if method.vectored() { &selection.iov } else { &[1] };
+                let depths: Vec<Option<u32>> = if method.queued() {
+                    selection.queue_depths.iter().map(|&d| Some(d)).collect()
                 } else {
-                    &[1]
+                    vec![None]
                 };
                 for &iov in iovs {
-                    for &durability in &selection.durability {
-                        cases.push(Case::new(
-                            method,
-                            state,
-                            chunk,
-                            iov,
-                            durability,
-                            selection.size,
-                        ));
+                    for &depth in &depths {
+                        for &threads in &selection.threads {
+                            if u64::from(threads) > selection.size.div_ceil(chunk) {
+                                continue;
+                            }
+                            let layouts: &[Layout] = if threads == 1 { &[Layout::OneFile] } else { &selection.layouts };
+                            for &layout in layouts {
+                                if threads > 1 && layout == Layout::OneFile && !method.shares_file() {
+                                    continue;
+                                }
+                                for &durability in &selection.durability {
+                                    let mut case = Case::new(method, state, chunk, iov, durability, selection.size)
+                                        .with_threads(threads, layout);
+                                    if let Some(depth) = depth {
+                                        case = case.with_queue_depth(depth);
+                                    }
+                                    cases.push(case);
+                                }
+                            }
+                        }
                     }
                 }
             }
@@ -261,10 +309,7 @@ mod tests {
         let cases = expand(&quick_suite());
         for method in methods::names() {
             for state in FileState::ALL {
-                assert!(
-                    cases.iter().any(|c| c.method == method && c.state == state),
-                    "{method} {state:?}"
-                );
+                assert!(cases.iter().any(|c| c.method == method && c.state == state), "{method} {state:?}");
             }
         }
         // 3 plain methods x 3 chunks + 2 vectored x 3 chunks x 2 iov, per state.
@@ -276,24 +321,10 @@ mod tests {
     #[test]
     fn ids_are_readable() {
         let pwritev = methods::by_name("pwritev").unwrap();
-        let case = Case::new(
-            pwritev,
-            FileState::Prealloc,
-            4096,
-            128,
-            Durability::None,
-            1 << 30,
-        );
+        let case = Case::new(pwritev, FileState::Prealloc, 4096, 128, Durability::None, 1 << 30);
         assert_eq!(case.id, "pwritev prealloc 4KiB x128 t1 none");
         let write = methods::by_name("write").unwrap();
-        let case = Case::new(
-            write,
-            FileState::Empty,
-            1 << 20,
-            1,
-            Durability::End,
-            1 << 30,
-        );
+        let case = Case::new(write, FileState::Empty, 1 << 20, 1, Durability::End, 1 << 30);
         assert_eq!(case.id, "write empty 1MiB t1 end");
         assert_eq!(case.label(), "write in   1 MiB chunks");
     }
@@ -305,25 +336,34 @@ mod tests {
         selection.states = vec![FileState::Empty];
         let cases = expand(&selection);
         assert!(cases.iter().all(|c| c.chunk_bytes <= 64 << 10));
-        assert!(
-            cases
-                .iter()
-                .filter(|c| c.method == "write")
-                .all(|c| c.iov == 1)
-        );
+        assert!(cases.iter().filter(|c| c.method == "write").all(|c| c.iov == 1));
         assert!(cases.iter().any(|c| c.method == "writev" && c.iov == 128));
+    }
+
+    #[test]
+    fn threads_share_a_file_only_with_offsets_and_never_outnumber_chunks() {
+        let mut selection = quick_suite();
+        selection.states = vec![FileState::Empty];
+        selection.chunks = vec![1 << 20];
+        selection.size = 2 << 20;
+        selection.threads = vec![1, 2, 3];
+        let cases = expand(&selection);
+        assert!(cases.iter().all(|c| c.threads <= 2), "3 threads for 2 chunks are left out");
+        let pwrite_one_file = cases.iter().find(|c| c.method == "pwrite" && c.threads == 2 && c.files == 1).unwrap();
+        assert_eq!(pwrite_one_file.id, "pwrite empty 1MiB t2 end");
+        assert!(cases.iter().any(|c| c.id == "pwrite empty 1MiB t2 f2 end"));
+        assert!(cases.iter().any(|c| c.id == "write empty 1MiB t2 f2 end"));
+        assert!(!cases.iter().any(|c| c.method == "write" && c.threads == 2 && c.files == 1));
+        assert_eq!(pwrite_one_file.label(), "pwrite in   1 MiB chunks,  2 threads into one file");
     }
 
     #[test]
     fn parsing_states_and_durability() {
         assert_eq!("sparse".parse::<FileState>(), Ok(FileState::Sparse));
-        assert!(
-            "dense"
-                .parse::<FileState>()
-                .unwrap_err()
-                .contains("'dense'")
-        );
+        assert!("dense".parse::<FileState>().unwrap_err().contains("'dense'"));
         assert_eq!("end".parse::<Durability>(), Ok(Durability::End));
         assert!("sometimes".parse::<Durability>().is_err());
+        assert_eq!("file-per-thread".parse::<Layout>(), Ok(Layout::FilePerThread));
+        assert!("one".parse::<Layout>().is_err());
     }
 }

@@ -31,10 +31,7 @@ pub struct Tool {
 
 impl Tool {
     pub fn this() -> Tool {
-        Tool {
-            name: env!("CARGO_PKG_NAME").to_string(),
-            version: env!("CARGO_PKG_VERSION").to_string(),
-        }
+        Tool { name: env!("CARGO_PKG_NAME").to_string(), version: env!("CARGO_PKG_VERSION").to_string() }
     }
 }
 
@@ -59,12 +56,20 @@ impl Status {
 }
 
 /// One timed run. Seconds are from the monotonic clock.
-#[derive(Debug, Clone, Copy, PartialEq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct Run {
     /// First call to last call returned, including closing steps the method needs.
     pub write_seconds: f64,
     /// The call that makes the data durable (0 when the durability mode has none).
     pub sync_seconds: f64,
+    /// The method's untimed set-up before the write span (ring creation, buffer
+    /// registration); 0 for methods that have none.
+    #[serde(default)]
+    pub setup_seconds: f64,
+    /// For each thread, start of the span to its last call returned: the spread
+    /// between the fastest and the slowest shows stragglers.
+    #[serde(default)]
+    pub thread_seconds: Vec<f64>,
     /// CPU time of the process over write + sync.
     pub user_seconds: f64,
     pub sys_seconds: f64,
@@ -89,10 +94,7 @@ impl CaseResult {
     pub fn measured(case: Case, runs: Vec<Run>) -> CaseResult {
         let bytes = case.bytes as f64;
         let buffered: Vec<f64> = runs.iter().map(|run| bytes / run.write_seconds).collect();
-        let durable: Vec<f64> = runs
-            .iter()
-            .map(|run| bytes / (run.write_seconds + run.sync_seconds))
-            .collect();
+        let durable: Vec<f64> = runs.iter().map(|run| bytes / (run.write_seconds + run.sync_seconds)).collect();
         CaseResult {
             case,
             status: Status::Ok,
@@ -132,17 +134,12 @@ mod tests {
 
     #[test]
     fn measured_derives_buffered_and_durable_throughput() {
-        let case = Case::new(
-            methods::by_name("write").unwrap(),
-            FileState::Empty,
-            4096,
-            1,
-            Durability::End,
-            1000,
-        );
+        let case = Case::new(methods::by_name("write").unwrap(), FileState::Empty, 4096, 1, Durability::End, 1000);
         let run = |w, s| Run {
             write_seconds: w,
             sync_seconds: s,
+            setup_seconds: 0.0,
+            thread_seconds: vec![w],
             user_seconds: 0.0,
             sys_seconds: 0.0,
         };
@@ -155,19 +152,10 @@ mod tests {
 
     #[test]
     fn json_field_names_follow_the_design() {
-        let case = Case::new(
-            methods::by_name("pwritev").unwrap(),
-            FileState::Sparse,
-            4096,
-            128,
-            Durability::None,
-            1 << 20,
-        );
-        let failed = CaseResult::without_result(
-            case,
-            Status::Failed,
-            "write: No space left on device (os error 28)".into(),
-        );
+        let case =
+            Case::new(methods::by_name("pwritev").unwrap(), FileState::Sparse, 4096, 128, Durability::None, 1 << 20);
+        let failed =
+            CaseResult::without_result(case, Status::Failed, "write: No space left on device (os error 28)".into());
         let value = serde_json::to_value(&failed).unwrap();
         for key in [
             "id",

@@ -2,10 +2,11 @@
 //! (DESIGN §2). The runner knows nothing of a method's internals.
 
 use std::io;
-use std::os::fd::AsRawFd;
+use std::os::fd::{AsRawFd, RawFd};
+use std::sync::{Condvar, Mutex};
 use std::time::Instant;
 
-use crate::methods::{self, CallError, Span};
+use crate::methods::{self, CallError, Job, Part, Prepared, fsync_all};
 use crate::plan::{Case, Durability};
 use crate::result::{CaseResult, Run, Status};
 use crate::source::Source;
@@ -30,20 +31,24 @@ pub fn run_case(
     settings: &RunSettings,
     on_run: &mut dyn FnMut(),
 ) -> CaseResult {
+    let method = methods::by_name(&case.method).expect("the plan only holds registered methods");
+    if let Some(reason) = method.unsupported_reason() {
+        return CaseResult::without_result(case.clone(), Status::Unsupported, reason);
+    }
+    let parts = split(case.bytes, case.chunk_bytes, case.threads, case.files);
     let total = settings.warmup + settings.repeat;
     let mut runs = Vec::with_capacity(settings.repeat as usize);
     for number in 0..total {
-        let name = format!("case{index:04}-run{number}.dat");
-        let outcome = run_once(&name, case, scratch, source, settings.seed);
-        // Hygiene: every run starts without the previous run's file (it was synced in run_once).
+        let names: Vec<String> =
+            (0..case.files).map(|file| format!("case{index:04}-run{number}-f{file}.dat")).collect();
+        let outcome = run_once(&names, &parts, case, scratch, source, settings.seed);
+        // Hygiene: every run starts without the previous run's files (run_once synced them).
         let last = number + 1 == total;
         if !(settings.keep_files && last && outcome.is_ok()) {
-            if let Err(error) = scratch.remove(&name) {
-                return CaseResult::without_result(
-                    case.clone(),
-                    Status::Failed,
-                    format!("remove {name}: {error}"),
-                );
+            for name in &names {
+                if let Err(error) = scratch.remove(name) {
+                    return CaseResult::without_result(case.clone(), Status::Failed, format!("remove {name}: {error}"));
+                }
             }
         }
         on_run();
@@ -51,71 +56,161 @@ pub fn run_case(
             Ok(run) if number >= settings.warmup => runs.push(run),
             Ok(_) => {}
             Err(error) => {
-                return CaseResult::without_result(
-                    case.clone(),
-                    status_of(&error.error),
-                    error.to_string(),
-                );
+                return CaseResult::without_result(case.clone(), status_of(&error.error), error.to_string());
             }
         }
     }
     CaseResult::measured(case.clone(), runs)
 }
 
+/// Splits `size` bytes over `threads` parts at chunk boundaries (so every call but the
+/// very last is a whole chunk), either as ranges of one file or as one file per thread.
+/// Earlier parts get one chunk more when the chunks do not divide evenly.
+pub fn split(size: u64, chunk: u64, threads: u32, files: u32) -> Vec<Part> {
+    let threads = u64::from(threads.max(1));
+    let chunks = size.div_ceil(chunk);
+    let (base, extra) = (chunks / threads, chunks % threads);
+    let mut parts = Vec::with_capacity(threads as usize);
+    let mut start = 0u64;
+    for index in 0..threads {
+        let end = (start + (base + u64::from(index < extra)) * chunk).min(size);
+        let (file, offset) = if files > 1 { (index as usize, 0) } else { (0, start) };
+        parts.push(Part { file, offset, len: end - start });
+        start = end;
+    }
+    parts
+}
+
 fn run_once(
-    name: &str,
+    names: &[String],
+    parts: &[Part],
     case: &Case,
     scratch: &Scratch,
     source: &Source,
     seed: u64,
 ) -> Result<Run, CallError> {
     let method = methods::by_name(&case.method).expect("the plan only holds registered methods");
-    // Untimed: create the file and bring it into its state.
-    let file = scratch.prepare(name, case.state, case.bytes, seed)?;
-    let fd = file.as_raw_fd();
-    let span = Span {
-        fd,
-        offset: 0,
-        len: case.bytes,
+    // Untimed: create the files and bring them into their state.
+    let file_lens: Vec<u64> = if case.files > 1 { parts.iter().map(|p| p.len).collect() } else { vec![case.bytes] };
+    let mut files = Vec::with_capacity(names.len());
+    for (name, &len) in names.iter().zip(&file_lens) {
+        files.push(scratch.prepare(name, case.state, len, seed)?);
+    }
+    let fds: Vec<RawFd> = files.iter().map(|f| f.as_raw_fd()).collect();
+    let job = Job {
+        files: &fds,
+        file_lens: &file_lens,
+        parts,
         chunk: case.chunk_bytes as usize,
         iov: case.iov as usize,
+        queue_depth: case.queue_depth.unwrap_or(1) as usize,
         source,
     };
+    // Untimed but recorded: the method's set-up (rings, registered buffers).
+    let setup_started = Instant::now();
+    let mut prepared = method.prepare(&job)?;
+    let setup_seconds = setup_started.elapsed().as_secs_f64();
 
     let cpu_before = cpu_times();
-    // Instant is CLOCK_MONOTONIC on Linux; it is read only outside the write loop.
-    let started = Instant::now();
-    method.write_span(&span)?;
+    // Instant is CLOCK_MONOTONIC on Linux; it is read only outside the write loops.
+    let (started, thread_ends) = write_parts(prepared.as_ref(), parts.len())?;
     let written = Instant::now();
-    if case.durability == Durability::End {
-        fsync(fd)?;
-    }
-    let synced = Instant::now();
+    let sync_seconds = if case.durability == Durability::End {
+        prepared.sync()?;
+        written.elapsed().as_secs_f64()
+    } else {
+        // No sync call, no sync time: not the few nanoseconds between two clock reads.
+        0.0
+    };
+    let finish_started = Instant::now();
+    prepared.finish()?;
+    let finish_seconds = finish_started.elapsed().as_secs_f64();
     let cpu_after = cpu_times();
+    drop(prepared);
 
     if case.durability == Durability::None {
         // Untimed: the next run must not pay for this run's writeback.
-        fsync(fd)?;
+        fsync_all(&fds)?;
     }
     Ok(Run {
-        write_seconds: (written - started).as_secs_f64(),
-        // No sync call, no sync time: not the few nanoseconds between two clock reads.
-        sync_seconds: if case.durability == Durability::None {
-            0.0
-        } else {
-            (synced - written).as_secs_f64()
-        },
+        write_seconds: (written - started).as_secs_f64() + finish_seconds,
+        sync_seconds,
+        setup_seconds,
+        thread_seconds: thread_ends.iter().map(|end| (*end - started).as_secs_f64()).collect(),
         user_seconds: cpu_after.0 - cpu_before.0,
         sys_seconds: cpu_after.1 - cpu_before.1,
     })
 }
 
-fn fsync(fd: i32) -> Result<(), CallError> {
-    // SAFETY: fsync on an open descriptor.
-    if unsafe { libc::fsync(fd) } != 0 {
-        return Err(CallError::new("fsync", io::Error::last_os_error()));
+/// Writes every part, each from its own thread when there are several. The threads are
+/// created and waiting before the clock starts; one gate releases them together; the
+/// span closes when the last one is done. Returns the start and each part's end.
+fn write_parts(prepared: &dyn Prepared, count: usize) -> Result<(Instant, Vec<Instant>), CallError> {
+    if count == 1 {
+        let started = Instant::now();
+        prepared.write_part(0)?;
+        return Ok((started, vec![Instant::now()]));
     }
-    Ok(())
+    let gate = Gate::default();
+    std::thread::scope(|scope| {
+        let mut workers = Vec::with_capacity(count);
+        for index in 0..count {
+            let gate = &gate;
+            let spawned = std::thread::Builder::new().name(format!("writer-{index}")).spawn_scoped(scope, move || {
+                if !gate.wait() {
+                    return Ok(None);
+                }
+                prepared.write_part(index).map(|()| Some(Instant::now()))
+            });
+            match spawned {
+                Ok(worker) => workers.push(worker),
+                Err(error) => {
+                    // Release the threads already waiting, without letting them write.
+                    gate.open(false);
+                    return Err(CallError::new(format!("start writer thread {index} of {count}"), error));
+                }
+            }
+        }
+        let started = Instant::now();
+        gate.open(true);
+        let mut ends = Vec::with_capacity(count);
+        let mut first_error = None;
+        for worker in workers {
+            match worker.join().expect("a writer thread panicked") {
+                Ok(end) => ends.extend(end),
+                Err(error) => first_error = first_error.or(Some(error)),
+            }
+        }
+        match first_error {
+            Some(error) => Err(error),
+            None => Ok((started, ends)),
+        }
+    })
+}
+
+/// A start line for writer threads: they wait until it opens, then go (true) or give up
+/// (false). Unlike a barrier it can be opened for fewer threads than were planned.
+#[derive(Default)]
+struct Gate {
+    state: Mutex<Option<bool>>,
+    opened: Condvar,
+}
+
+impl Gate {
+    fn wait(&self) -> bool {
+        let mut state = self.state.lock().unwrap_or_else(|e| e.into_inner());
+        loop {
+            if let Some(go) = *state {
+                return go;
+            }
+            state = self.opened.wait(state).unwrap_or_else(|e| e.into_inner());
+        }
+    }
+
+    fn open(&self, go: bool) {
+        *self.state.lock().unwrap_or_else(|e| e.into_inner()) = Some(go);
+        self.opened.notify_all();
+    }
 }
 
 /// Errors that mean "this system cannot do that", as opposed to "it went wrong".
@@ -156,12 +251,7 @@ mod tests {
     use crate::source::{PERIOD, fill_pattern, first_mismatch};
 
     fn settings(keep: bool) -> RunSettings {
-        RunSettings {
-            repeat: 2,
-            warmup: 1,
-            seed: 9,
-            keep_files: keep,
-        }
+        RunSettings { repeat: 2, warmup: 1, seed: 9, keep_files: keep }
     }
 
     #[test]
@@ -173,26 +263,13 @@ mod tests {
         fill_pattern(9, &mut pattern);
         let size = 3 * 4096 + 1000; // not a multiple of the chunk
         for (index, method) in methods::ALL.iter().enumerate() {
-            let case = Case::new(
-                *method,
-                FileState::Overwrite,
-                4096,
-                3,
-                Durability::End,
-                size,
-            );
+            let case = Case::new(*method, FileState::Overwrite, 4096, 3, Durability::End, size);
             let result = run_case(index, &case, &scratch, &source, &settings(true), &mut || {});
             assert_eq!(result.status, Status::Ok, "{:?}", result.error);
             assert_eq!(result.runs.len(), 2, "warm-up runs are discarded");
-            let data =
-                std::fs::read(scratch.path().join(format!("case{index:04}-run2.dat"))).unwrap();
+            let data = std::fs::read(scratch.path().join(format!("case{index:04}-run2-f0.dat"))).unwrap();
             assert_eq!(data.len() as u64, size, "{}", method.name());
-            assert_eq!(
-                first_mismatch(&pattern, 0, &data),
-                None,
-                "{}",
-                method.name()
-            );
+            assert_eq!(first_mismatch(&pattern, 0, &data), None, "{}", method.name());
         }
     }
 
@@ -201,37 +278,39 @@ mod tests {
         let parent = tempfile::tempdir().unwrap();
         let scratch = Scratch::create(parent.path()).unwrap();
         let source = Source::new(9, 4096).unwrap();
-        let case = Case::new(
-            methods::by_name("pwrite").unwrap(),
-            FileState::Empty,
-            4096,
-            1,
-            Durability::None,
-            1 << 16,
-        );
+        let case = Case::new(methods::by_name("pwrite").unwrap(), FileState::Empty, 4096, 1, Durability::None, 1 << 16);
         let mut calls = 0;
-        let result = run_case(0, &case, &scratch, &source, &settings(false), &mut || {
-            calls += 1
-        });
+        let result = run_case(0, &case, &scratch, &source, &settings(false), &mut || calls += 1);
         assert_eq!(calls, 3);
-        assert!(
-            result
-                .runs
-                .iter()
-                .all(|run| run.sync_seconds == 0.0 && run.write_seconds > 0.0)
-        );
+        assert!(result.runs.iter().all(|run| run.sync_seconds == 0.0 && run.write_seconds > 0.0));
         assert_eq!(std::fs::read_dir(scratch.path()).unwrap().count(), 0);
     }
 
     #[test]
+    fn split_covers_the_size_at_chunk_boundaries() {
+        // 10 chunks of 100 over 3 threads: 4, 3, 3 chunks; the last is 50 bytes short.
+        let parts = split(950, 100, 3, 1);
+        assert_eq!(
+            parts,
+            vec![
+                Part { file: 0, offset: 0, len: 400 },
+                Part { file: 0, offset: 400, len: 300 },
+                Part { file: 0, offset: 700, len: 250 },
+            ]
+        );
+        let per_file = split(950, 100, 3, 3);
+        assert_eq!(
+            per_file.iter().map(|p| (p.file, p.offset, p.len)).collect::<Vec<_>>(),
+            vec![(0, 0, 400), (1, 0, 300), (2, 0, 250)]
+        );
+        assert_eq!(split(5, 4096, 1, 1), vec![Part { file: 0, offset: 0, len: 5 }]);
+        // More threads than chunks: the extra threads get nothing (the plan avoids this).
+        assert_eq!(split(100, 100, 2, 1)[1].len, 0);
+    }
+
+    #[test]
     fn unsupported_and_failed_are_told_apart() {
-        assert_eq!(
-            status_of(&io::Error::from_raw_os_error(libc::EOPNOTSUPP)),
-            Status::Unsupported
-        );
-        assert_eq!(
-            status_of(&io::Error::from_raw_os_error(libc::ENOSPC)),
-            Status::Failed
-        );
+        assert_eq!(status_of(&io::Error::from_raw_os_error(libc::EOPNOTSUPP)), Status::Unsupported);
+        assert_eq!(status_of(&io::Error::from_raw_os_error(libc::ENOSPC)), Status::Failed);
     }
 }

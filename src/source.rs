@@ -58,12 +58,7 @@ impl Source {
         for (index, byte) in tail.iter_mut().enumerate() {
             *byte = pattern[index % PERIOD];
         }
-        Ok(Source {
-            base,
-            len,
-            max_chunk,
-            seed,
-        })
+        Ok(Source { base, len, max_chunk, seed })
     }
 
     pub fn seed(&self) -> u64 {
@@ -84,10 +79,7 @@ impl Source {
     /// Methods keep a running `position` (see [`Cursor`]) so the hot loop has no division.
     #[inline]
     pub fn bytes(&self, position: usize, len: usize) -> &[u8] {
-        assert!(
-            position < PERIOD && len <= self.max_chunk,
-            "source read out of bounds"
-        );
+        assert!(position < PERIOD && len <= self.max_chunk, "source read out of bounds");
         // SAFETY: position + len <= PERIOD + max_chunk <= self.len, checked above.
         unsafe { std::slice::from_raw_parts(self.base.as_ptr().add(position), len) }
     }
@@ -109,10 +101,7 @@ pub struct Cursor<'a> {
 
 impl<'a> Cursor<'a> {
     pub fn new(source: &'a Source, offset: u64) -> Cursor<'a> {
-        Cursor {
-            source,
-            position: Source::position_of(offset),
-        }
+        Cursor { source, position: Source::position_of(offset) }
     }
 
     #[inline]
@@ -149,11 +138,7 @@ pub fn first_mismatch(pattern: &[u8], offset: u64, data: &[u8]) -> Option<u64> {
         let expected = &pattern[position..position + run];
         let actual = &data[checked..checked + run];
         if expected != actual {
-            let index = expected
-                .iter()
-                .zip(actual)
-                .position(|(a, b)| a != b)
-                .unwrap_or(0);
+            let index = expected.iter().zip(actual).position(|(a, b)| a != b).unwrap_or(0);
             return Some(offset + (checked + index) as u64);
         }
         checked += run;
@@ -197,10 +182,7 @@ mod tests {
             seen[byte as usize] += 1;
         }
         // Uniform bytes: every value appears, none dominates (expected 16 each).
-        assert!(
-            seen.iter().all(|&count| count > 0 && count < 64),
-            "{seen:?}"
-        );
+        assert!(seen.iter().all(|&count| count > 0 && count < 64), "{seen:?}");
     }
 
     #[test]

@@ -57,11 +57,7 @@ impl Summary {
     /// Relative, so that one noise threshold fits slow disks and fast RAM alike;
     /// |mean| keeps it non-negative should a caller summarise negative values.
     pub fn cv(&self) -> f64 {
-        if self.n < 2 || self.mean == 0.0 {
-            0.0
-        } else {
-            self.stddev / self.mean.abs()
-        }
+        if self.n < 2 || self.mean == 0.0 { 0.0 } else { self.stddev / self.mean.abs() }
     }
 
     /// cv() > NOISY_CV (exactly 5 % still counts as quiet).
@@ -89,20 +85,14 @@ impl Summary {
 /// The usual printed table (3 decimals, within 0.0005 of the true quantile),
 /// so intervals agree with what a reader checks by hand.
 const T_TABLE: [f64; 30] = [
-    12.706, 4.303, 3.182, 2.776, 2.571, 2.447, 2.365, 2.306, 2.262, 2.228, 2.201, 2.179, 2.160,
-    2.145, 2.131, 2.120, 2.110, 2.101, 2.093, 2.086, 2.080, 2.074, 2.069, 2.064, 2.060, 2.056,
-    2.052, 2.048, 2.045, 2.042,
+    12.706, 4.303, 3.182, 2.776, 2.571, 2.447, 2.365, 2.306, 2.262, 2.228, 2.201, 2.179, 2.160, 2.145, 2.131, 2.120,
+    2.110, 2.101, 2.093, 2.086, 2.080, 2.074, 2.069, 2.064, 2.060, 2.056, 2.052, 2.048, 2.045, 2.042,
 ];
 
 /// (1/df, quantile) anchors with 6 decimals, lest interpolation spread table
 /// rounding over all df > 30; nearly linear in 1/df, so error stays < 3e-4.
-const T_TAIL: [(f64, f64); 5] = [
-    (1.0 / 30.0, 2.042272),
-    (1.0 / 40.0, 2.021075),
-    (1.0 / 60.0, 2.000298),
-    (1.0 / 120.0, 1.979930),
-    (0.0, 1.959964),
-];
+const T_TAIL: [(f64, f64); 5] =
+    [(1.0 / 30.0, 2.042272), (1.0 / 40.0, 2.021075), (1.0 / 60.0, 2.000298), (1.0 / 120.0, 1.979930), (0.0, 1.959964)];
 
 /// Two-sided 97.5 % quantile of Student's t distribution with `df` degrees of
 /// freedom (df >= 1); within 0.0005 of the true value for every df. A table
@@ -114,13 +104,10 @@ pub fn t_975(df: usize) -> f64 {
         1..=30 => T_TABLE[df - 1],
         _ => {
             let x = 1.0 / df as f64;
-            T_TAIL
-                .windows(2)
-                .find(|w| x >= w[1].0)
-                .map_or(T_TAIL[4].1, |w| {
-                    let ((x0, y0), (x1, y1)) = (w[0], w[1]);
-                    y1 + (y0 - y1) * (x - x1) / (x0 - x1)
-                })
+            T_TAIL.windows(2).find(|w| x >= w[1].0).map_or(T_TAIL[4].1, |w| {
+                let ((x0, y0), (x1, y1)) = (w[0], w[1]);
+                y1 + (y0 - y1) * (x - x1) / (x0 - x1)
+            })
         }
     }
 }
@@ -198,11 +185,7 @@ pub fn format_g6(x: f64) -> String {
         return format!("{x}").replace("NaN", "nan"); // glibc: nan, inf, -inf
     }
     let trim = |s: String| -> String {
-        if s.contains('.') {
-            s.trim_end_matches('0').trim_end_matches('.').to_owned()
-        } else {
-            s
-        }
+        if s.contains('.') { s.trim_end_matches('0').trim_end_matches('.').to_owned() } else { s }
     };
     // %g picks the style from the exponent after rounding to 6 digits.
     let (mant, exp) = sci(x, 5);
@@ -217,11 +200,7 @@ pub fn format_g6(x: f64) -> String {
 /// The seed-003 line, e.g. "( min: 5.84402, 6.11 ± 0.13, max: 6.25867 )".
 pub fn format_seed_style(s: &Summary) -> String {
     let mid = format_mean_sd(s.mean, s.stddev);
-    format!(
-        "( min: {}, {mid}, max: {} )",
-        format_g6(s.min),
-        format_g6(s.max)
-    )
+    format!("( min: {}, {mid}, max: {} )", format_g6(s.min), format_g6(s.max))
 }
 
 #[cfg(test)]
@@ -379,9 +358,6 @@ mod tests {
     fn seed_style_line() {
         let mut s = with(6.1101, 0.1302, 5);
         (s.min, s.max) = (5.84402, 6.25867);
-        assert_eq!(
-            format_seed_style(&s),
-            "( min: 5.84402, 6.11 ± 0.13, max: 6.25867 )"
-        );
+        assert_eq!(format_seed_style(&s), "( min: 5.84402, 6.11 ± 0.13, max: 6.25867 )");
     }
 }

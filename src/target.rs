@@ -26,24 +26,14 @@ pub struct Scratch {
 impl Scratch {
     /// Creates a fresh, private (0700) scratch directory under `parent`.
     pub fn create(parent: &Path) -> io::Result<Scratch> {
-        let nonce = SystemTime::now()
-            .duration_since(UNIX_EPOCH)
-            .map(|d| d.as_nanos())
-            .unwrap_or(0);
-        let path = parent.join(format!(
-            "{SCRATCH_PREFIX}{}-{:x}",
-            std::process::id(),
-            nonce & 0xffff_ffff
-        ));
+        let nonce = SystemTime::now().duration_since(UNIX_EPOCH).map(|d| d.as_nanos()).unwrap_or(0);
+        let path = parent.join(format!("{SCRATCH_PREFIX}{}-{:x}", std::process::id(), nonce & 0xffff_ffff));
         // mkdir fails if the name exists, so the directory is ours alone.
         std::fs::DirBuilder::new().mode_0700().create(&path)?;
         let c_path = CString::new(path.as_os_str().as_bytes())?;
         // SAFETY: plain open of a path; the result is checked.
         let fd = unsafe {
-            libc::open(
-                c_path.as_ptr(),
-                libc::O_RDONLY | libc::O_DIRECTORY | libc::O_NOFOLLOW | libc::O_CLOEXEC,
-            )
+            libc::open(c_path.as_ptr(), libc::O_RDONLY | libc::O_DIRECTORY | libc::O_NOFOLLOW | libc::O_CLOEXEC)
         };
         if fd < 0 {
             let error = io::Error::last_os_error();
@@ -52,11 +42,7 @@ impl Scratch {
         }
         // SAFETY: `fd` is a fresh descriptor we own.
         let dir = unsafe { OwnedFd::from_raw_fd(fd) };
-        Ok(Scratch {
-            path,
-            dir,
-            keep: false,
-        })
+        Ok(Scratch { path, dir, keep: false })
     }
 
     pub fn path(&self) -> &Path {
@@ -71,26 +57,15 @@ impl Scratch {
     /// Creates `name` and brings it into `state` for a run of `size` bytes; all of it
     /// is outside the timed span. The file is synced so that preparing it leaves no
     /// dirty pages or journal work for the timed span to pay for.
-    pub fn prepare(
-        &self,
-        name: &str,
-        state: FileState,
-        size: u64,
-        seed: u64,
-    ) -> Result<OwnedFd, CallError> {
-        let file = self
-            .create_file(name)
-            .map_err(|error| CallError::new(format!("create {name}"), error))?;
+    pub fn prepare(&self, name: &str, state: FileState, size: u64, seed: u64) -> Result<OwnedFd, CallError> {
+        let file = self.create_file(name).map_err(|error| CallError::new(format!("create {name}"), error))?;
         let fd = file.as_raw_fd();
         match state {
             FileState::Empty => {}
             FileState::Sparse => {
                 // SAFETY: ftruncate on a descriptor we own.
                 if unsafe { libc::ftruncate(fd, size as libc::off_t) } != 0 {
-                    return Err(CallError::new(
-                        format!("ftruncate to {size}"),
-                        io::Error::last_os_error(),
-                    ));
+                    return Err(CallError::new(format!("ftruncate to {size}"), io::Error::last_os_error()));
                 }
             }
             FileState::Prealloc => {
@@ -98,20 +73,14 @@ impl Scratch {
                 // writing zeros where the filesystem cannot preallocate, which is not this state.
                 // SAFETY: fallocate on a descriptor we own.
                 if unsafe { libc::fallocate(fd, 0, 0, size as libc::off_t) } != 0 {
-                    return Err(CallError::new(
-                        format!("fallocate of {size} bytes"),
-                        io::Error::last_os_error(),
-                    ));
+                    return Err(CallError::new(format!("fallocate of {size} bytes"), io::Error::last_os_error()));
                 }
             }
             FileState::Overwrite => prefill(fd, size, seed)?,
         }
         // SAFETY: fsync on a descriptor we own.
         if unsafe { libc::fsync(fd) } != 0 {
-            return Err(CallError::new(
-                "fsync after preparing the file",
-                io::Error::last_os_error(),
-            ));
+            return Err(CallError::new("fsync after preparing the file", io::Error::last_os_error()));
         }
         Ok(file)
     }
@@ -167,10 +136,7 @@ impl Drop for Scratch {
             let _ = self.remove(&name);
         }
         if let Err(error) = std::fs::remove_dir(&self.path) {
-            eprintln!(
-                "writebench: could not remove scratch directory {}: {error}",
-                self.path.display()
-            );
+            eprintln!("writebench: could not remove scratch directory {}: {error}", self.path.display());
         }
     }
 }
@@ -201,10 +167,7 @@ fn prefill(fd: RawFd, size: u64, seed: u64) -> Result<(), CallError> {
                 if error.kind() == io::ErrorKind::Interrupted {
                     continue;
                 }
-                return Err(CallError::new(
-                    format!("prefill write at offset {}", offset + done as u64),
-                    error,
-                ));
+                return Err(CallError::new(format!("prefill write at offset {}", offset + done as u64), error));
             }
             done += written as usize;
         }
@@ -235,10 +198,7 @@ mod tests {
         let first = Scratch::create(parent.path()).unwrap();
         let second = Scratch::create(parent.path()).unwrap();
         assert_ne!(first.path(), second.path());
-        let mode = std::fs::metadata(first.path())
-            .unwrap()
-            .permissions()
-            .mode();
+        let mode = std::fs::metadata(first.path()).unwrap().permissions().mode();
         assert_eq!(mode & 0o777, 0o700);
         let path = first.path().to_path_buf();
         first.prepare("a.dat", FileState::Sparse, 4096, 1).unwrap();
@@ -259,11 +219,7 @@ mod tests {
             ("o", FileState::Overwrite, 10_000),
         ] {
             scratch.prepare(name, state, 10_000, 1).unwrap();
-            assert_eq!(
-                std::fs::metadata(scratch.path().join(name)).unwrap().len(),
-                length,
-                "{state:?}"
-            );
+            assert_eq!(std::fs::metadata(scratch.path().join(name)).unwrap().len(), length, "{state:?}");
         }
     }
 
@@ -274,11 +230,7 @@ mod tests {
         let victim = parent.path().join("victim");
         std::fs::write(&victim, b"keep me").unwrap();
         std::os::unix::fs::symlink(&victim, scratch.path().join("x.dat")).unwrap();
-        assert!(
-            scratch
-                .prepare("x.dat", FileState::Overwrite, 4096, 1)
-                .is_err()
-        );
+        assert!(scratch.prepare("x.dat", FileState::Overwrite, 4096, 1).is_err());
         assert_eq!(std::fs::read(&victim).unwrap(), b"keep me");
     }
 }

@@ -6,9 +6,7 @@
 /// number of bytes (`1.5KiB` is 1536, `0.5B` is an error).
 pub fn parse_size(text: &str) -> Result<u64, String> {
     let trimmed = text.trim();
-    let split = trimmed
-        .find(|c: char| !(c.is_ascii_digit() || c == '.' || c == '_'))
-        .unwrap_or(trimmed.len());
+    let split = trimmed.find(|c: char| !(c.is_ascii_digit() || c == '.' || c == '_')).unwrap_or(trimmed.len());
     let (number, unit) = trimmed.split_at(split);
     let number = number.replace('_', "");
     let multiplier: u64 = match unit.trim() {
@@ -28,39 +26,21 @@ pub fn parse_size(text: &str) -> Result<u64, String> {
         }
     };
     if number.is_empty() || number.matches('.').count() > 1 {
-        return Err(format!(
-            "invalid size '{text}': expected a number such as 4KiB or 256MiB"
-        ));
+        return Err(format!("invalid size '{text}': expected a number such as 4KiB or 256MiB"));
     }
     let bytes = if let Some((whole, fraction)) = number.split_once('.') {
         // Exact decimal arithmetic: 1.5KiB must be 1536, not 1535.99…
-        let whole: u128 = if whole.is_empty() {
-            0
-        } else {
-            whole.parse().map_err(|_| overflow(text))?
-        };
-        let scale = 10u128
-            .checked_pow(fraction.len() as u32)
-            .ok_or_else(|| overflow(text))?;
-        let fraction: u128 = if fraction.is_empty() {
-            0
-        } else {
-            fraction.parse().map_err(|_| overflow(text))?
-        };
-        let numerator = (whole * scale + fraction)
-            .checked_mul(multiplier as u128)
-            .ok_or_else(|| overflow(text))?;
+        let whole: u128 = if whole.is_empty() { 0 } else { whole.parse().map_err(|_| overflow(text))? };
+        let scale = 10u128.checked_pow(fraction.len() as u32).ok_or_else(|| overflow(text))?;
+        let fraction: u128 = if fraction.is_empty() { 0 } else { fraction.parse().map_err(|_| overflow(text))? };
+        let numerator = (whole * scale + fraction).checked_mul(multiplier as u128).ok_or_else(|| overflow(text))?;
         if numerator % scale != 0 {
-            return Err(format!(
-                "invalid size '{text}': not a whole number of bytes"
-            ));
+            return Err(format!("invalid size '{text}': not a whole number of bytes"));
         }
         numerator / scale
     } else {
         let whole: u128 = number.parse().map_err(|_| overflow(text))?;
-        whole
-            .checked_mul(multiplier as u128)
-            .ok_or_else(|| overflow(text))?
+        whole.checked_mul(multiplier as u128).ok_or_else(|| overflow(text))?
     };
     u64::try_from(bytes).map_err(|_| overflow(text))
 }
@@ -72,13 +52,7 @@ fn overflow(text: &str) -> String {
 /// A size for people, in binary units, exact when possible: `4 KiB`, `1 GiB`,
 /// and inexact sizes get two decimals (`409600000` is `390.62 MiB`).
 pub fn format_size(bytes: u64) -> String {
-    const UNITS: [(&str, u64); 5] = [
-        ("TiB", 1 << 40),
-        ("GiB", 1 << 30),
-        ("MiB", 1 << 20),
-        ("KiB", 1 << 10),
-        ("B", 1),
-    ];
+    const UNITS: [(&str, u64); 5] = [("TiB", 1 << 40), ("GiB", 1 << 30), ("MiB", 1 << 20), ("KiB", 1 << 10), ("B", 1)];
     // The largest unit that keeps the number at least 1; exact when it divides.
     for (name, factor) in UNITS {
         if bytes >= factor {
@@ -99,14 +73,9 @@ pub fn format_size_compact(bytes: u64) -> String {
 
 /// Splits a comma-separated option value, rejecting empty items (`a,,b`, a trailing comma).
 pub fn split_list(text: &str) -> Result<Vec<String>, String> {
-    let items: Vec<String> = text
-        .split(',')
-        .map(|item| item.trim().to_string())
-        .collect();
+    let items: Vec<String> = text.split(',').map(|item| item.trim().to_string()).collect();
     if items.iter().any(String::is_empty) {
-        return Err(format!(
-            "invalid list '{text}': empty item (lists are comma-separated, e.g. 4KiB,1MiB)"
-        ));
+        return Err(format!("invalid list '{text}': empty item (lists are comma-separated, e.g. 4KiB,1MiB)"));
     }
     Ok(items)
 }
@@ -138,17 +107,7 @@ mod tests {
 
     #[test]
     fn bad_sizes_are_errors_with_the_input_named() {
-        for bad in [
-            "",
-            "abc",
-            "12XB",
-            "1..5K",
-            "0.5B",
-            "-1K",
-            "99999999999999999999999",
-            "20000000TiB",
-            "K",
-        ] {
+        for bad in ["", "abc", "12XB", "1..5K", "0.5B", "-1K", "99999999999999999999999", "20000000TiB", "K"] {
             let error = parse_size(bad).expect_err(bad);
             assert!(error.contains(&format!("'{bad}'")), "{error}");
             assert!(!error.contains('\n'));

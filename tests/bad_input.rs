@@ -8,21 +8,11 @@ fn assert_usage_error(args: &[&str], expected: &str) {
     let output = writebench(args);
     let stderr = stderr_of(&output);
     assert_eq!(output.status.code(), Some(2), "{args:?}: {stderr}");
-    assert_eq!(
-        stderr.trim_end().lines().count(),
-        1,
-        "{args:?}: one line expected, got:\n{stderr}"
-    );
+    assert_eq!(stderr.trim_end().lines().count(), 1, "{args:?}: one line expected, got:\n{stderr}");
     assert!(stderr.starts_with("writebench: "), "{args:?}: {stderr}");
-    assert!(
-        stderr.contains(expected),
-        "{args:?}: expected '{expected}' in: {stderr}"
-    );
+    assert!(stderr.contains(expected), "{args:?}: expected '{expected}' in: {stderr}");
     assert!(!stderr.contains("panicked"), "{stderr}");
-    assert!(
-        output.stdout.is_empty(),
-        "{args:?}: nothing on stdout for bad input"
-    );
+    assert!(output.stdout.is_empty(), "{args:?}: nothing on stdout for bad input");
 }
 
 #[test]
@@ -39,38 +29,23 @@ fn bad_sizes() {
         assert_usage_error(&["run", path, "--size", size], expected);
     }
     assert_usage_error(&["run", path, "--size=-5MiB"], "invalid size '-5MiB'");
-    assert_usage_error(
-        &["run", path, "--size", "-5MiB"],
-        "unexpected argument '-5'",
-    );
+    assert_usage_error(&["run", path, "--size", "-5MiB"], "unexpected argument '-5'");
     assert_usage_error(&["run", path, "--chunks", "4KiB,zz"], "invalid size 'zz'");
-    assert_usage_error(
-        &["run", path, "--chunks", "2MiB", "--size", "1MiB"],
-        "larger than --size",
-    );
+    assert_usage_error(&["run", path, "--chunks", "2MiB", "--size", "1MiB"], "larger than --size");
 }
 
 #[test]
 fn unknown_methods_states_and_options() {
     let dir = tempfile::tempdir().unwrap();
     let path = dir.path().to_str().unwrap();
-    assert_usage_error(
-        &["run", path, "--methods", "write,mmap_private"],
-        "unknown method 'mmap_private'",
-    );
+    assert_usage_error(&["run", path, "--methods", "write,mmap_private"], "unknown method 'mmap_private'");
     assert_usage_error(&["run", path, "--methods", ""], "empty item");
     assert_usage_error(&["run", path, "--states", "full"], "unknown state 'full'");
-    assert_usage_error(
-        &["run", path, "--durability", "always"],
-        "unknown durability 'always'",
-    );
+    assert_usage_error(&["run", path, "--durability", "always"], "unknown durability 'always'");
     assert_usage_error(&["run", path, "--iov", "0"], "out of range");
     assert_usage_error(&["run", path, "--repeat", "many"], "invalid value 'many'");
     assert_usage_error(&["run", path, "--suite", "huge"], "invalid value 'huge'");
-    assert_usage_error(
-        &["run", path, "--no-such-option"],
-        "unexpected argument '--no-such-option'",
-    );
+    assert_usage_error(&["run", path, "--no-such-option"], "unexpected argument '--no-such-option'");
     assert_usage_error(&["fly"], "unrecognized subcommand 'fly'");
 }
 
@@ -78,21 +53,13 @@ fn unknown_methods_states_and_options() {
 fn missing_or_unusable_paths() {
     let dir = tempfile::tempdir().unwrap();
     let missing = dir.path().join("does-not-exist");
-    assert_usage_error(
-        &["run", missing.to_str().unwrap()],
-        "No such file or directory",
-    );
+    assert_usage_error(&["run", missing.to_str().unwrap()], "No such file or directory");
     let file = dir.path().join("a-file");
     std::fs::write(&file, b"x").unwrap();
     assert_usage_error(&["run", file.to_str().unwrap()], "is not a directory");
     let export = dir.path().join("no-dir").join("r.json");
     assert_usage_error(
-        &[
-            "run",
-            dir.path().to_str().unwrap(),
-            "--export-json",
-            export.to_str().unwrap(),
-        ],
+        &["run", dir.path().to_str().unwrap(), "--export-json", export.to_str().unwrap()],
         "does not exist",
     );
     // Nothing was created while refusing.
@@ -104,10 +71,7 @@ fn help_and_version_succeed() {
     let help = writebench(&["run", "--help"]);
     assert_eq!(help.status.code(), Some(0));
     let text = String::from_utf8_lossy(&help.stdout);
-    assert!(
-        text.contains("Examples:") && text.contains("--export-csv"),
-        "{text}"
-    );
+    assert!(text.contains("Examples:") && text.contains("--export-csv"), "{text}");
     let version = writebench(&["--version"]);
     assert_eq!(version.status.code(), Some(0));
     assert!(String::from_utf8_lossy(&version.stdout).starts_with("writebench "));

@@ -32,16 +32,8 @@ fn run_small(dir: &std::path::Path) -> (serde_json::Value, std::path::PathBuf, S
         "--export-csv",
         csv.to_str().unwrap(),
     ]);
-    assert!(
-        output.status.success(),
-        "{}",
-        String::from_utf8_lossy(&output.stderr)
-    );
-    (
-        read_json(&json),
-        csv,
-        String::from_utf8_lossy(&output.stdout).into_owned(),
-    )
+    assert!(output.status.success(), "{}", String::from_utf8_lossy(&output.stderr));
+    (read_json(&json), csv, String::from_utf8_lossy(&output.stdout).into_owned())
 }
 
 #[test]
@@ -54,14 +46,7 @@ fn json_has_the_design_fields_and_consistent_numbers() {
     for key in ["kernel", "cpu_model", "cpus", "memory_bytes"] {
         assert!(!result["host"][key].is_null(), "host.{key}");
     }
-    for key in [
-        "path",
-        "fs_type",
-        "device",
-        "mount_options",
-        "dio_mem_align",
-        "dio_offset_align",
-    ] {
+    for key in ["path", "fs_type", "device", "mount_options", "dio_mem_align", "dio_offset_align"] {
         assert!(result["target"].get(key).is_some(), "target.{key}");
     }
     assert_eq!(result["options"]["repeat"], 3);
@@ -78,12 +63,7 @@ fn json_has_the_design_fields_and_consistent_numbers() {
         let runs = case["runs"].as_array().unwrap();
         assert_eq!(runs.len(), 3, "{id}: warm-up not counted");
         for run in runs {
-            for key in [
-                "write_seconds",
-                "sync_seconds",
-                "user_seconds",
-                "sys_seconds",
-            ] {
+            for key in ["write_seconds", "sync_seconds", "user_seconds", "sys_seconds"] {
                 assert!(run[key].as_f64().is_some(), "{id}: runs[].{key}");
             }
             if case["durability"] == "none" {
@@ -91,16 +71,7 @@ fn json_has_the_design_fields_and_consistent_numbers() {
             }
         }
         for stats in ["stats", "durable_stats"] {
-            for key in [
-                "n",
-                "min",
-                "max",
-                "mean",
-                "stddev",
-                "median",
-                "ci95_low",
-                "ci95_high",
-            ] {
+            for key in ["n", "min", "max", "mean", "stddev", "median", "ci95_low", "ci95_high"] {
                 assert!(!case[stats][key].is_null(), "{id}: {stats}.{key}");
             }
             assert_eq!(case[stats]["n"], 3);
@@ -108,43 +79,27 @@ fn json_has_the_design_fields_and_consistent_numbers() {
         let buffered = case["stats"]["mean"].as_f64().unwrap();
         let durable = case["durable_stats"]["mean"].as_f64().unwrap();
         if case["durability"] == "end" {
-            assert!(
-                durable <= buffered,
-                "{id}: durable {durable} > buffered {buffered}"
-            );
+            assert!(durable <= buffered, "{id}: durable {durable} > buffered {buffered}");
         } else {
             assert_eq!(durable, buffered, "{id}");
         }
         // The mean throughput is bytes over each run's time, averaged.
         let bytes = case["bytes"].as_f64().unwrap();
-        let mean: f64 = runs
-            .iter()
-            .map(|r| bytes / r["write_seconds"].as_f64().unwrap())
-            .sum::<f64>()
-            / runs.len() as f64;
+        let mean: f64 =
+            runs.iter().map(|r| bytes / r["write_seconds"].as_f64().unwrap()).sum::<f64>() / runs.len() as f64;
         assert!((mean - buffered).abs() <= 1e-9 * buffered, "{id}");
         assert!(case["latency_ns"].is_null());
     }
     // The table names each section and shows seed-003 style figures.
-    assert!(
-        table.contains("## Write into an emptied file")
-            && table.contains("## Write into a preallocated file")
-    );
+    assert!(table.contains("## Write into an emptied file") && table.contains("## Write into a preallocated file"));
     assert!(table.contains("### Vectorized writing") && table.contains("### Simple writing"));
-    assert!(
-        table.contains("pwritev in   4 KiB chunks (x8), sync end:") && table.contains("( min: "),
-        "{table}"
-    );
+    assert!(table.contains("pwritev in   4 KiB chunks (x8), sync end:") && table.contains("( min: "), "{table}");
 }
 
 /// The first ```sql block of the README, with its input file replaced.
 fn readme_query(csv: &std::path::Path) -> String {
-    let readme =
-        std::fs::read_to_string(concat!(env!("CARGO_MANIFEST_DIR"), "/README.md")).unwrap();
-    let start = readme
-        .find("```sql\n")
-        .expect("the README has a ```sql block")
-        + "```sql\n".len();
+    let readme = std::fs::read_to_string(concat!(env!("CARGO_MANIFEST_DIR"), "/README.md")).unwrap();
+    let start = readme.find("```sql\n").expect("the README has a ```sql block") + "```sql\n".len();
     let end = start + readme[start..].find("```").unwrap();
     readme[start..end].replace("q.csv", csv.to_str().unwrap())
 }
@@ -156,11 +111,7 @@ fn csv_loads_in_duckdb_and_the_readme_query_gives_one_row_per_case() {
     let cases = result["cases"].as_array().unwrap().len();
     let text = std::fs::read_to_string(&csv).unwrap();
     assert!(text.starts_with("id,runtime,method,state,chunk_bytes,iov,queue_depth,threads,files,durability,status,run,bytes,write_seconds,sync_seconds,throughput_bytes_per_s,durable_bytes_per_s,user_seconds,sys_seconds,error\n"));
-    assert_eq!(
-        text.lines().count(),
-        1 + cases * 3,
-        "a header and one row per run"
-    );
+    assert_eq!(text.lines().count(), 1 + cases * 3, "a header and one row per run");
 
     let script = format!(
         "import duckdb\nrows = duckdb.sql({query:?}).fetchall()\nprint(len(rows))\n\
@@ -169,11 +120,7 @@ fn csv_loads_in_duckdb_and_the_readme_query_gives_one_row_per_case() {
         query = readme_query(&csv),
         csv = csv.display()
     );
-    let output = std::process::Command::new("python3")
-        .arg("-c")
-        .arg(&script)
-        .output()
-        .expect("python3 runs");
+    let output = std::process::Command::new("python3").arg("-c").arg(&script).output().expect("python3 runs");
     assert!(
         output.status.success(),
         "DuckDB's Python package is needed (.ci/run installs it): {}",
@@ -181,14 +128,6 @@ fn csv_loads_in_duckdb_and_the_readme_query_gives_one_row_per_case() {
     );
     let stdout = String::from_utf8_lossy(&output.stdout);
     let mut lines = stdout.lines();
-    assert_eq!(
-        lines.next(),
-        Some(cases.to_string().as_str()),
-        "one row per case"
-    );
-    assert_eq!(
-        lines.next(),
-        Some("DOUBLE BIGINT VARCHAR"),
-        "read_csv_auto infers numeric columns"
-    );
+    assert_eq!(lines.next(), Some(cases.to_string().as_str()), "one row per case");
+    assert_eq!(lines.next(), Some("DOUBLE BIGINT VARCHAR"), "read_csv_auto infers numeric columns");
 }

@@ -45,19 +45,11 @@ fn enospc_on_a_small_tmpfs_is_a_failed_case_without_throughput() {
         assert!(case["stats"].is_null() && case["durable_stats"].is_null());
         assert_eq!(case["runs"].as_array().unwrap().len(), 0);
     }
-    assert_eq!(
-        entries(&tmpfs.path()),
-        Vec::<String>::new(),
-        "the scratch directory is gone"
-    );
+    assert_eq!(entries(&tmpfs.path()), Vec::<String>::new(), "the scratch directory is gone");
     let table = String::from_utf8_lossy(&output.stdout);
     assert!(table.contains("failed: write of"), "{table}");
     let csv = std::fs::read_to_string(&csv).unwrap();
-    assert_eq!(
-        csv.lines().count(),
-        3,
-        "header + one row per failed case:\n{csv}"
-    );
+    assert_eq!(csv.lines().count(), 3, "header + one row per failed case:\n{csv}");
 }
 
 #[test]
@@ -96,14 +88,7 @@ fn unsupported_preallocation_is_reported_and_the_other_cases_still_run() {
     assert_eq!(cases[1]["state"], "prealloc");
     assert_eq!(cases[1]["status"], "unsupported");
     let error = cases[1]["error"].as_str().unwrap();
-    assert!(
-        error.contains("fallocate") && error.contains("Operation not supported"),
-        "{error}"
-    );
+    assert!(error.contains("fallocate") && error.contains("Operation not supported"), "{error}");
     assert!(cases[1]["stats"].is_null());
-    assert_eq!(
-        entries(&fs.path()),
-        vec!["lost+found"],
-        "only what mkfs made is left"
-    );
+    assert_eq!(entries(&fs.path()), vec!["lost+found"], "only what mkfs made is left");
 }

@@ -6,101 +6,90 @@ mod common;
 use common::{entries, read_json, writebench};
 use writebench::source::{PERIOD, fill_pattern, first_mismatch};
 
-/// Runs every method over `states` with `chunks` and `iov`, keeping the files, and
-/// checks each kept file's length and every byte against the pattern for the seed.
-fn check_round_trip(size: u64, chunks: &str, iov: &str, states: &str) {
+/// The methods that write through a descriptor, one call per chunk (or per iovecs).
+const SIMPLE: &str = "write,pwrite,writev,pwritev,fwrite";
+
+/// Runs `writebench run` with `args` (plus a seed, one warm-up, one run and --keep) and
+/// checks every kept file against the pattern: a case with one file holds the whole
+/// size; a case with a file per thread holds its share, from offset 0, and the shares
+/// add up to the size. Returns the cases.
+fn check_round_trip(size: u64, args: &[&str]) -> Vec<serde_json::Value> {
     let dir = tempfile::tempdir().unwrap();
     let json = dir.path().join("r.json");
     let size_arg = size.to_string();
-    let output = writebench(&[
-        "run",
-        dir.path().to_str().unwrap(),
-        "--size",
-        &size_arg,
-        "--chunks",
-        chunks,
-        "--iov",
-        iov,
-        "--states",
-        states,
-        "--repeat",
-        "1",
-        "--warmup",
-        "1",
-        "--seed",
-        "42",
-        "--keep",
-        "--export-json",
-        json.to_str().unwrap(),
-    ]);
-    assert!(
-        output.status.success(),
-        "{}",
-        String::from_utf8_lossy(&output.stderr)
-    );
+    let mut argv = vec!["run", dir.path().to_str().unwrap(), "--size", &size_arg];
+    argv.extend_from_slice(args);
+    argv.extend_from_slice(&["--repeat", "1", "--warmup", "1", "--seed", "42", "--keep"]);
+    argv.extend_from_slice(&["--export-json", json.to_str().unwrap()]);
+    let output = writebench(&argv);
+    assert!(output.status.success(), "{}", String::from_utf8_lossy(&output.stderr));
 
     let result = read_json(&json);
-    let cases = result["cases"].as_array().unwrap();
-    let (n_chunks, n_iov, n_states) = (
-        chunks.split(',').count(),
-        iov.split(',').count(),
-        states.split(',').count(),
-    );
-    // 3 plain methods x chunks + 2 vectored x chunks x iov, per state.
-    assert_eq!(
-        cases.len(),
-        n_states * (3 * n_chunks + 2 * n_chunks * n_iov)
-    );
-    for case in cases {
+    let cases = result["cases"].as_array().unwrap().clone();
+    for case in &cases {
         assert_eq!(case["status"], "ok", "{}: {}", case["id"], case["error"]);
         assert_eq!(case["bytes"], size);
     }
 
-    let scratch: Vec<_> = entries(dir.path())
-        .into_iter()
-        .filter(|n| n.starts_with(".writebench-"))
-        .collect();
+    let scratch: Vec<_> = entries(dir.path()).into_iter().filter(|n| n.starts_with(".writebench-")).collect();
     assert_eq!(scratch.len(), 1, "one scratch directory, kept");
     let scratch = dir.path().join(&scratch[0]);
-    let files = entries(&scratch);
-    assert_eq!(
-        files.iter().filter(|n| n.ends_with(".dat")).count(),
-        cases.len(),
-        "{files:?}"
-    );
+    let expected_files: u64 = cases.iter().map(|c| c["files"].as_u64().unwrap()).sum();
+    assert_eq!(entries(&scratch).iter().filter(|n| n.ends_with(".dat")).count() as u64, expected_files);
 
     let mut pattern = vec![0u8; PERIOD];
     fill_pattern(42, &mut pattern);
     for (index, case) in cases.iter().enumerate() {
-        let data = std::fs::read(scratch.join(format!("case{index:04}-run1.dat"))).unwrap();
-        assert_eq!(data.len() as u64, size, "{}", case["id"]);
-        assert_eq!(first_mismatch(&pattern, 0, &data), None, "{}", case["id"]);
+        let mut total = 0u64;
+        for file in 0..case["files"].as_u64().unwrap() {
+            let data = std::fs::read(scratch.join(format!("case{index:04}-run1-f{file}.dat"))).unwrap();
+            assert_eq!(first_mismatch(&pattern, 0, &data), None, "{} file {file}", case["id"]);
+            total += data.len() as u64;
+        }
+        assert_eq!(total, size, "{}", case["id"]);
     }
     std::fs::remove_dir_all(&scratch).unwrap();
+    cases
 }
 
 #[test]
 fn every_method_and_state_writes_every_byte() {
     // Not a multiple of any chunk, so every case ends in a short call; 3 iovecs so
     // the last vectored call is partial too. Includes 1-byte calls.
-    check_round_trip(
-        200_007,
-        "1B,4KiB,100KiB",
-        "1,3",
-        "empty,sparse,prealloc,overwrite",
-    );
+    let cases = check_round_trip(200_007, &["--methods", SIMPLE, "--chunks", "1B,4KiB,100KiB", "--iov", "1,3"]);
+    // 3 plain methods x 3 chunks + 2 vectored x 3 chunks x 2 iov, in 4 states.
+    assert_eq!(cases.len(), 4 * (3 * 3 + 2 * 3 * 2));
 }
 
 #[test]
 fn data_stays_right_across_the_source_period() {
     // Larger than the 8 MiB source period with a chunk that does not divide it, so
     // calls straddle the point where the pattern repeats.
-    check_round_trip(
-        PERIOD as u64 + 12_345,
-        "100KiB,3MiB",
-        "1,5",
-        "empty,overwrite",
-    );
+    let args = ["--methods", SIMPLE, "--chunks", "100KiB,3MiB", "--iov", "1,5", "--states", "empty,overwrite"];
+    let cases = check_round_trip(PERIOD as u64 + 12_345, &args);
+    assert_eq!(cases.len(), 2 * (3 * 2 + 2 * 2 * 2));
+}
+
+#[test]
+fn threads_into_one_file_and_a_file_per_thread_write_every_byte() {
+    // 1, 2 and 3 threads (3 so the ranges do not divide evenly), a size that is not a
+    // multiple of the chunk, both layouts, every state.
+    let args = ["--methods", SIMPLE, "--chunks", "4KiB,10000B", "--iov", "3", "--threads", "1,2,3"];
+    let cases = check_round_trip(300_001, &args);
+    let count = |threads: u64, files: u64| {
+        cases.iter().filter(|c| c["threads"].as_u64() == Some(threads) && c["files"].as_u64() == Some(files)).count()
+    };
+    // Per thread count, 2 chunks x 4 states: one file for pwrite and pwritev, a file
+    // each for all five methods.
+    for threads in [2, 3] {
+        assert_eq!(count(threads, 1), 2 * 2 * 4, "{threads} threads, one file");
+        assert_eq!(count(threads, threads), 5 * 2 * 4, "{threads} threads, a file each");
+    }
+    for case in &cases {
+        for run in case["runs"].as_array().unwrap() {
+            assert_eq!(run["thread_seconds"].as_array().unwrap().len() as u64, case["threads"].as_u64().unwrap());
+        }
+    }
 }
 
 #[test]
@@ -119,14 +108,7 @@ fn without_keep_nothing_is_left_behind() {
         "--warmup",
         "1",
     ]);
-    assert!(
-        output.status.success(),
-        "{}",
-        String::from_utf8_lossy(&output.stderr)
-    );
+    assert!(output.status.success(), "{}", String::from_utf8_lossy(&output.stderr));
     assert_eq!(entries(dir.path()), vec!["users-file"]);
-    assert_eq!(
-        std::fs::read(dir.path().join("users-file")).unwrap(),
-        b"precious"
-    );
+    assert_eq!(std::fs::read(dir.path().join("users-file")).unwrap(), b"precious");
 }

@@ -9,22 +9,13 @@ use std::path::Path;
 
 /// Writes a result file atomically: a temporary file in the same directory, synced,
 /// then renamed over the target, so a reader never sees half a file.
-pub fn write_atomically(
-    path: &Path,
-    render: impl FnOnce(&mut dyn Write) -> io::Result<()>,
-) -> io::Result<()> {
+pub fn write_atomically(path: &Path, render: impl FnOnce(&mut dyn Write) -> io::Result<()>) -> io::Result<()> {
     let directory = match path.parent() {
         Some(parent) if !parent.as_os_str().is_empty() => parent,
         _ => Path::new("."),
     };
-    let file_name = path
-        .file_name()
-        .ok_or_else(|| io::Error::other("the export path names no file"))?;
-    let temporary = directory.join(format!(
-        ".{}.{}.tmp",
-        file_name.to_string_lossy(),
-        std::process::id()
-    ));
+    let file_name = path.file_name().ok_or_else(|| io::Error::other("the export path names no file"))?;
+    let temporary = directory.join(format!(".{}.{}.tmp", file_name.to_string_lossy(), std::process::id()));
     let result = (|| {
         let mut file = std::fs::File::create(&temporary)?;
         {

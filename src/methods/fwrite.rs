@@ -3,7 +3,7 @@
 
 use std::io;
 
-use super::{CallError, Family, Method, Span};
+use super::{CallError, Family, Job, Method, Prepared, Span, SpanMethod, SpanRun};
 
 pub struct Fwrite;
 
@@ -16,6 +16,12 @@ impl Method for Fwrite {
         Family::Simple
     }
 
+    fn prepare<'a>(&'a self, job: &'a Job<'a>) -> Result<Box<dyn Prepared + 'a>, CallError> {
+        SpanRun::boxed(self, job)
+    }
+}
+
+impl SpanMethod for Fwrite {
     fn write_span(&self, span: &Span) -> Result<(), CallError> {
         // stdio closes the descriptor it is given; hand it a duplicate so the runner's
         // descriptor stays open for the sync and for cleanup.
@@ -43,10 +49,7 @@ impl Method for Fwrite {
         let closed = unsafe { libc::fclose(stream) };
         result?;
         if closed != 0 {
-            return Err(CallError::new(
-                "fclose (flushing stdio's buffer)",
-                io::Error::last_os_error(),
-            ));
+            return Err(CallError::new("fclose (flushing stdio's buffer)", io::Error::last_os_error()));
         }
         Ok(())
     }
@@ -66,10 +69,7 @@ fn write_all(stream: *mut libc::FILE, span: &Span) -> Result<(), CallError> {
                 // stdio reports EINTR as a short count with the error flag set: retry the rest.
                 if error.kind() != io::ErrorKind::Interrupted {
                     let offset = span.offset + (span.len - remaining) + written as u64;
-                    return Err(CallError::new(
-                        format!("fwrite of {} bytes near offset {offset}", buf.len()),
-                        error,
-                    ));
+                    return Err(CallError::new(format!("fwrite of {} bytes near offset {offset}", buf.len()), error));
                 }
                 // SAFETY: `stream` is open.
                 unsafe { libc::clearerr(stream) };

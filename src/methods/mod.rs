@@ -20,15 +20,21 @@ mod writev;
 /// How the table groups methods, after the sections of seed 003.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord)]
 pub enum Family {
+    Mapped,
     Vectored,
+    Parallel,
     Simple,
+    Asynchronous,
 }
 
 impl Family {
     pub fn title(self) -> &'static str {
         match self {
+            Family::Mapped => "Mapped writing (mmap)",
             Family::Vectored => "Vectorized writing",
+            Family::Parallel => "Parallel writing",
             Family::Simple => "Simple writing",
+            Family::Asynchronous => "Asynchronous writing (io_uring)",
         }
     }
 }
@@ -51,6 +57,42 @@ impl Span<'_> {
     }
 }
 
+/// The part of a run one thread writes: a range of one of the run's files.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Part {
+    /// Index into [`Job::files`].
+    pub file: usize,
+    pub offset: u64,
+    pub len: u64,
+}
+
+/// Everything a method needs for one run: the open, prepared files and who writes what.
+pub struct Job<'a> {
+    pub files: &'a [RawFd],
+    /// Final length of each file (the state already has it for sparse/prealloc/overwrite).
+    pub file_lens: &'a [u64],
+    /// One part per thread.
+    pub parts: &'a [Part],
+    pub chunk: usize,
+    pub iov: usize,
+    pub queue_depth: usize,
+    pub source: &'a Source,
+}
+
+impl Job<'_> {
+    pub fn span(&self, index: usize) -> Span<'_> {
+        let part = self.parts[index];
+        Span {
+            fd: self.files[part.file],
+            offset: part.offset,
+            len: part.len,
+            chunk: self.chunk,
+            iov: self.iov,
+            source: self.source,
+        }
+    }
+}
+
 pub trait Method: Sync {
     fn name(&self) -> &'static str;
     fn family(&self) -> Family;
@@ -58,19 +100,76 @@ pub trait Method: Sync {
     fn vectored(&self) -> bool {
         false
     }
-    /// Writes the whole span. Everything this does is inside the timed write span,
-    /// including closing steps the method cannot do without (`fclose` for stdio).
+    /// Whether `--qd` applies.
+    fn queued(&self) -> bool {
+        false
+    }
+    /// Whether several threads can write disjoint ranges of one file: true for methods
+    /// that take an offset with each call, false for those that use the file position.
+    fn shares_file(&self) -> bool {
+        false
+    }
+    /// Why this system cannot run the method at all, if it cannot (asked once per case).
+    fn unsupported_reason(&self) -> Option<String> {
+        None
+    }
+    /// Untimed set-up of one run (rings, buffers); its duration is recorded apart.
+    fn prepare<'a>(&'a self, job: &'a Job<'a>) -> Result<Box<dyn Prepared + 'a>, CallError>;
+}
+
+/// A run, ready to go. The runner calls `write_part` once per part, each from its own
+/// thread when there are several, then `sync` if the durability mode asks, then `finish`.
+pub trait Prepared: Sync {
+    /// Timed (write span): writes part `index` completely.
+    fn write_part(&self, index: usize) -> Result<(), CallError>;
+    /// Timed (sync span): makes the written data durable.
+    fn sync(&self) -> Result<(), CallError>;
+    /// Timed (write span): what the method must do after writing, e.g. `munmap`.
+    fn finish(&mut self) -> Result<(), CallError> {
+        Ok(())
+    }
+}
+
+/// Methods that are one loop over a span of one descriptor.
+pub(crate) trait SpanMethod: Sync {
     fn write_span(&self, span: &Span) -> Result<(), CallError>;
 }
 
+/// The [`Prepared`] of every [`SpanMethod`]: nothing to set up, fsync to sync.
+pub(crate) struct SpanRun<'a, M: SpanMethod> {
+    method: &'a M,
+    job: &'a Job<'a>,
+}
+
+impl<'a, M: SpanMethod> SpanRun<'a, M> {
+    pub(crate) fn boxed(method: &'a M, job: &'a Job<'a>) -> Result<Box<dyn Prepared + 'a>, CallError> {
+        Ok(Box::new(SpanRun { method, job }))
+    }
+}
+
+impl<M: SpanMethod> Prepared for SpanRun<'_, M> {
+    fn write_part(&self, index: usize) -> Result<(), CallError> {
+        self.method.write_span(&self.job.span(index))
+    }
+
+    fn sync(&self) -> Result<(), CallError> {
+        fsync_all(self.job.files)
+    }
+}
+
+/// fsync every file of a run, in order.
+pub fn fsync_all(files: &[RawFd]) -> Result<(), CallError> {
+    for &fd in files {
+        // SAFETY: fsync on an open descriptor.
+        if unsafe { libc::fsync(fd) } != 0 {
+            return Err(CallError::new("fsync", io::Error::last_os_error()));
+        }
+    }
+    Ok(())
+}
+
 /// Every native method, in the order the table shows them within a family.
-pub static ALL: &[&dyn Method] = &[
-    &writev::Writev,
-    &pwritev::Pwritev,
-    &fwrite::Fwrite,
-    &write::Write,
-    &pwrite::Pwrite,
-];
+pub static ALL: &[&dyn Method] = &[&writev::Writev, &pwritev::Pwritev, &fwrite::Fwrite, &write::Write, &pwrite::Pwrite];
 
 pub fn by_name(name: &str) -> Option<&'static dyn Method> {
     ALL.iter().copied().find(|method| method.name() == name)
@@ -89,10 +188,7 @@ pub struct CallError {
 
 impl CallError {
     pub fn new(call: impl Into<String>, error: io::Error) -> CallError {
-        CallError {
-            call: call.into(),
-            error,
-        }
+        CallError { call: call.into(), error }
     }
 }
 

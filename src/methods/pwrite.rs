@@ -1,6 +1,6 @@
 //! `pwrite(2)` at explicit offsets, one chunk per call.
 
-use super::{CallError, Family, Method, Span, no_progress, retry_eintr};
+use super::{CallError, Family, Job, Method, Prepared, Span, SpanMethod, SpanRun, no_progress, retry_eintr};
 
 pub struct Pwrite;
 
@@ -13,6 +13,16 @@ impl Method for Pwrite {
         Family::Simple
     }
 
+    fn shares_file(&self) -> bool {
+        true
+    }
+
+    fn prepare<'a>(&'a self, job: &'a Job<'a>) -> Result<Box<dyn Prepared + 'a>, CallError> {
+        SpanRun::boxed(self, job)
+    }
+}
+
+impl SpanMethod for Pwrite {
     fn write_span(&self, span: &Span) -> Result<(), CallError> {
         let mut cursor = span.cursor();
         let mut offset = span.offset;
@@ -23,20 +33,10 @@ impl Method for Pwrite {
             while !buf.is_empty() {
                 // SAFETY: `buf` is valid for reads of `buf.len()` bytes.
                 let written = retry_eintr(|| unsafe {
-                    libc::pwrite(
-                        span.fd,
-                        buf.as_ptr().cast(),
-                        buf.len(),
-                        offset as libc::off_t,
-                    )
+                    libc::pwrite(span.fd, buf.as_ptr().cast(), buf.len(), offset as libc::off_t)
                 })
                 .and_then(|n| if n == 0 { Err(no_progress()) } else { Ok(n) })
-                .map_err(|error| {
-                    CallError::new(
-                        format!("pwrite of {} bytes at offset {offset}", buf.len()),
-                        error,
-                    )
-                })?;
+                .map_err(|error| CallError::new(format!("pwrite of {} bytes at offset {offset}", buf.len()), error))?;
                 buf = &buf[written..];
                 offset += written as u64;
             }

@@ -1,7 +1,7 @@
 //! `pwritev(2)` at explicit offsets: `--iov` chunks gathered per call.
 
 use super::vectored::write_span_vectored;
-use super::{CallError, Family, Method, Span};
+use super::{CallError, Family, Job, Method, Prepared, Span, SpanMethod, SpanRun};
 
 pub struct Pwritev;
 
@@ -18,17 +18,20 @@ impl Method for Pwritev {
         true
     }
 
+    fn shares_file(&self) -> bool {
+        true
+    }
+
+    fn prepare<'a>(&'a self, job: &'a Job<'a>) -> Result<Box<dyn Prepared + 'a>, CallError> {
+        SpanRun::boxed(self, job)
+    }
+}
+
+impl SpanMethod for Pwritev {
     fn write_span(&self, span: &Span) -> Result<(), CallError> {
         write_span_vectored(span, "pwritev", |iovecs, offset| {
             // SAFETY: every iovec points into the source buffer, valid for its length.
-            unsafe {
-                libc::pwritev(
-                    span.fd,
-                    iovecs.as_ptr(),
-                    iovecs.len() as libc::c_int,
-                    offset as libc::off_t,
-                )
-            }
+            unsafe { libc::pwritev(span.fd, iovecs.as_ptr(), iovecs.len() as libc::c_int, offset as libc::off_t) }
         })
     }
 }

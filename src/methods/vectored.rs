@@ -19,10 +19,7 @@ pub(super) fn write_span_vectored(
         while iovecs.len() < span.iov && offset + batch < end {
             let want = span.chunk.min((end - offset - batch) as usize);
             let bytes = cursor.take(want);
-            iovecs.push(libc::iovec {
-                iov_base: bytes.as_ptr() as *mut libc::c_void,
-                iov_len: bytes.len(),
-            });
+            iovecs.push(libc::iovec { iov_base: bytes.as_ptr() as *mut libc::c_void, iov_len: bytes.len() });
             batch += want as u64;
         }
         let mut pending: &mut [libc::iovec] = &mut iovecs;
@@ -32,10 +29,7 @@ pub(super) fn write_span_vectored(
                 .map_err(|error| {
                     let bytes: usize = pending.iter().map(|v| v.iov_len).sum();
                     CallError::new(
-                        format!(
-                            "{name} of {} iovecs, {bytes} bytes at offset {offset}",
-                            pending.len()
-                        ),
+                        format!("{name} of {} iovecs, {bytes} bytes at offset {offset}", pending.len()),
                         error,
                     )
                 })?;
@@ -67,10 +61,7 @@ mod tests {
     use super::*;
 
     fn iov(base: usize, len: usize) -> libc::iovec {
-        libc::iovec {
-            iov_base: base as *mut libc::c_void,
-            iov_len: len,
-        }
+        libc::iovec { iov_base: base as *mut libc::c_void, iov_len: len }
     }
 
     #[test]

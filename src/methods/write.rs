@@ -1,6 +1,6 @@
 //! `write(2)` at the file position, one chunk per call.
 
-use super::{CallError, Family, Method, Span, no_progress, retry_eintr};
+use super::{CallError, Family, Job, Method, Prepared, Span, SpanMethod, SpanRun, no_progress, retry_eintr};
 
 pub struct Write;
 
@@ -13,14 +13,17 @@ impl Method for Write {
         Family::Simple
     }
 
+    fn prepare<'a>(&'a self, job: &'a Job<'a>) -> Result<Box<dyn Prepared + 'a>, CallError> {
+        SpanRun::boxed(self, job)
+    }
+}
+
+impl SpanMethod for Write {
     fn write_span(&self, span: &Span) -> Result<(), CallError> {
         // write(2) uses the file position; place it once (a no-op for a fresh file).
         // SAFETY: lseek on a descriptor we own.
         if unsafe { libc::lseek(span.fd, span.offset as libc::off_t, libc::SEEK_SET) } < 0 {
-            return Err(CallError::new(
-                format!("lseek to {}", span.offset),
-                std::io::Error::last_os_error(),
-            ));
+            return Err(CallError::new(format!("lseek to {}", span.offset), std::io::Error::last_os_error()));
         }
         let mut cursor = span.cursor();
         let mut remaining = span.len;
@@ -30,16 +33,12 @@ impl Method for Write {
             // Short writes continue with the rest of the same chunk.
             while !buf.is_empty() {
                 // SAFETY: `buf` is valid for reads of `buf.len()` bytes.
-                let written =
-                    retry_eintr(|| unsafe { libc::write(span.fd, buf.as_ptr().cast(), buf.len()) })
-                        .and_then(|n| if n == 0 { Err(no_progress()) } else { Ok(n) })
-                        .map_err(|error| {
-                            let offset = span.offset + (span.len - remaining);
-                            CallError::new(
-                                format!("write of {} bytes at offset {offset}", buf.len()),
-                                error,
-                            )
-                        })?;
+                let written = retry_eintr(|| unsafe { libc::write(span.fd, buf.as_ptr().cast(), buf.len()) })
+                    .and_then(|n| if n == 0 { Err(no_progress()) } else { Ok(n) })
+                    .map_err(|error| {
+                        let offset = span.offset + (span.len - remaining);
+                        CallError::new(format!("write of {} bytes at offset {offset}", buf.len()), error)
+                    })?;
                 buf = &buf[written..];
                 remaining -= written as u64;
             }

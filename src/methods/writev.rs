@@ -1,7 +1,7 @@
 //! `writev(2)` at the file position: `--iov` chunks gathered per call.
 
 use super::vectored::write_span_vectored;
-use super::{CallError, Family, Method, Span};
+use super::{CallError, Family, Job, Method, Prepared, Span, SpanMethod, SpanRun};
 
 pub struct Writev;
 
@@ -18,13 +18,16 @@ impl Method for Writev {
         true
     }
 
+    fn prepare<'a>(&'a self, job: &'a Job<'a>) -> Result<Box<dyn Prepared + 'a>, CallError> {
+        SpanRun::boxed(self, job)
+    }
+}
+
+impl SpanMethod for Writev {
     fn write_span(&self, span: &Span) -> Result<(), CallError> {
         // SAFETY: lseek on a descriptor we own.
         if unsafe { libc::lseek(span.fd, span.offset as libc::off_t, libc::SEEK_SET) } < 0 {
-            return Err(CallError::new(
-                format!("lseek to {}", span.offset),
-                std::io::Error::last_os_error(),
-            ));
+            return Err(CallError::new(format!("lseek to {}", span.offset), std::io::Error::last_os_error()));
         }
         write_span_vectored(span, "writev", |iovecs, _offset| {
             // SAFETY: every iovec points into the source buffer, valid for its length.

@@ -7,10 +7,7 @@ use std::path::{Path, PathBuf};
 use std::process::{Command, Output};
 
 pub fn writebench(args: &[&str]) -> Output {
-    Command::new(env!("CARGO_BIN_EXE_writebench"))
-        .args(args)
-        .output()
-        .expect("the writebench binary runs")
+    Command::new(env!("CARGO_BIN_EXE_writebench")).args(args).output().expect("the writebench binary runs")
 }
 
 pub fn stderr_of(output: &Output) -> String {
@@ -18,17 +15,14 @@ pub fn stderr_of(output: &Output) -> String {
 }
 
 pub fn read_json(path: &Path) -> serde_json::Value {
-    let text =
-        std::fs::read_to_string(path).unwrap_or_else(|e| panic!("read {}: {e}", path.display()));
+    let text = std::fs::read_to_string(path).unwrap_or_else(|e| panic!("read {}: {e}", path.display()));
     serde_json::from_str(&text).expect("valid JSON")
 }
 
 /// Entries of a directory, by name.
 pub fn entries(dir: &Path) -> Vec<String> {
-    let mut names: Vec<String> = std::fs::read_dir(dir)
-        .unwrap()
-        .map(|e| e.unwrap().file_name().to_string_lossy().into_owned())
-        .collect();
+    let mut names: Vec<String> =
+        std::fs::read_dir(dir).unwrap().map(|e| e.unwrap().file_name().to_string_lossy().into_owned()).collect();
     names.sort();
     names
 }
@@ -42,20 +36,11 @@ impl Tmpfs {
     pub fn mount(size: &str) -> Tmpfs {
         let dir = tempfile::tempdir().unwrap();
         let status = Command::new("mount")
-            .args([
-                "-t",
-                "tmpfs",
-                "-o",
-                &format!("size={size},mode=0755"),
-                "tmpfs",
-            ])
+            .args(["-t", "tmpfs", "-o", &format!("size={size},mode=0755"), "tmpfs"])
             .arg(dir.path())
             .status()
             .expect("mount(8) is needed for this test");
-        assert!(
-            status.success(),
-            "mounting a tmpfs failed: this test needs root (CI runs as root)"
-        );
+        assert!(status.success(), "mounting a tmpfs failed: this test needs root (CI runs as root)");
         Tmpfs { dir }
     }
 
@@ -81,10 +66,7 @@ impl LoopFs {
     pub fn make(fs_type: &str, mib: u64) -> LoopFs {
         let image_dir = tempfile::tempdir().unwrap();
         let image = image_dir.path().join("fs.img");
-        std::fs::File::create(&image)
-            .unwrap()
-            .set_len(mib << 20)
-            .unwrap();
+        std::fs::File::create(&image).unwrap().set_len(mib << 20).unwrap();
         let mkfs = format!("mkfs.{fs_type}");
         let mut command = Command::new(&mkfs);
         if fs_type.starts_with("ext") {
@@ -92,10 +74,7 @@ impl LoopFs {
         } else {
             command.arg("-q");
         }
-        let status = command
-            .arg(&image)
-            .status()
-            .unwrap_or_else(|e| panic!("{mkfs} is needed for this test: {e}"));
+        let status = command.arg(&image).status().unwrap_or_else(|e| panic!("{mkfs} is needed for this test: {e}"));
         assert!(status.success(), "{mkfs} failed");
         let mount_point = tempfile::tempdir().unwrap();
         let status = Command::new("mount")
@@ -104,14 +83,8 @@ impl LoopFs {
             .arg(mount_point.path())
             .status()
             .expect("mount(8) is needed for this test");
-        assert!(
-            status.success(),
-            "mounting a loop device failed: this test needs root and loop devices"
-        );
-        LoopFs {
-            _image_dir: image_dir,
-            mount_point,
-        }
+        assert!(status.success(), "mounting a loop device failed: this test needs root and loop devices");
+        LoopFs { _image_dir: image_dir, mount_point }
     }
 
     pub fn path(&self) -> PathBuf {
@@ -122,9 +95,6 @@ impl LoopFs {
 impl Drop for LoopFs {
     fn drop(&mut self) {
         // -d detaches the loop device that mount -o loop attached.
-        let _ = Command::new("umount")
-            .arg("-d")
-            .arg(self.mount_point.path())
-            .status();
+        let _ = Command::new("umount").arg("-d").arg(self.mount_point.path()).status();
     }
 }
