@@ -282,6 +282,9 @@ pub fn expand(selection: &Selection) -> Vec<Case> {
                                 if threads > 1 && layout == Layout::OneFile && !method.shares_file() {
                                     continue;
                                 }
+                                if threads > 1 && layout == Layout::FilePerThread && !method.file_per_thread() {
+                                    continue;
+                                }
                                 for &durability in &selection.durability {
                                     let mut case = Case::new(method, state, chunk, iov, durability, selection.size)
                                         .with_threads(threads, layout);

@@ -109,6 +109,11 @@ pub trait Method: Sync {
     fn shares_file(&self) -> bool {
         false
     }
+    /// Whether the file-per-thread layout means something for this method (the mmap
+    /// variants differ only in how threads share one file, so they say no).
+    fn file_per_thread(&self) -> bool {
+        true
+    }
     /// Why this system cannot run the method at all, if it cannot (asked once per case).
     fn unsupported_reason(&self) -> Option<String> {
         None
