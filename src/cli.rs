@@ -6,9 +6,10 @@ use std::path::{Path, PathBuf};
 use clap::{Args, Parser, Subcommand, ValueEnum};
 
 use crate::methods;
-use crate::plan::{Durability, FileState, Layout, Selection, quick_suite};
+use crate::plan::{Durability, FileState, Layout};
 use crate::runner::RunSettings;
 use crate::source::DEFAULT_SEED;
+use crate::suites::Suite;
 use crate::units::{format_size, parse_size, split_list};
 
 /// Largest chunk: the seed documents go up to 1 GiB, and Linux moves at most
@@ -50,9 +51,22 @@ pub enum Command {
 }
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
-pub enum Suite {
-    /// Every method in every file state at 4 KiB, 64 KiB and 1 MiB chunks (about a minute).
+pub enum SuiteName {
+    /// Every plain and vectored method in every file state at 4 KiB, 64 KiB and 1 MiB
+    /// chunks, 2 threads, the mmap variants, io_uring at depths 1 and 32 (about a minute).
     Quick,
+    /// Seed 003's write matrix at 1 GiB (10 runs) and seed 004's at 409,600,000 bytes
+    /// (hours on a slow disk: it says how long before it starts; --size scales it).
+    Seed,
+}
+
+impl SuiteName {
+    fn name(self) -> &'static str {
+        match self {
+            SuiteName::Quick => "quick",
+            SuiteName::Seed => "seed",
+        }
+    }
 }
 
 #[derive(Debug, Args)]
@@ -63,8 +77,8 @@ pub struct RunArgs {
     pub path: PathBuf,
 
     /// Which set of cases to start from; the options below narrow or override it.
-    #[arg(long, value_enum, default_value_t = Suite::Quick)]
-    pub suite: Suite,
+    #[arg(long, value_enum, default_value_t = SuiteName::Quick)]
+    pub suite: SuiteName,
 
     /// Bytes written per run, e.g. 256MiB, 1GiB, 400MB [quick: 128MiB].
     #[arg(long, value_name = "SIZE")]
@@ -103,13 +117,13 @@ pub struct RunArgs {
     #[arg(long, value_name = "LIST")]
     pub durability: Option<String>,
 
-    /// Measured runs per case.
-    #[arg(long, default_value_t = 5, value_name = "N")]
-    pub repeat: u32,
+    /// Measured runs per case [quick: 5, seed: 10].
+    #[arg(long, value_name = "N")]
+    pub repeat: Option<u32>,
 
-    /// Discarded runs before the measured ones.
-    #[arg(long, default_value_t = 1, value_name = "N")]
-    pub warmup: u32,
+    /// Discarded runs before the measured ones [default: 1].
+    #[arg(long, value_name = "N")]
+    pub warmup: Option<u32>,
 
     /// Seed of the pseudo-random data written.
     #[arg(long, default_value_t = DEFAULT_SEED, value_name = "N")]
@@ -133,73 +147,93 @@ pub struct RunArgs {
 pub struct UsageError(pub String);
 
 impl RunArgs {
-    /// Applies the options to the suite and checks everything that can be checked
-    /// before any file is written.
-    pub fn selection(&self) -> Result<Selection, UsageError> {
-        let mut selection = match self.suite {
-            Suite::Quick => quick_suite(),
-        };
+    /// Applies the options to every part of the suite and checks everything that can be
+    /// checked before any file is written. The plan may come out empty (e.g. `--methods
+    /// mmap --threads 3` in a suite without mmap); the caller says so.
+    pub fn suite(&self) -> Result<Suite, UsageError> {
+        let mut suite = Suite::by_name(self.suite.name()).expect("every suite name has a suite");
         let usage = |message: String| UsageError(message);
         if let Some(size) = &self.size {
-            selection.size = parse_size(size).map_err(|e| usage(format!("--size: {e}")))?;
-            if selection.size == 0 {
+            let size = parse_size(size).map_err(|e| usage(format!("--size: {e}")))?;
+            if size == 0 {
                 return Err(usage("--size: must be at least 1 byte".into()));
             }
+            suite.scale_to(size);
         }
-        if let Some(list) = &self.methods {
-            selection.methods = parse_list(list, "--methods", |name| {
+        let methods = self.methods.as_deref().map(|list| {
+            parse_list(list, "--methods", |name| {
                 methods::by_name(name)
                     .map(|m| m.name().to_string())
                     .ok_or_else(|| format!("unknown method '{name}' (known: {})", methods::names().join(", ")))
-            })?;
-        }
-        if let Some(list) = &self.states {
-            selection.states = parse_list(list, "--states", |s| s.parse::<FileState>())?;
-        }
-        if let Some(list) = &self.durability {
-            selection.durability = parse_list(list, "--durability", |s| s.parse::<Durability>())?;
-        }
-        if let Some(list) = &self.iov {
-            selection.iov = parse_list(list, "--iov", |s| parse_count(s, 1, MAX_IOV as u64).map(|n| n as u32))?;
-        }
-        if let Some(list) = &self.threads {
-            selection.threads =
-                parse_list(list, "--threads", |s| parse_count(s, 1, MAX_THREADS as u64).map(|n| n as u32))?;
-        }
-        if let Some(list) = &self.layout {
-            selection.layouts = parse_list(list, "--layout", |s| s.parse::<Layout>())?;
-        }
-        if let Some(list) = &self.qd {
-            selection.queue_depths =
-                parse_list(list, "--qd", |s| parse_count(s, 1, MAX_QUEUE_DEPTH as u64).map(|n| n as u32))?;
-        }
-        if let Some(list) = &self.chunks {
-            selection.chunks = parse_list(list, "--chunks", |s| {
+            })
+        });
+        let states = self.states.as_deref().map(|list| parse_list(list, "--states", |s| s.parse::<FileState>()));
+        let durability =
+            self.durability.as_deref().map(|list| parse_list(list, "--durability", |s| s.parse::<Durability>()));
+        let count = |option: &'static str, high: u32| {
+            move |list: &str| parse_list(list, option, |s| parse_count(s, 1, high as u64).map(|n| n as u32))
+        };
+        let iov = self.iov.as_deref().map(count("--iov", MAX_IOV));
+        let threads = self.threads.as_deref().map(count("--threads", MAX_THREADS));
+        let layouts = self.layout.as_deref().map(|list| parse_list(list, "--layout", |s| s.parse::<Layout>()));
+        let depths = self.qd.as_deref().map(count("--qd", MAX_QUEUE_DEPTH));
+        let chunks = self.chunks.as_deref().map(|list| {
+            parse_list(list, "--chunks", |s| {
                 let chunk = parse_size(s)?;
                 if chunk == 0 || chunk > MAX_CHUNK {
                     return Err(format!("chunk '{s}' is out of range (1B to 1GiB)"));
                 }
                 Ok(chunk)
-            })?;
-            if let Some(&too_big) = selection.chunks.iter().find(|&&chunk| chunk > selection.size) {
+            })
+        });
+        let methods = methods.transpose()?;
+        let states = states.transpose()?;
+        let durability = durability.transpose()?;
+        let iov = iov.transpose()?;
+        let threads = threads.transpose()?;
+        let layouts = layouts.transpose()?;
+        let depths = depths.transpose()?;
+        let chunks = chunks.transpose()?;
+        if let Some(chunks) = &chunks {
+            if let Some(&too_big) = chunks.iter().find(|&&chunk| chunk > suite.reference_size) {
                 return Err(usage(format!(
                     "--chunks: a chunk of {} is larger than --size {}",
                     format_size(too_big),
-                    format_size(selection.size)
+                    format_size(suite.reference_size)
                 )));
             }
         }
-        if !(1..=1_000_000).contains(&self.repeat) {
-            return Err(usage("--repeat: must be between 1 and 1000000".into()));
+        for part in &mut suite.parts {
+            // --methods picks from each part (a part for other methods drops out);
+            // the other lists replace the part's own.
+            if let Some(methods) = &methods {
+                part.methods.retain(|m| methods.contains(m));
+            }
+            override_with(&mut part.states, &states);
+            override_with(&mut part.durability, &durability);
+            override_with(&mut part.iov, &iov);
+            override_with(&mut part.threads, &threads);
+            override_with(&mut part.layouts, &layouts);
+            override_with(&mut part.queue_depths, &depths);
+            override_with(&mut part.chunks, &chunks);
         }
-        if self.warmup > 1_000_000 {
-            return Err(usage("--warmup: must be at most 1000000".into()));
+        if let Some(repeat) = self.repeat {
+            if !(1..=1_000_000).contains(&repeat) {
+                return Err(usage("--repeat: must be between 1 and 1000000".into()));
+            }
+            suite.repeat = repeat;
         }
-        Ok(selection)
+        if let Some(warmup) = self.warmup {
+            if warmup > 1_000_000 {
+                return Err(usage("--warmup: must be at most 1000000".into()));
+            }
+            suite.warmup = warmup;
+        }
+        Ok(suite)
     }
 
-    pub fn settings(&self) -> RunSettings {
-        RunSettings { repeat: self.repeat, warmup: self.warmup, seed: self.seed, keep_files: self.keep }
+    pub fn settings(&self, suite: &Suite) -> RunSettings {
+        RunSettings { repeat: suite.repeat, warmup: suite.warmup, seed: self.seed, keep_files: self.keep }
     }
 
     /// PATH must be an existing directory; export files must be creatable.
@@ -215,6 +249,12 @@ impl RunArgs {
             }
         }
         Ok(())
+    }
+}
+
+fn override_with<T: Clone>(field: &mut Vec<T>, value: &Option<Vec<T>>) {
+    if let Some(value) = value {
+        field.clone_from(value);
     }
 }
 
@@ -279,15 +319,24 @@ mod tests {
 
     #[test]
     fn options_narrow_the_quick_suite() {
-        let selection =
+        let suite =
             args(&["--methods", "pwrite,write", "--states", "prealloc", "--chunks", "1B,4KiB", "--size", "1MiB"])
-                .selection()
+                .suite()
                 .unwrap();
-        assert_eq!(selection.methods, vec!["pwrite", "write"]);
-        assert_eq!(selection.states, vec![FileState::Prealloc]);
-        assert_eq!(selection.chunks, vec![1, 4096]);
-        assert_eq!(selection.size, 1 << 20);
-        assert_eq!(selection.durability, vec![Durability::End]);
+        // Parts of other methods (mmap, io_uring) drop out; the others keep their order.
+        assert!(suite.parts.iter().all(|p| p.methods.iter().all(|m| m == "pwrite" || m == "write")));
+        assert!(suite.parts.iter().any(|p| p.methods == vec!["fwrite", "write", "pwrite"][1..]));
+        for part in &suite.parts {
+            assert_eq!(part.states, vec![FileState::Prealloc]);
+            assert_eq!(part.chunks, vec![1, 4096]);
+            assert_eq!(part.size, 1 << 20);
+            assert_eq!(part.durability, vec![Durability::End]);
+        }
+        assert_eq!((suite.repeat, suite.warmup), (5, 1));
+        let cases = suite.cases();
+        assert!(cases.iter().all(|c| c.state == FileState::Prealloc && (c.method == "pwrite" || c.method == "write")));
+        assert!(cases.iter().any(|c| c.id == "pwrite prealloc 4KiB t1 end"));
+        assert!(cases.iter().any(|c| c.id == "pwrite prealloc 1B t1 end"));
     }
 
     #[test]
@@ -311,7 +360,7 @@ mod tests {
             (&["--qd", "0"][..], "--qd"),
             (&["--qd", "99999"][..], "out of range"),
         ] {
-            let error = args(extra).selection().expect_err(expected).0;
+            let error = args(extra).suite().err().expect(expected).0;
             assert!(error.contains(expected), "{extra:?}: {error}");
             assert!(!error.contains('\n'));
         }

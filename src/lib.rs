@@ -7,6 +7,7 @@
 
 pub mod cli;
 pub mod context;
+pub mod estimate;
 pub mod export;
 pub mod methods;
 pub mod plan;
@@ -14,5 +15,6 @@ pub mod result;
 pub mod runner;
 pub mod source;
 pub mod stats;
+pub mod suites;
 pub mod target;
 pub mod units;

@@ -14,7 +14,7 @@ use writebench::result::{ResultFile, SCHEMA, Status, Tool};
 use writebench::runner::{peak_rss_bytes, run_case};
 use writebench::source::Source;
 use writebench::target::Scratch;
-use writebench::{context, plan};
+use writebench::{context, estimate};
 
 fn main() -> ExitCode {
     let cli = match Cli::try_parse() {
@@ -45,20 +45,22 @@ fn main() -> ExitCode {
 }
 
 fn run(args: &RunArgs) -> Result<ExitCode, UsageError> {
-    let selection = args.selection()?;
+    let suite = args.suite()?;
     args.check_paths()?;
-    let settings = args.settings();
-    let cases = plan::expand(&selection);
+    let settings = args.settings(&suite);
+    let cases = suite.cases();
     if cases.is_empty() {
         return Err(UsageError("the options select no case".into()));
     }
-    let max_chunk = cases.iter().map(|c| c.chunk_bytes).max().unwrap_or(1) as usize;
+    // A chunk larger than its case's size is one call of the whole size.
+    let max_chunk = cases.iter().map(|c| c.chunk_bytes.min(c.bytes)).max().unwrap_or(1) as usize;
     let source = Source::new(settings.seed, max_chunk)
         .map_err(|e| UsageError(format!("cannot allocate the {max_chunk}-byte source buffer: {}", plain(&e))))?;
     let mut scratch = Scratch::create(&args.path).map_err(|e| {
         UsageError(format!("cannot create a scratch directory in {}: {}", args.path.display(), plain(&e)))
     })?;
     let target = context::target(&args.path, Some(&probe_file(&scratch)));
+    announce(&cases, &settings, &target, &scratch, &source);
 
     let total_runs = cases.len() as u64 * u64::from(settings.warmup + settings.repeat);
     let progress = progress_bar(total_runs);
@@ -81,13 +83,16 @@ fn run(args: &RunArgs) -> Result<ExitCode, UsageError> {
         host: context::host(),
         target,
         options: json!({
-            "suite": selection.suite,
-            "size": selection.size,
-            "methods": selection.methods,
-            "states": selection.states,
-            "chunks": selection.chunks,
-            "iov": selection.iov,
-            "durability": selection.durability,
+            "suite": suite.name,
+            "size": suite.reference_size,
+            "methods": args.methods,
+            "states": args.states,
+            "chunks": args.chunks,
+            "iov": args.iov,
+            "threads": args.threads,
+            "layout": args.layout,
+            "qd": args.qd,
+            "durability": args.durability,
             "repeat": settings.repeat,
             "warmup": settings.warmup,
             "seed": settings.seed,
@@ -115,6 +120,28 @@ fn run(args: &RunArgs) -> Result<ExitCode, UsageError> {
         }
     }
     Ok(if any_ok && !export_failed { ExitCode::SUCCESS } else { ExitCode::from(1) })
+}
+
+/// One line on stderr before the work starts: what will run, and about how long.
+fn announce(
+    cases: &[writebench::plan::Case],
+    settings: &writebench::runner::RunSettings,
+    target: &context::TargetInfo,
+    scratch: &Scratch,
+    source: &Source,
+) {
+    let runs = settings.warmup + settings.repeat;
+    let mut line = format!("writebench: {} cases x {runs} runs on {} ({})", cases.len(), target.path, target.fs_type);
+    if let Some(probe) = estimate::probe(scratch, source) {
+        line += &format!(
+            ", about {} (probe: {:.2} GB/s, {:.2} GB/s with fsync, {:.2} µs per call)",
+            estimate::human(estimate::estimate(cases, runs, &probe)),
+            probe.buffered_bytes_per_second / 1e9,
+            probe.durable_bytes_per_second / 1e9,
+            probe.seconds_per_call * 1e6
+        );
+    }
+    eprintln!("{line}");
 }
 
 /// A throw-away file in the scratch directory, to ask statx for O_DIRECT alignment

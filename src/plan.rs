@@ -224,7 +224,6 @@ impl Case {
 /// The run options that shape every case, after defaults and validation.
 #[derive(Debug, Clone, Serialize)]
 pub struct Selection {
-    pub suite: String,
     pub size: u64,
     pub methods: Vec<String>,
     pub states: Vec<FileState>,
@@ -234,23 +233,10 @@ pub struct Selection {
     pub threads: Vec<u32>,
     pub layouts: Vec<Layout>,
     pub queue_depths: Vec<u32>,
-}
-
-/// The quick suite (the default): every method in every state, three chunk sizes,
-/// one and 128 iovecs. About a minute on tmpfs with two cores.
-pub fn quick_suite() -> Selection {
-    Selection {
-        suite: "quick".to_string(),
-        size: 128 << 20,
-        methods: methods::names().into_iter().map(String::from).collect(),
-        states: FileState::ALL.to_vec(),
-        chunks: vec![4 << 10, 64 << 10, 1 << 20],
-        iov: vec![1, 128],
-        durability: vec![Durability::End],
-        threads: vec![1],
-        layouts: Layout::ALL.to_vec(),
-        queue_depths: vec![1],
-    }
+    /// Keep chunks larger than the size (one call writes it all) instead of dropping them.
+    pub keep_oversized_chunks: bool,
+    /// Add the size to the ids (a suite whose parts have different sizes).
+    pub size_in_id: bool,
 }
 
 /// Every case of a selection, grouped as the table shows them: state, then family,
@@ -264,7 +250,9 @@ pub fn expand(selection: &Selection) -> Vec<Case> {
     let mut cases = Vec::new();
     for &state in &selection.states {
         for &method in &chosen {
-            for &chunk in selection.chunks.iter().filter(|&&chunk| chunk <= selection.size) {
+            let chunks =
+                selection.chunks.iter().filter(|&&chunk| chunk <= selection.size || selection.keep_oversized_chunks);
+            for &chunk in chunks {
                 let iovs: &[u32] = if method.vectored() { &selection.iov } else { &[1] };
                 let depths: Vec<Option<u32>> = if method.queued() {
                     selection.queue_depths.iter().map(|&d| Some(d)).collect()
@@ -291,6 +279,9 @@ pub fn expand(selection: &Selection) -> Vec<Case> {
                                     if let Some(depth) = depth {
                                         case = case.with_queue_depth(depth);
                                     }
+                                    if selection.size_in_id {
+                                        case.id = format!("{} {}", case.id, format_size_compact(selection.size));
+                                    }
                                     cases.push(case);
                                 }
                             }
@@ -307,10 +298,26 @@ pub fn expand(selection: &Selection) -> Vec<Case> {
 mod tests {
     use super::*;
 
+    fn quick_suite() -> Selection {
+        Selection {
+            size: 128 << 20,
+            methods: ["writev", "pwritev", "fwrite", "write", "pwrite"].map(String::from).to_vec(),
+            states: FileState::ALL.to_vec(),
+            chunks: vec![4 << 10, 64 << 10, 1 << 20],
+            iov: vec![1, 128],
+            durability: vec![Durability::End],
+            threads: vec![1],
+            layouts: Layout::ALL.to_vec(),
+            queue_depths: vec![1],
+            keep_oversized_chunks: false,
+            size_in_id: false,
+        }
+    }
+
     #[test]
     fn quick_suite_covers_every_method_and_state() {
         let cases = expand(&quick_suite());
-        for method in methods::names() {
+        for method in ["writev", "pwritev", "fwrite", "write", "pwrite"] {
             for state in FileState::ALL {
                 assert!(cases.iter().any(|c| c.method == method && c.state == state), "{method} {state:?}");
             }

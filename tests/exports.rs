@@ -23,6 +23,8 @@ fn run_small(dir: &std::path::Path) -> (serde_json::Value, std::path::PathBuf, S
         "1,8",
         "--durability",
         "none,end",
+        "--threads",
+        "1",
         "--repeat",
         "3",
         "--warmup",

@@ -28,6 +28,8 @@ fn enospc_on_a_small_tmpfs_is_a_failed_case_without_throughput() {
         "1",
         "--warmup",
         "0",
+        "--threads",
+        "1",
         "--export-json",
         json.to_str().unwrap(),
         "--export-csv",
@@ -74,6 +76,8 @@ fn unsupported_preallocation_is_reported_and_the_other_cases_still_run() {
         "2",
         "--warmup",
         "0",
+        "--threads",
+        "1",
         "--export-json",
         json.to_str().unwrap(),
     ]);

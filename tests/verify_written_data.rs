@@ -19,6 +19,10 @@ fn check_round_trip(size: u64, args: &[&str]) -> Vec<serde_json::Value> {
     let size_arg = size.to_string();
     let mut argv = vec!["run", dir.path().to_str().unwrap(), "--size", &size_arg];
     argv.extend_from_slice(args);
+    if !args.contains(&"--threads") {
+        // Single-threaded unless the test asks (the quick suite also has 2-thread parts).
+        argv.extend_from_slice(&["--threads", "1"]);
+    }
     argv.extend_from_slice(&["--repeat", "1", "--warmup", "1", "--seed", "42", "--keep"]);
     argv.extend_from_slice(&["--export-json", json.to_str().unwrap()]);
     let output = writebench(&argv);
@@ -74,7 +78,18 @@ fn data_stays_right_across_the_source_period() {
 fn threads_into_one_file_and_a_file_per_thread_write_every_byte() {
     // 1, 2 and 3 threads (3 so the ranges do not divide evenly), a size that is not a
     // multiple of the chunk, both layouts, every state.
-    let args = ["--methods", SIMPLE, "--chunks", "4KiB,10000B", "--iov", "3", "--threads", "1,2,3"];
+    let args = [
+        "--methods",
+        SIMPLE,
+        "--chunks",
+        "4KiB,10000B",
+        "--iov",
+        "3",
+        "--threads",
+        "1,2,3",
+        "--layout",
+        "one-file,file-per-thread",
+    ];
     let cases = check_round_trip(300_001, &args);
     let count = |threads: u64, files: u64| {
         cases.iter().filter(|c| c["threads"].as_u64() == Some(threads) && c["files"].as_u64() == Some(files)).count()

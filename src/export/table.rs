@@ -13,14 +13,13 @@ use crate::units::format_size;
 pub fn render(result: &ResultFile, out: &mut dyn Write) -> io::Result<()> {
     let target = &result.target;
     writeln!(out, "# writebench on {} ({}, {})", target.path, target.fs_type, target.device)?;
-    if let Some(case) = result.cases.first() {
-        writeln!(
-            out,
-            "{} per run; throughput in GB/s as ( min: a, mean ± sd, max: b ) over {} runs; durable includes the sync",
-            format_size(case.case.bytes),
-            result.options.get("repeat").and_then(|v| v.as_u64()).unwrap_or(0)
-        )?;
-    }
+    let usual_size = most_common_size(result);
+    writeln!(
+        out,
+        "{} per run unless a line says otherwise; GB/s as ( min: a, mean ± sd, max: b ) over {} runs; durable includes the sync",
+        format_size(usual_size),
+        result.options.get("repeat").and_then(|v| v.as_u64()).unwrap_or(0)
+    )?;
     if target.fs_type == "tmpfs" || target.fs_type == "ramfs" {
         writeln!(
             out,
@@ -39,19 +38,56 @@ pub fn render(result: &ResultFile, out: &mut dyn Write) -> io::Result<()> {
         families.dedup();
         for family in families {
             writeln!(out, "\n### {}\n", family.title())?;
-            let rows: Vec<[String; 4]> = in_state.iter().filter(|c| family_of(c) == family).map(|c| row(c)).collect();
+            let rows: Vec<[String; 4]> =
+                in_state.iter().filter(|c| family_of(c) == family).map(|c| row(c, usual_size)).collect();
             write_aligned(out, &rows)?;
         }
     }
     Ok(())
 }
 
+/// The subsection of a case: its method's family, except that plain and vectored calls
+/// from several threads go under "Parallel writing", as in seed 003.
 fn family_of(case: &CaseResult) -> methods::Family {
-    methods::by_name(&case.case.method).map(|m| m.family()).unwrap_or(methods::Family::Simple)
+    use methods::Family;
+    let family = methods::by_name(&case.case.method).map(|m| m.family()).unwrap_or(Family::Simple);
+    match family {
+        Family::Simple | Family::Vectored if case.case.threads > 1 => Family::Parallel,
+        other => other,
+    }
 }
 
-fn row(result: &CaseResult) -> [String; 4] {
-    let label = format!("{}, sync {}:", result.case.label(), result.case.durability);
+/// The size most cases write; lines of other sizes name theirs.
+fn most_common_size(result: &ResultFile) -> u64 {
+    let mut sizes: Vec<(u64, usize)> = Vec::new();
+    for case in &result.cases {
+        match sizes.iter_mut().find(|(size, _)| *size == case.case.bytes) {
+            Some((_, count)) => *count += 1,
+            None => sizes.push((case.case.bytes, 1)),
+        }
+    }
+    sizes.iter().max_by_key(|(_, count)| *count).map(|(size, _)| *size).unwrap_or(0)
+}
+
+/// Mean over runs of (slowest thread - fastest thread) / slowest thread.
+fn thread_spread(result: &CaseResult) -> Option<f64> {
+    let spreads: Vec<f64> = result
+        .runs
+        .iter()
+        .filter(|run| run.thread_seconds.len() > 1)
+        .map(|run| {
+            let slowest = run.thread_seconds.iter().cloned().fold(f64::MIN, f64::max);
+            let fastest = run.thread_seconds.iter().cloned().fold(f64::MAX, f64::min);
+            (slowest - fastest) / slowest
+        })
+        .collect();
+    (!spreads.is_empty()).then(|| spreads.iter().sum::<f64>() / spreads.len() as f64)
+}
+
+fn row(result: &CaseResult, usual_size: u64) -> [String; 4] {
+    let size =
+        if result.case.bytes == usual_size { String::new() } else { format!(", {}", format_size(result.case.bytes)) };
+    let label = format!("{}{size}, sync {}:", result.case.label(), result.case.durability);
     match (result.status, result.stats, result.durable_stats) {
         (Status::Ok, Some(buffered), Some(durable)) => {
             let buffered = buffered.scaled(1e-9);
@@ -59,6 +95,9 @@ fn row(result: &CaseResult) -> [String; 4] {
             let mut notes = Vec::new();
             if buffered.is_noisy() || durable.is_noisy() {
                 notes.push(format!("noisy (cv {:.0} %)", 100.0 * buffered.cv().max(durable.cv())));
+            }
+            if let Some(spread) = thread_spread(result) {
+                notes.push(format!("threads spread {:.0} %", 100.0 * spread));
             }
             [label, format!("{} GB/s", format_seed_style(&buffered)), durable_text(&durable), notes.join(", ")]
         }

@@ -1,0 +1,115 @@
+//! How long a plan will take, said before it starts: a short probe of the target
+//! (bandwidth with and without fsync, cost of one small call), then bytes and calls
+//! per case. An estimate, not a measurement: it is printed, never recorded as a result.
+
+use std::time::{Duration, Instant};
+
+use crate::methods::{self, Family, Job, Part};
+use crate::plan::{Case, Durability, FileState};
+use crate::source::Source;
+use crate::target::Scratch;
+
+#[derive(Debug, Clone, Copy)]
+pub struct Probe {
+    pub buffered_bytes_per_second: f64,
+    pub durable_bytes_per_second: f64,
+    pub seconds_per_call: f64,
+}
+
+const PROBE_BYTES: u64 = 32 << 20;
+const PROBE_CALLS: u64 = 8192;
+
+/// Writes 32 MiB in `pwrite` calls of up to 1 MiB, fsyncs, then makes 8192 one-byte calls.
+/// None if the target cannot take even that (the run will then say why, per case).
+pub fn probe(scratch: &Scratch, source: &Source) -> Option<Probe> {
+    let pwrite = methods::by_name("pwrite")?;
+    let time = |name: &str, bytes: u64, chunk: usize| -> Option<(f64, f64)> {
+        let file = scratch.prepare(name, FileState::Empty, bytes, 0).ok();
+        let result = file.and_then(|file| {
+            let fd = std::os::fd::AsRawFd::as_raw_fd(&file);
+            let job = Job {
+                files: &[fd],
+                file_lens: &[bytes],
+                parts: &[Part { file: 0, offset: 0, len: bytes }],
+                chunk,
+                iov: 1,
+                queue_depth: 1,
+                source,
+            };
+            let prepared = pwrite.prepare(&job).ok()?;
+            let started = Instant::now();
+            prepared.write_part(0).ok()?;
+            let written = started.elapsed().as_secs_f64();
+            prepared.sync().ok()?;
+            Some((written, started.elapsed().as_secs_f64()))
+        });
+        let _ = scratch.remove(name);
+        result
+    };
+    // The source only serves calls up to the plan's largest chunk.
+    let chunk = source.max_chunk().min(1 << 20);
+    let (written, synced) = time("probe-bandwidth", PROBE_BYTES, chunk)?;
+    let bytes = PROBE_BYTES as f64;
+    let (calls, _) = time("probe-calls", PROBE_CALLS, 1)?;
+    Some(Probe {
+        buffered_bytes_per_second: bytes / written.max(1e-9),
+        durable_bytes_per_second: bytes / synced.max(1e-9),
+        seconds_per_call: calls / PROBE_CALLS as f64,
+    })
+}
+
+/// Expected wall time of `runs` runs of every case.
+pub fn estimate(cases: &[Case], runs: u32, probe: &Probe) -> Duration {
+    let seconds: f64 = cases.iter().map(|case| f64::from(runs) * run_seconds(case, probe)).sum();
+    Duration::from_secs_f64(seconds)
+}
+
+fn run_seconds(case: &Case, probe: &Probe) -> f64 {
+    let bytes = case.bytes as f64;
+    let bandwidth = match case.durability {
+        Durability::End => probe.durable_bytes_per_second,
+        Durability::None => probe.buffered_bytes_per_second,
+    };
+    let mapped = methods::by_name(&case.method).is_some_and(|m| m.family() == Family::Mapped);
+    let per_call = if mapped { 0.0 } else { probe.seconds_per_call };
+    let calls = case.bytes.div_ceil(case.chunk_bytes * u64::from(case.iov)) as f64;
+    // Preparing the overwrite state writes the file once more, untimed but not free.
+    let prefill = if case.state == FileState::Overwrite { bytes / probe.durable_bytes_per_second } else { 0.0 };
+    bytes / bandwidth + calls * per_call / f64::from(case.threads) + prefill
+}
+
+/// `1 h 05 min`, `3 min 20 s`, `45 s`.
+pub fn human(duration: Duration) -> String {
+    let seconds = duration.as_secs();
+    match seconds {
+        0..=59 => format!("{} s", seconds.max(1)),
+        60..=3599 => format!("{} min {:02} s", seconds / 60, seconds % 60),
+        _ => format!("{} h {:02} min", seconds / 3600, seconds % 3600 / 60),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::plan::Case;
+
+    #[test]
+    fn estimate_adds_bandwidth_calls_and_prefill() {
+        let probe = Probe { buffered_bytes_per_second: 1e9, durable_bytes_per_second: 5e8, seconds_per_call: 1e-6 };
+        let write = methods::by_name("write").unwrap();
+        // 1 GB at 0.5 GB/s durable = 2 s, plus 1e9/1e6 = 1000 calls x 1 µs = 1 ms.
+        let case = Case::new(write, FileState::Empty, 1_000_000, 1, Durability::End, 1_000_000_000);
+        assert!((run_seconds(&case, &probe) - 2.001).abs() < 1e-9);
+        // Overwrite pays one more durable write of the file to prepare it.
+        let overwrite = Case::new(write, FileState::Overwrite, 1_000_000, 1, Durability::None, 1_000_000_000);
+        assert!((run_seconds(&overwrite, &probe) - (1.0 + 0.001 + 2.0)).abs() < 1e-9);
+        assert_eq!(estimate(&[case], 3, &probe), Duration::from_secs_f64(6.003));
+    }
+
+    #[test]
+    fn human_durations() {
+        assert_eq!(human(Duration::from_secs(45)), "45 s");
+        assert_eq!(human(Duration::from_secs(200)), "3 min 20 s");
+        assert_eq!(human(Duration::from_secs(3900)), "1 h 05 min");
+    }
+}

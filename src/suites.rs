@@ -1,0 +1,161 @@
+//! The named suites: each is a union of parts, every part a cross product of options
+//! (a [`Selection`]). The user's options override the same field in every part, and
+//! `--size` scales every part's size by the same factor.
+
+use crate::methods;
+use crate::plan::{Case, Durability, FileState, Layout, Selection, expand};
+
+const KIB: u64 = 1 << 10;
+const MIB: u64 = 1 << 20;
+const GIB: u64 = 1 << 30;
+
+pub struct Suite {
+    pub name: &'static str,
+    /// The size the parts are defined at; `--size` replaces it and scales every part.
+    pub reference_size: u64,
+    pub repeat: u32,
+    pub warmup: u32,
+    pub parts: Vec<Selection>,
+}
+
+impl Suite {
+    pub fn by_name(name: &str) -> Option<Suite> {
+        match name {
+            "quick" => Some(quick()),
+            "seed" => Some(seed()),
+            _ => None,
+        }
+    }
+
+    /// Every case of every part, without duplicates, in table order.
+    pub fn cases(&self) -> Vec<Case> {
+        let mut cases: Vec<Case> = Vec::new();
+        for part in &self.parts {
+            for case in expand(part) {
+                if !cases.iter().any(|c| c.id == case.id) {
+                    cases.push(case);
+                }
+            }
+        }
+        let position = |name: &str| methods::ALL.iter().position(|m| m.name() == name);
+        cases.sort_by_key(|c| {
+            let family = methods::by_name(&c.method).map(|m| m.family());
+            (c.state, family, position(&c.method), c.bytes, c.chunk_bytes, c.iov, c.queue_depth, c.threads, c.files)
+        });
+        cases
+    }
+
+    /// Applies `--size`: every part keeps its proportion to the reference size.
+    pub fn scale_to(&mut self, size: u64) {
+        for part in &mut self.parts {
+            part.size = ((part.size as u128 * size as u128) / self.reference_size as u128).max(1) as u64;
+        }
+        self.reference_size = size;
+    }
+}
+
+fn part(methods: &[&str], states: &[FileState], chunks: &[u64], size: u64) -> Selection {
+    Selection {
+        size,
+        methods: methods.iter().map(|m| m.to_string()).collect(),
+        states: states.to_vec(),
+        chunks: chunks.to_vec(),
+        iov: vec![1],
+        durability: vec![Durability::End],
+        threads: vec![1],
+        layouts: vec![Layout::OneFile],
+        queue_depths: vec![1],
+        keep_oversized_chunks: false,
+        size_in_id: false,
+    }
+}
+
+/// The default: every plain and vectored method in every state at three chunk sizes,
+/// then two threads, the mmap variants and io_uring at two depths. About a minute on
+/// tmpfs with two cores.
+pub fn quick() -> Suite {
+    let size = 128 * MIB;
+    let all_states = FileState::ALL;
+    let two_states = [FileState::Empty, FileState::Prealloc];
+    let mut core =
+        part(&["writev", "pwritev", "fwrite", "write", "pwrite"], &all_states, &[4 * KIB, 64 * KIB, MIB], size);
+    core.iov = vec![1, 128];
+    let mut parallel = part(&["pwrite", "write"], &two_states, &[MIB], size);
+    parallel.threads = vec![2];
+    parallel.layouts = Layout::ALL.to_vec();
+    let mut mapped = part(&["mmap", "mmap-maps", "mmap-fds"], &two_states, &[MIB], size);
+    mapped.threads = vec![1, 2];
+    let mut uring = part(&["io_uring"], &two_states, &[4 * KIB], size);
+    uring.queue_depths = vec![1, 32];
+    Suite { name: "quick", reference_size: size, repeat: 5, warmup: 1, parts: vec![core, parallel, mapped, uring] }
+}
+
+/// Seed 003's creation-free sections at 1 GiB (empty, sparse and prealloc), and seed
+/// 004's Go matrix at 409,600,000 bytes. Chunks above a scaled-down size are kept: the
+/// case then writes everything in one call, so every row of the seeds has its case.
+pub fn seed() -> Suite {
+    let states = [FileState::Empty, FileState::Sparse, FileState::Prealloc];
+    let threads = vec![1, 2, 4, 8, 16];
+    let mut mapped = part(&["mmap", "mmap-maps", "mmap-fds"], &states, &[MIB], GIB);
+    mapped.threads = threads.clone();
+    let mut vectored = part(&["writev", "pwritev"], &states, &[KIB, 4 * KIB, 16 * KIB, 64 * KIB, MIB, 8 * MIB], GIB);
+    vectored.iov = vec![128];
+    let mut parallel = part(&["pwrite"], &states, &[MIB], GIB);
+    parallel.threads = threads;
+    parallel.layouts = Layout::ALL.to_vec();
+    let simple_chunks = [KIB, 4 * KIB, 8 * KIB, 16 * KIB, 64 * KIB, MIB, 16 * MIB, 64 * MIB, 512 * MIB, GIB];
+    let simple = part(&["fwrite", "write"], &states, &simple_chunks, GIB);
+
+    // Seed 004: "blocking" is write(2) in a loop; the goroutines pwrite disjoint
+    // ranges of one file; each io_uring goroutine has its own ring.
+    let seed004_size = 409_600_000;
+    let blocking = part(&["write"], &[FileState::Empty], &[4 * KIB], seed004_size);
+    let mut pwrite = part(&["pwrite"], &[FileState::Empty], &[4 * KIB], seed004_size);
+    pwrite.threads = vec![1, 10];
+    let mut uring = part(&["io_uring"], &[FileState::Empty], &[4 * KIB], seed004_size);
+    uring.threads = vec![1, 10, 100];
+    uring.queue_depths = vec![1, 128];
+    let mut parts = vec![mapped, vectored, parallel, simple, blocking, pwrite, uring];
+    for part in &mut parts {
+        part.keep_oversized_chunks = true;
+        part.size_in_id = part.size != GIB;
+    }
+    Suite { name: "seed", reference_size: GIB, repeat: 10, warmup: 1, parts }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn quick_covers_every_core_method_in_every_state_and_the_new_families() {
+        let cases = quick().cases();
+        for method in ["write", "pwrite", "writev", "pwritev", "fwrite"] {
+            for state in FileState::ALL {
+                assert!(cases.iter().any(|c| c.method == method && c.state == state), "{method} {state:?}");
+            }
+        }
+        assert!(cases.iter().any(|c| c.id == "pwrite empty 1MiB t2 end"));
+        assert!(cases.iter().any(|c| c.id == "write prealloc 1MiB t2 f2 end"));
+        let ids: std::collections::HashSet<_> = cases.iter().map(|c| &c.id).collect();
+        assert_eq!(ids.len(), cases.len());
+    }
+
+    #[test]
+    fn size_scales_every_part_and_tags_the_odd_sized_ones() {
+        let mut suite = seed();
+        suite.scale_to(64 * MIB);
+        let cases = suite.cases();
+        assert!(cases.iter().any(|c| c.id == "write empty 1GiB t1 end" && c.bytes == 64 * MIB));
+        // 409,600,000 x 64 MiB / 1 GiB = 25,600,000 bytes, tagged so ids stay unique.
+        let blocking = cases.iter().find(|c| c.bytes == 25_600_000 && c.method == "write").unwrap();
+        assert_eq!(blocking.id, "write empty 4KiB t1 end 24.41MiB");
+        assert!(cases.iter().any(|c| c.id == "write empty 4KiB t1 end" && c.bytes == 64 * MIB));
+    }
+
+    #[test]
+    fn unknown_suites_are_none() {
+        assert!(Suite::by_name("quick").is_some());
+        assert!(Suite::by_name("everything").is_none());
+    }
+}
