@@ -69,6 +69,13 @@ impl Source {
         self.max_chunk
     }
 
+    /// The whole buffer, for interfaces that register it once (io_uring fixed buffers):
+    /// every slice [`Source::bytes`] returns lies inside it.
+    pub fn buffer(&self) -> &[u8] {
+        // SAFETY: `len` bytes were mapped and filled in `new`, and are only read afterwards.
+        unsafe { std::slice::from_raw_parts(self.base.as_ptr(), self.len) }
+    }
+
     /// Position in the period of file offset `offset`: where a cursor starts.
     #[inline]
     pub fn position_of(offset: u64) -> usize {

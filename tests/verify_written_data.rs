@@ -108,6 +108,34 @@ fn threads_into_one_file_and_a_file_per_thread_write_every_byte() {
 }
 
 #[test]
+fn io_uring_writes_every_byte_at_every_queue_depth_thread_count_and_layout() {
+    // A part holds 74 or 31 requests, or its share of them over 2 or 3 threads: counts
+    // that 32 never divides and 2 often does not, so the last batch is partial (seed
+    // 004's program resubmitted stale requests there). The file's last request is short.
+    let args = [
+        "--methods",
+        "io_uring,io_uring-fixed",
+        "--chunks",
+        "4KiB,10000B",
+        "--qd",
+        "1,2,32",
+        "--threads",
+        "1,2,3",
+        "--layout",
+        "one-file,file-per-thread",
+    ];
+    let cases = check_round_trip(300_001, &args);
+    // Per method, state, chunk and depth: 1 thread, then 2 and 3 threads in both layouts.
+    assert_eq!(cases.len(), 2 * 4 * 2 * 3 * (1 + 2 + 2));
+    for method in ["io_uring", "io_uring-fixed"] {
+        for depth in [1, 2, 32] {
+            let count = cases.iter().filter(|c| c["method"] == method && c["queue_depth"] == depth).count();
+            assert_eq!(count, 4 * 2 * 5, "{method} qd{depth}");
+        }
+    }
+}
+
+#[test]
 fn without_keep_nothing_is_left_behind() {
     let dir = tempfile::tempdir().unwrap();
     std::fs::write(dir.path().join("users-file"), b"precious").unwrap();

@@ -11,6 +11,7 @@ use std::os::fd::RawFd;
 use crate::source::{Cursor, Source};
 
 mod fwrite;
+mod io_uring;
 mod pwrite;
 mod pwritev;
 mod vectored;
@@ -174,7 +175,15 @@ pub fn fsync_all(files: &[RawFd]) -> Result<(), CallError> {
 }
 
 /// Every native method, in the order the table shows them within a family.
-pub static ALL: &[&dyn Method] = &[&writev::Writev, &pwritev::Pwritev, &fwrite::Fwrite, &write::Write, &pwrite::Pwrite];
+pub static ALL: &[&dyn Method] = &[
+    &writev::Writev,
+    &pwritev::Pwritev,
+    &fwrite::Fwrite,
+    &write::Write,
+    &pwrite::Pwrite,
+    &io_uring::PLAIN,
+    &io_uring::FIXED,
+];
 
 pub fn by_name(name: &str) -> Option<&'static dyn Method> {
     ALL.iter().copied().find(|method| method.name() == name)
