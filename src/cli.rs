@@ -203,12 +203,10 @@ impl RunArgs {
                 )));
             }
         }
+        if let Some(methods) = &methods {
+            suite.pick_methods(methods);
+        }
         for part in &mut suite.parts {
-            // --methods picks from each part (a part for other methods drops out);
-            // the other lists replace the part's own.
-            if let Some(methods) = &methods {
-                part.methods.retain(|m| methods.contains(m));
-            }
             override_with(&mut part.states, &states);
             override_with(&mut part.durability, &durability);
             override_with(&mut part.iov, &iov);

@@ -45,6 +45,26 @@ impl Suite {
         cases
     }
 
+    /// Applies `--methods`: each part keeps the named methods it has, so parts for other
+    /// methods drop out. A named method that no part has joins the parts that have a
+    /// method of its family (`io_uring-fixed` runs where `io_uring` would).
+    pub fn pick_methods(&mut self, names: &[String]) {
+        let family = |name: &str| methods::by_name(name).map(|m| m.family());
+        for name in names {
+            if self.parts.iter().any(|part| part.methods.contains(name)) {
+                continue;
+            }
+            for part in &mut self.parts {
+                if part.methods.iter().any(|m| family(m) == family(name)) {
+                    part.methods.push(name.clone());
+                }
+            }
+        }
+        for part in &mut self.parts {
+            part.methods.retain(|m| names.contains(m));
+        }
+    }
+
     /// Applies `--size`: every part keeps its proportion to the reference size.
     pub fn scale_to(&mut self, size: u64) {
         for part in &mut self.parts {
@@ -151,6 +171,28 @@ mod tests {
         let blocking = cases.iter().find(|c| c.bytes == 25_600_000 && c.method == "write").unwrap();
         assert_eq!(blocking.id, "write empty 4KiB t1 end 24.41MiB");
         assert!(cases.iter().any(|c| c.id == "write empty 4KiB t1 end" && c.bytes == 64 * MIB));
+    }
+
+    #[test]
+    fn picking_methods_keeps_the_parts_that_have_them_and_places_the_others_by_family() {
+        let mut suite = quick();
+        suite.pick_methods(&["pwrite".to_string(), "io_uring-fixed".to_string()]);
+        let cases = suite.cases();
+        assert!(cases.iter().all(|c| c.method == "pwrite" || c.method == "io_uring-fixed"));
+        assert!(cases.iter().any(|c| c.id == "pwrite empty 1MiB t2 f2 end"), "pwrite's parallel part stays");
+        assert!(cases.iter().any(|c| c.id == "io_uring-fixed prealloc 4KiB qd32 t1 end"), "placed with io_uring");
+        assert!(!cases.iter().any(|c| c.method == "io_uring-fixed" && c.chunk_bytes != 4096));
+    }
+
+    #[test]
+    fn every_method_a_suite_names_is_registered() {
+        for suite in [quick(), seed()] {
+            for part in &suite.parts {
+                for name in &part.methods {
+                    assert!(methods::by_name(name).is_some(), "{} names {name}", suite.name);
+                }
+            }
+        }
     }
 
     #[test]

@@ -63,6 +63,10 @@ fn disabled_io_uring_is_unsupported_with_the_reason_and_pwrite_still_runs() {
         "1",
         "--warmup",
         "0",
+        "--threads",
+        "1",
+        "--qd",
+        "1",
         "--export-json",
         json.to_str().unwrap(),
     ]);

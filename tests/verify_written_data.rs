@@ -123,6 +123,8 @@ fn io_uring_writes_every_byte_at_every_queue_depth_thread_count_and_layout() {
         "1,2,3",
         "--layout",
         "one-file,file-per-thread",
+        "--states",
+        "empty,sparse,prealloc,overwrite",
     ];
     let cases = check_round_trip(300_001, &args);
     // Per method, state, chunk and depth: 1 thread, then 2 and 3 threads in both layouts.
