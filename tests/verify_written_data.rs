@@ -92,6 +92,54 @@ fn threads_into_one_file_and_a_file_per_thread_write_every_byte() {
     }
 }
 
+/// The mapped methods: one map shared, a map per thread, a map and a descriptor per thread.
+const MAPPED: &str = "mmap,mmap-maps,mmap-fds";
+
+#[test]
+fn mapped_writes_reach_the_file_from_every_thread_in_every_state() {
+    // check_round_trip reads the kept files with read(2): with MAP_PRIVATE the copies
+    // would never get there. Chunks of 10000 B put every part after the first at an
+    // offset that is not a page multiple, so maps start at the page below it.
+    let args = ["--methods", MAPPED, "--chunks", "4KiB,10000B", "--threads", "1,2,3"];
+    let cases = check_round_trip(300_001, &args);
+    // 3 methods x 2 chunks x 3 thread counts x 4 states, all into one file: the mmap
+    // variants have no file-per-thread layout.
+    assert_eq!(cases.len(), 3 * 2 * 3 * 4);
+    assert!(cases.iter().all(|c| c["files"] == 1));
+    for method in MAPPED.split(',') {
+        for threads in 1..=3 {
+            let count = cases.iter().filter(|c| c["method"] == method && c["threads"] == threads).count();
+            assert_eq!(count, 2 * 4, "{method} with {threads} threads");
+        }
+    }
+}
+
+#[test]
+fn mapped_data_is_in_the_file_without_msync() {
+    // Durability none: sync (msync) is never called, yet the data is in the file
+    // when read back with read(2), because MAP_SHARED writes the page cache itself.
+    // Larger than the source period, so copies straddle the point where it repeats.
+    let args = [
+        "--methods",
+        MAPPED,
+        "--chunks",
+        "100KiB",
+        "--threads",
+        "1,3",
+        "--states",
+        "empty,overwrite",
+        "--durability",
+        "none",
+    ];
+    let cases = check_round_trip(PERIOD as u64 + 12_345, &args);
+    assert_eq!(cases.len(), 3 * 2 * 2);
+    for case in &cases {
+        for run in case["runs"].as_array().unwrap() {
+            assert_eq!(run["sync_seconds"], 0.0, "{}: no sync span without durability", case["id"]);
+        }
+    }
+}
+
 #[test]
 fn without_keep_nothing_is_left_behind() {
     let dir = tempfile::tempdir().unwrap();

@@ -11,6 +11,7 @@ use std::os::fd::RawFd;
 use crate::source::{Cursor, Source};
 
 mod fwrite;
+mod mmap;
 mod pwrite;
 mod pwritev;
 mod vectored;
@@ -174,7 +175,16 @@ pub fn fsync_all(files: &[RawFd]) -> Result<(), CallError> {
 }
 
 /// Every native method, in the order the table shows them within a family.
-pub static ALL: &[&dyn Method] = &[&writev::Writev, &pwritev::Pwritev, &fwrite::Fwrite, &write::Write, &pwrite::Pwrite];
+pub static ALL: &[&dyn Method] = &[
+    &mmap::MMAP,
+    &mmap::MMAP_MAPS,
+    &mmap::MMAP_FDS,
+    &writev::Writev,
+    &pwritev::Pwritev,
+    &fwrite::Fwrite,
+    &write::Write,
+    &pwrite::Pwrite,
+];
 
 pub fn by_name(name: &str) -> Option<&'static dyn Method> {
     ALL.iter().copied().find(|method| method.name() == name)
