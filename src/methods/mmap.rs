@@ -62,6 +62,7 @@ impl Method for Mapped {
 
     /// Sizes the file(s) and makes the map(s) (and descriptors): untimed set-up.
     fn prepare<'a>(&'a self, job: &'a Job<'a>) -> Result<Box<dyn Prepared + 'a>, CallError> {
+        check_space(job)?;
         for (&fd, &len) in job.files.iter().zip(job.file_lens) {
             size_file(fd, len)?;
         }
@@ -253,6 +254,33 @@ impl Window {
 
 fn page_floor(offset: u64, page: u64) -> u64 {
     offset - offset % page
+}
+
+/// Fails with ENOSPC when the file system cannot hold the blocks the run will allocate:
+/// where write(2) returns ENOSPC, a page fault raises SIGBUS, which kills writebench and
+/// leaves its scratch directory behind. Best effort: it cannot see other writers,
+/// metadata overhead, or copy-on-write file systems needing new blocks to overwrite.
+fn check_space(job: &Job) -> Result<(), CallError> {
+    let Some(&first) = job.files.first() else { return Ok(()) };
+    let mut needed = 0u64;
+    for (&fd, &len) in job.files.iter().zip(job.file_lens) {
+        let allocated = file_stat(fd)?.st_blocks as u64 * 512;
+        needed += len.saturating_sub(allocated);
+    }
+    // SAFETY: libc::statvfs is plain integers, for which all zeros is a valid value.
+    let mut fs: libc::statvfs = unsafe { std::mem::zeroed() };
+    // SAFETY: fstatvfs on an open descriptor with a valid out pointer.
+    if unsafe { libc::fstatvfs(first, &mut fs) } != 0 {
+        return Err(CallError::new("fstatvfs", io::Error::last_os_error()));
+    }
+    let free = fs.f_bavail as u64 * fs.f_frsize as u64;
+    if needed > free {
+        return Err(CallError::new(
+            format!("mmap needs {needed} bytes free, the file system has {free} (a fault without space is SIGBUS)"),
+            io::Error::from_raw_os_error(libc::ENOSPC),
+        ));
+    }
+    Ok(())
 }
 
 /// Gives the file its final length before it is mapped: touching a map beyond the end
