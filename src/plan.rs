@@ -315,8 +315,8 @@ mod tests {
                 assert!(cases.iter().any(|c| c.method == method && c.state == state), "{method} {state:?}");
             }
         }
-        // 3 mapped + 3 plain methods x 3 chunks + 2 vectored x 3 chunks x 2 iov, per state.
-        assert_eq!(cases.len(), 4 * (3 * 3 + 3 * 3 + 2 * 3 * 2));
+        // 4 mapped + 3 plain methods x 3 chunks + 2 vectored x 3 chunks x 2 iov, per state.
+        assert_eq!(cases.len(), 4 * (4 * 3 + 3 * 3 + 2 * 3 * 2));
         let ids: std::collections::HashSet<_> = cases.iter().map(|c| c.id.as_str()).collect();
         assert_eq!(ids.len(), cases.len(), "ids must be unique");
     }

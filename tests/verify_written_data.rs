@@ -92,8 +92,9 @@ fn threads_into_one_file_and_a_file_per_thread_write_every_byte() {
     }
 }
 
-/// The mapped methods: one map shared, a map per thread, a map and a descriptor per thread.
-const MAPPED: &str = "mmap,mmap-maps,mmap-fds";
+/// The mapped methods: one map shared, a map per thread, a map and a descriptor per
+/// thread, one map prefaulted by each thread.
+const MAPPED: &str = "mmap,mmap-maps,mmap-fds,mmap-populate";
 
 #[test]
 fn mapped_writes_reach_the_file_from_every_thread_in_every_state() {
@@ -102,9 +103,9 @@ fn mapped_writes_reach_the_file_from_every_thread_in_every_state() {
     // offset that is not a page multiple, so maps start at the page below it.
     let args = ["--methods", MAPPED, "--chunks", "4KiB,10000B", "--threads", "1,2,3"];
     let cases = check_round_trip(300_001, &args);
-    // 3 methods x 2 chunks x 3 thread counts x 4 states, all into one file: the mmap
+    // 4 methods x 2 chunks x 3 thread counts x 4 states, all into one file: the mmap
     // variants have no file-per-thread layout.
-    assert_eq!(cases.len(), 3 * 2 * 3 * 4);
+    assert_eq!(cases.len(), 4 * 2 * 3 * 4);
     assert!(cases.iter().all(|c| c["files"] == 1));
     for method in MAPPED.split(',') {
         for threads in 1..=3 {
@@ -132,7 +133,7 @@ fn mapped_data_is_in_the_file_without_msync() {
         "none",
     ];
     let cases = check_round_trip(PERIOD as u64 + 12_345, &args);
-    assert_eq!(cases.len(), 3 * 2 * 2);
+    assert_eq!(cases.len(), 4 * 2 * 2);
     for case in &cases {
         for run in case["runs"].as_array().unwrap() {
             assert_eq!(run["sync_seconds"], 0.0, "{}: no sync span without durability", case["id"]);

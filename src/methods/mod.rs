@@ -179,6 +179,7 @@ pub static ALL: &[&dyn Method] = &[
     &mmap::MMAP,
     &mmap::MMAP_MAPS,
     &mmap::MMAP_FDS,
+    &mmap::MMAP_POPULATE,
     &writev::Writev,
     &pwritev::Pwritev,
     &fwrite::Fwrite,
