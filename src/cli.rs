@@ -84,7 +84,8 @@ pub struct RunArgs {
     #[arg(long, value_name = "SIZE")]
     pub size: Option<String>,
 
-    /// Methods, comma-separated: write, pwrite, writev, pwritev, fwrite [default: all].
+    /// Methods, comma-separated: write, pwrite, writev, pwritev, fwrite, mmap, mmap-maps,
+    /// mmap-fds, mmap-populate [default: all].
     #[arg(long, value_name = "LIST")]
     pub methods: Option<String>,
 

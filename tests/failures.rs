@@ -96,3 +96,42 @@ fn unsupported_preallocation_is_reported_and_the_other_cases_still_run() {
     assert!(cases[1]["stats"].is_null());
     assert_eq!(entries(&fs.path()), vec!["lost+found"], "only what mkfs made is left");
 }
+
+#[test]
+fn a_mapped_write_that_would_not_fit_fails_instead_of_dying_of_sigbus() {
+    // A page fault with no space left raises SIGBUS, which would kill writebench with
+    // no result and leave the scratch directory behind; the mmap methods check the
+    // free space first and fail the case with ENOSPC like write(2) would.
+    let tmpfs = Tmpfs::mount("8m");
+    let out = tempfile::tempdir().unwrap();
+    let json = out.path().join("r.json");
+    let output = writebench(&[
+        "run",
+        tmpfs.path().to_str().unwrap(),
+        "--size",
+        "64MiB",
+        "--methods",
+        "mmap,mmap-maps,mmap-fds,mmap-populate",
+        "--states",
+        "empty,sparse",
+        "--chunks",
+        "1MiB",
+        "--threads",
+        "1,2",
+        "--repeat",
+        "1",
+        "--warmup",
+        "0",
+        "--export-json",
+        json.to_str().unwrap(),
+    ]);
+    assert_eq!(output.status.code(), Some(1), "{}", stderr_of(&output));
+    let cases = read_json(&json)["cases"].as_array().unwrap().clone();
+    assert_eq!(cases.len(), 4 * 2 * 2);
+    for case in &cases {
+        assert_eq!(case["status"], "failed", "{}", case["id"]);
+        let error = case["error"].as_str().unwrap();
+        assert!(error.contains("SIGBUS") && error.contains("No space left on device"), "{error}");
+    }
+    assert_eq!(entries(&tmpfs.path()), Vec::<String>::new(), "the scratch directory is gone");
+}

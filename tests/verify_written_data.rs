@@ -107,6 +107,56 @@ fn threads_into_one_file_and_a_file_per_thread_write_every_byte() {
     }
 }
 
+/// The mapped methods: one map shared, a map per thread, a map and a descriptor per
+/// thread, one map prefaulted by each thread.
+const MAPPED: &str = "mmap,mmap-maps,mmap-fds,mmap-populate";
+
+#[test]
+fn mapped_writes_reach_the_file_from_every_thread_in_every_state() {
+    // check_round_trip reads the kept files with read(2): with MAP_PRIVATE the copies
+    // would never get there. Chunks of 10000 B put every part after the first at an
+    // offset that is not a page multiple, so maps start at the page below it.
+    let states = "empty,sparse,prealloc,overwrite";
+    let args = ["--methods", MAPPED, "--chunks", "4KiB,10000B", "--threads", "1,2,3", "--states", states];
+    let cases = check_round_trip(300_001, &args);
+    // 4 methods x 2 chunks x 3 thread counts x 4 states, all into one file: the mmap
+    // variants have no file-per-thread layout.
+    assert_eq!(cases.len(), 4 * 2 * 3 * 4);
+    assert!(cases.iter().all(|c| c["files"] == 1));
+    for method in MAPPED.split(',') {
+        for threads in 1..=3 {
+            let count = cases.iter().filter(|c| c["method"] == method && c["threads"] == threads).count();
+            assert_eq!(count, 2 * 4, "{method} with {threads} threads");
+        }
+    }
+}
+
+#[test]
+fn mapped_data_is_in_the_file_without_msync() {
+    // Durability none: sync (msync) is never called, yet the data is in the file
+    // when read back with read(2), because MAP_SHARED writes the page cache itself.
+    // Larger than the source period, so copies straddle the point where it repeats.
+    let args = [
+        "--methods",
+        MAPPED,
+        "--chunks",
+        "100KiB",
+        "--threads",
+        "1,3",
+        "--states",
+        "empty,overwrite",
+        "--durability",
+        "none",
+    ];
+    let cases = check_round_trip(PERIOD as u64 + 12_345, &args);
+    assert_eq!(cases.len(), 4 * 2 * 2);
+    for case in &cases {
+        for run in case["runs"].as_array().unwrap() {
+            assert_eq!(run["sync_seconds"], 0.0, "{}: no sync span without durability", case["id"]);
+        }
+    }
+}
+
 #[test]
 fn io_uring_writes_every_byte_at_every_queue_depth_thread_count_and_layout() {
     // A part holds 74 or 31 requests, or its share of them over 2 or 3 threads: counts

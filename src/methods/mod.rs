@@ -12,6 +12,7 @@ use crate::source::{Cursor, Source};
 
 mod fwrite;
 mod io_uring;
+mod mmap;
 mod pwrite;
 mod pwritev;
 mod vectored;
@@ -176,6 +177,10 @@ pub fn fsync_all(files: &[RawFd]) -> Result<(), CallError> {
 
 /// Every native method, in the order the table shows them within a family.
 pub static ALL: &[&dyn Method] = &[
+    &mmap::MMAP,
+    &mmap::MMAP_MAPS,
+    &mmap::MMAP_FDS,
+    &mmap::MMAP_POPULATE,
     &writev::Writev,
     &pwritev::Pwritev,
     &fwrite::Fwrite,

@@ -1,0 +1,403 @@
+//! `mmap(2)` with `MAP_SHARED`, then `memcpy` into the map: the data goes to the file's
+//! page cache, so it reaches the file (seed 003 used `MAP_PRIVATE`, whose copies never
+//! do). Three ways for N threads to share one file, after seed 003:
+//!
+//! - `mmap`: one map of the whole file; each thread copies its part into it;
+//! - `mmap-maps`: a map per thread over its part, all made from the run's descriptor;
+//! - `mmap-fds`: a map per thread made from a descriptor of its own (a new open file
+//!   description of the same file, from `/proc/self/fd/N`);
+//! - `mmap-populate`: like `mmap`, but each thread first faults its whole part in with
+//!   one `madvise(MADV_POPULATE_WRITE)` (Linux 5.14), then copies.
+//!
+//! What is timed: sizing the file and `mmap(2)` are set-up (untimed, recorded as
+//! `setup_seconds`); the page faults and copies are the write span, and so is `munmap`
+//! (in `finish`); `msync(MS_SYNC)` is the sync span. `MADV_SEQUENTIAL` is not used: on
+//! tmpfs it changed nothing beyond the noise. `MAP_POPULATE` is not used either: it
+//! would fault the pages in inside mmap(2), out of the timed span, which made the write
+//! span look 2-4x faster than it is; `mmap-populate` does that work timed instead.
+//!
+//! If another process truncated the file during a run, touching the map would raise
+//! SIGBUS; the scratch directory is private (0700), so nothing else should.
+
+use std::io;
+use std::os::fd::{AsRawFd, FromRawFd, IntoRawFd, OwnedFd, RawFd};
+use std::ptr::NonNull;
+
+use super::{CallError, Family, Job, Method, Prepared};
+use crate::source::{Cursor, page_size};
+
+/// How the threads of a run share the one file.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Sharing {
+    /// One map of each file, shared by every thread.
+    OneMap,
+    /// A map per part, all from the run's descriptor.
+    MapPerThread,
+    /// A map per part, each from a descriptor of its own.
+    MapAndFdPerThread,
+}
+
+pub struct Mapped {
+    name: &'static str,
+    sharing: Sharing,
+    /// Fault each part in with MADV_POPULATE_WRITE before copying (timed).
+    prefault: bool,
+}
+
+pub static MMAP: Mapped = Mapped { name: "mmap", sharing: Sharing::OneMap, prefault: false };
+pub static MMAP_MAPS: Mapped = Mapped { name: "mmap-maps", sharing: Sharing::MapPerThread, prefault: false };
+pub static MMAP_FDS: Mapped = Mapped { name: "mmap-fds", sharing: Sharing::MapAndFdPerThread, prefault: false };
+pub static MMAP_POPULATE: Mapped = Mapped { name: "mmap-populate", sharing: Sharing::OneMap, prefault: true };
+
+impl Method for Mapped {
+    fn name(&self) -> &'static str {
+        self.name
+    }
+
+    fn family(&self) -> Family {
+        Family::Mapped
+    }
+
+    fn shares_file(&self) -> bool {
+        true
+    }
+
+    /// The variants differ only in how threads share one file.
+    fn file_per_thread(&self) -> bool {
+        false
+    }
+
+    fn unsupported_reason(&self) -> Option<String> {
+        self.prefault.then(|| advice_missing(libc::MADV_POPULATE_WRITE, "MADV_POPULATE_WRITE")).flatten()
+    }
+
+    /// Sizes the file(s) and makes the map(s) (and descriptors): untimed set-up.
+    fn prepare<'a>(&'a self, job: &'a Job<'a>) -> Result<Box<dyn Prepared + 'a>, CallError> {
+        check_space(job)?;
+        for (&fd, &len) in job.files.iter().zip(job.file_lens) {
+            size_file(fd, len)?;
+        }
+        let page = page_size() as u64;
+        let mut run =
+            MappedRun { job, maps: Vec::new(), targets: Vec::new(), fds: Vec::new(), prefault: self.prefault };
+        match self.sharing {
+            Sharing::OneMap => {
+                for (file, (&fd, &len)) in job.files.iter().zip(job.file_lens).enumerate() {
+                    run.maps.push(Map::new(fd, 0, len, file)?);
+                }
+                for part in job.parts {
+                    run.targets.push(Target { map: part.file, start: part.offset as usize });
+                }
+            }
+            Sharing::MapPerThread | Sharing::MapAndFdPerThread => {
+                for part in job.parts {
+                    let mut fd = job.files[part.file];
+                    if self.sharing == Sharing::MapAndFdPerThread {
+                        let own = reopen(fd)?;
+                        fd = own.as_raw_fd();
+                        run.fds.push(own);
+                    }
+                    let window = Window::of(part.offset, part.len, page);
+                    run.targets.push(Target { map: run.maps.len(), start: window.start as usize });
+                    run.maps.push(Map::new(fd, window.offset, window.len, part.file)?);
+                }
+            }
+        }
+        Ok(Box::new(run))
+    }
+}
+
+/// Where one part goes: which map, and the index in it of the part's first byte.
+#[derive(Clone, Copy)]
+struct Target {
+    map: usize,
+    start: usize,
+}
+
+struct MappedRun<'a> {
+    job: &'a Job<'a>,
+    maps: Vec<Map>,
+    targets: Vec<Target>, // one per part
+    /// The descriptors `mmap-fds` opened; the run's own files belong to the runner.
+    fds: Vec<OwnedFd>,
+    prefault: bool,
+}
+
+impl Prepared for MappedRun<'_> {
+    /// Copies the part into its map in `chunk`-sized pieces; the first touch of each
+    /// page faults it in, which is where the file system does its work.
+    fn write_part(&self, index: usize) -> Result<(), CallError> {
+        let part = self.job.parts[index];
+        let target = self.targets[index];
+        let len = part.len as usize;
+        if len == 0 {
+            return Ok(());
+        }
+        let map = &self.maps[target.map];
+        // Checked once per part, so that every copy below stays inside the map.
+        assert!(target.start + len <= map.len, "part {index} does not fit its map");
+        if self.prefault {
+            let window = Window::of(target.start as u64, len as u64, page_size() as u64);
+            // SAFETY: the window starts on a page, as madvise needs (the map's base is
+            // page-aligned), and lies inside the live map (checked above). Populating only
+            // faults pages in; neighbouring parts share at most a boundary page.
+            let result = unsafe {
+                libc::madvise(
+                    map.base.as_ptr().add(window.offset as usize).cast(),
+                    window.len as usize,
+                    libc::MADV_POPULATE_WRITE,
+                )
+            };
+            if result != 0 {
+                return Err(CallError::new(
+                    format!("madvise(MADV_POPULATE_WRITE) of {} bytes of part {index}", window.len),
+                    io::Error::last_os_error(),
+                ));
+            }
+        }
+        let mut cursor = Cursor::new(self.job.source, part.offset);
+        let mut done = 0usize;
+        while done < len {
+            let piece = self.job.chunk.min(len - done);
+            let bytes = cursor.take(piece);
+            // SAFETY: target.start + done + piece <= target.start + len <= map.len (checked
+            // above), so the destination is inside the live, writable map. Parts are
+            // disjoint byte ranges of the file, so no other thread writes these bytes, and
+            // the source is a separate anonymous mapping, so the ranges do not overlap.
+            unsafe {
+                std::ptr::copy_nonoverlapping(bytes.as_ptr(), map.base.as_ptr().add(target.start + done), piece);
+            }
+            done += piece;
+        }
+        Ok(())
+    }
+
+    /// `msync(MS_SYNC)` of every map: on Linux, an `fdatasync` of the mapped range.
+    fn sync(&self) -> Result<(), CallError> {
+        for map in &self.maps {
+            // SAFETY: msync of a live mapping, with the address and length mmap returned.
+            if unsafe { libc::msync(map.base.as_ptr().cast(), map.len, libc::MS_SYNC) } != 0 {
+                return Err(CallError::new(
+                    format!("msync of {} bytes of file {}", map.len, map.file),
+                    io::Error::last_os_error(),
+                ));
+            }
+        }
+        Ok(())
+    }
+
+    /// `munmap` every map, then close the descriptors this run opened; timed.
+    fn finish(&mut self) -> Result<(), CallError> {
+        // Taken out of `self`, so an early return leaves the rest to their own Drop
+        // and nothing is unmapped or closed twice.
+        for map in std::mem::take(&mut self.maps) {
+            map.unmap()?;
+        }
+        for fd in std::mem::take(&mut self.fds) {
+            close(fd)?;
+        }
+        Ok(())
+    }
+}
+
+/// One live shared mapping; unmapped by [`Map::unmap`] (checked) or, after an error,
+/// by Drop.
+struct Map {
+    base: NonNull<u8>,
+    len: usize,
+    /// Index of the run's file it maps (for error messages).
+    file: usize,
+}
+
+// SAFETY: a Map is a pointer to shared memory that stays valid until it is unmapped,
+// which needs `&mut`/ownership. Threads write only disjoint parts of it (see
+// `write_part`), so sharing `&Map` between them cannot race.
+unsafe impl Send for Map {}
+unsafe impl Sync for Map {}
+
+impl Map {
+    /// Maps `len` bytes of `fd` from `offset` (page-aligned) with `MAP_SHARED`.
+    fn new(fd: RawFd, offset: u64, len: u64, file: usize) -> Result<Map, CallError> {
+        let describe = || format!("mmap of {len} bytes at offset {offset} of file {file}");
+        let size = usize::try_from(len).map_err(|_| CallError::new(describe(), io::Error::other("too large")))?;
+        // mmap(2) rejects a length of 0; a part of 0 bytes (which the plan avoids) needs
+        // no memory, so it gets a one-page placeholder that is never written.
+        let size = size.max(1);
+        // SAFETY: a fresh shared mapping of an open descriptor; checked for MAP_FAILED.
+        let ptr = unsafe {
+            libc::mmap(
+                std::ptr::null_mut(),
+                size,
+                libc::PROT_READ | libc::PROT_WRITE,
+                libc::MAP_SHARED,
+                fd,
+                offset as libc::off_t,
+            )
+        };
+        if ptr == libc::MAP_FAILED {
+            return Err(CallError::new(describe(), io::Error::last_os_error()));
+        }
+        let base = NonNull::new(ptr.cast::<u8>())
+            .ok_or_else(|| CallError::new(describe(), io::Error::other("mmap returned address 0")))?;
+        Ok(Map { base, len: size, file })
+    }
+
+    /// Unmaps, reporting the error. A mapping whose munmap failed is not tried again:
+    /// better a leak until exit than a second munmap of a range that may not be ours.
+    fn unmap(self) -> Result<(), CallError> {
+        let map = std::mem::ManuallyDrop::new(self);
+        // SAFETY: the address and length mmap returned; `map` is never used again.
+        if unsafe { libc::munmap(map.base.as_ptr().cast(), map.len) } != 0 {
+            return Err(CallError::new(
+                format!("munmap of {} bytes of file {}", map.len, map.file),
+                io::Error::last_os_error(),
+            ));
+        }
+        Ok(())
+    }
+}
+
+impl Drop for Map {
+    fn drop(&mut self) {
+        // Only reached when an error cut the run short, and that error is reported.
+        // SAFETY: the address and length mmap returned; nothing uses the map after Drop.
+        unsafe { libc::munmap(self.base.as_ptr().cast(), self.len) };
+    }
+}
+
+/// The page-aligned stretch of the file a map must cover so that it holds `len` bytes
+/// from `offset`: mmap offsets must be page multiples, chunks need not be.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+struct Window {
+    /// File offset of the map: `offset` rounded down to a page.
+    offset: u64,
+    /// Bytes to map.
+    len: u64,
+    /// Where in the map the part's first byte is.
+    start: u64,
+}
+
+impl Window {
+    fn of(offset: u64, len: u64, page: u64) -> Window {
+        let floor = page_floor(offset, page);
+        Window { offset: floor, len: offset - floor + len, start: offset - floor }
+    }
+}
+
+fn page_floor(offset: u64, page: u64) -> u64 {
+    offset - offset % page
+}
+
+/// Fails with ENOSPC when the file system cannot hold the blocks the run will allocate:
+/// where write(2) returns ENOSPC, a page fault raises SIGBUS, which kills writebench and
+/// leaves its scratch directory behind. Best effort: it cannot see other writers,
+/// metadata overhead, or copy-on-write file systems needing new blocks to overwrite.
+fn check_space(job: &Job) -> Result<(), CallError> {
+    let Some(&first) = job.files.first() else { return Ok(()) };
+    let mut needed = 0u64;
+    for (&fd, &len) in job.files.iter().zip(job.file_lens) {
+        let allocated = file_stat(fd)?.st_blocks as u64 * 512;
+        needed += len.saturating_sub(allocated);
+    }
+    // SAFETY: libc::statvfs is plain integers, for which all zeros is a valid value.
+    let mut fs: libc::statvfs = unsafe { std::mem::zeroed() };
+    // SAFETY: fstatvfs on an open descriptor with a valid out pointer.
+    if unsafe { libc::fstatvfs(first, &mut fs) } != 0 {
+        return Err(CallError::new("fstatvfs", io::Error::last_os_error()));
+    }
+    let free = fs.f_bavail as u64 * fs.f_frsize as u64;
+    if needed > free {
+        return Err(CallError::new(
+            format!("mmap needs {needed} bytes free, the file system has {free} (a fault without space is SIGBUS)"),
+            io::Error::from_raw_os_error(libc::ENOSPC),
+        ));
+    }
+    Ok(())
+}
+
+/// Gives the file its final length before it is mapped: touching a map beyond the end
+/// of the file raises SIGBUS. Only the `empty` state needs it; the others are sized.
+fn size_file(fd: RawFd, len: u64) -> Result<(), CallError> {
+    let size = file_stat(fd)?.st_size as u64;
+    if size < len {
+        // SAFETY: ftruncate on an open descriptor.
+        if unsafe { libc::ftruncate(fd, len as libc::off_t) } != 0 {
+            return Err(CallError::new(format!("ftruncate to {len}"), io::Error::last_os_error()));
+        }
+    }
+    Ok(())
+}
+
+/// Why this kernel does not take `advice`, if it does not. An empty range is enough to
+/// ask: madvise(2) checks the advice before the length (5.13 and older answer EINVAL
+/// for MADV_POPULATE_WRITE).
+fn advice_missing(advice: libc::c_int, name: &str) -> Option<String> {
+    // SAFETY: madvise of an empty range touches no memory.
+    if unsafe { libc::madvise(std::ptr::null_mut(), 0, advice) } != 0 {
+        return Some(format!("madvise({name}) needs Linux 5.14 or later: {}", io::Error::last_os_error()));
+    }
+    None
+}
+
+/// A new open file description of the same file (not a `dup`, which would share one).
+fn reopen(fd: RawFd) -> Result<OwnedFd, CallError> {
+    let path = format!("/proc/self/fd/{fd}\0");
+    // SAFETY: open of a NUL-terminated path; the result is checked.
+    let new = unsafe { libc::open(path.as_ptr().cast(), libc::O_RDWR | libc::O_CLOEXEC) };
+    if new < 0 {
+        return Err(CallError::new(format!("open {}", path.trim_end_matches('\0')), io::Error::last_os_error()));
+    }
+    // SAFETY: `new` is a fresh descriptor we own.
+    let own = unsafe { OwnedFd::from_raw_fd(new) };
+    // The magic link names the file the descriptor has open; make sure that is what we got.
+    let (old_stat, new_stat) = (file_stat(fd)?, file_stat(own.as_raw_fd())?);
+    if (old_stat.st_dev, old_stat.st_ino) != (new_stat.st_dev, new_stat.st_ino) {
+        return Err(CallError::new("reopen via /proc/self/fd", io::Error::other("opened a different file")));
+    }
+    Ok(own)
+}
+
+fn file_stat(fd: RawFd) -> Result<libc::stat, CallError> {
+    // SAFETY: libc::stat is plain integers, for which all zeros is a valid value.
+    let mut stat: libc::stat = unsafe { std::mem::zeroed() };
+    // SAFETY: fstat on an open descriptor with a valid out pointer.
+    if unsafe { libc::fstat(fd, &mut stat) } != 0 {
+        return Err(CallError::new("fstat", io::Error::last_os_error()));
+    }
+    Ok(stat)
+}
+
+/// close(2) with its result checked (dropping an OwnedFd ignores it). Not retried on
+/// EINTR: on Linux the descriptor is gone either way.
+fn close(fd: OwnedFd) -> Result<(), CallError> {
+    // SAFETY: we own the descriptor and give it up here.
+    if unsafe { libc::close(fd.into_raw_fd()) } != 0 {
+        return Err(CallError::new("close of a per-thread descriptor", io::Error::last_os_error()));
+    }
+    Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn maps_start_at_the_page_floor_and_cover_the_whole_part() {
+        assert_eq!(page_floor(0, 4096), 0);
+        assert_eq!(page_floor(4095, 4096), 0);
+        assert_eq!(page_floor(4096, 4096), 4096);
+        assert_eq!(page_floor(20_000, 4096), 16_384);
+        // The second of three parts of 10000-byte chunks: starts mid-page.
+        assert_eq!(Window::of(100_000, 100_000, 4096), Window { offset: 98_304, len: 101_696, start: 1_696 });
+        // A page-aligned part needs nothing extra.
+        assert_eq!(Window::of(8192, 5, 4096), Window { offset: 8192, len: 5, start: 0 });
+        // With 64 KiB pages (arm64, ppc64) the floor moves accordingly.
+        assert_eq!(Window::of(100_000, 1, 65_536), Window { offset: 65_536, len: 34_465, start: 34_464 });
+    }
+
+    #[test]
+    fn unknown_advice_makes_the_method_unsupported() {
+        assert!(advice_missing(9_999, "MADV_BOGUS").is_some_and(|reason| reason.contains("MADV_BOGUS")));
+        assert_eq!(advice_missing(libc::MADV_NORMAL, "MADV_NORMAL"), None);
+    }
+}
