@@ -80,7 +80,7 @@ pub struct RunArgs {
     #[arg(long, value_enum, default_value_t = SuiteName::Quick)]
     pub suite: SuiteName,
 
-    /// Bytes written per run, e.g. 256MiB, 1GiB, 400MB [quick: 128MiB].
+    /// Bytes written per run, e.g. 256MiB, 1GiB, 400MB [quick: 96MiB].
     #[arg(long, value_name = "SIZE")]
     pub size: Option<String>,
 

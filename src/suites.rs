@@ -94,7 +94,7 @@ fn part(methods: &[&str], states: &[FileState], chunks: &[u64], size: u64) -> Se
 /// then two threads, the mmap variants and io_uring at two depths. About a minute on
 /// tmpfs with two cores.
 pub fn quick() -> Suite {
-    let size = 128 * MIB;
+    let size = 96 * MIB;
     let all_states = FileState::ALL;
     let two_states = [FileState::Empty, FileState::Prealloc];
     let mut core =
