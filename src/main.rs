@@ -97,6 +97,9 @@ fn run(args: &RunArgs) -> Result<ExitCode, UsageError> {
             "warmup": settings.warmup,
             "seed": settings.seed,
             "source_period_bytes": writebench::source::PERIOD,
+            // What the mapped methods ask of the kernel: nothing but mmap-populate's
+            // MADV_POPULATE_WRITE, issued by each thread inside the timed span.
+            "mmap_advice": {"madv_sequential": false, "map_populate": false, "mmap-populate": "MADV_POPULATE_WRITE, timed"},
             "peak_rss_bytes": peak_rss_bytes(),
             "argv": std::env::args().collect::<Vec<_>>(),
         }),
