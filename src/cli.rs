@@ -43,11 +43,29 @@ pub struct Cli {
     pub command: Command,
 }
 
+// One value, made once per process: its size does not matter.
+#[allow(clippy::large_enum_variant)]
 #[derive(Debug, Subcommand)]
 pub enum Command {
     /// Run a suite of write strategies on PATH and report each one's throughput.
     #[command(after_help = EXAMPLES)]
     Run(RunArgs),
+    /// List the scratch directories that killed runs left in PATH, and remove them
+    /// after asking (only `.writebench-<pid>-*` directories owned by you whose pid is
+    /// no running writebench; never anything else).
+    Clean(CleanArgs),
+}
+
+#[derive(Debug, Args)]
+pub struct CleanArgs {
+    /// Directory to look in (the PATH that was given to `run`).
+    #[arg(default_value = ".")]
+    pub path: PathBuf,
+
+    /// Remove without asking (for scripts). Without a terminal and without --yes,
+    /// nothing is removed.
+    #[arg(long)]
+    pub yes: bool,
 }
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
@@ -141,6 +159,10 @@ pub struct RunArgs {
     /// Test aid: keep the scratch directory and each case's last file.
     #[arg(long, hide = true)]
     pub keep: bool,
+
+    /// Test aid: no free-space check, so that a case can meet a real ENOSPC.
+    #[arg(long, hide = true)]
+    pub no_space_check: bool,
 }
 
 /// Bad input, as the single line the user will see.
@@ -242,6 +264,7 @@ impl RunArgs {
         if !metadata.is_dir() {
             return Err(UsageError(format!("PATH {} is not a directory", self.path.display())));
         }
+        crate::space::check_writable(&self.path).map_err(UsageError)?;
         for (option, file) in [("--export-json", &self.export_json), ("--export-csv", &self.export_csv)] {
             if let Some(file) = file {
                 check_export_path(option, file)?;
@@ -313,6 +336,7 @@ mod tests {
         argv.extend_from_slice(extra);
         match Cli::try_parse_from(argv).unwrap().command {
             Command::Run(args) => args,
+            Command::Clean(_) => unreachable!("the argv says run"),
         }
     }
 
