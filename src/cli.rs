@@ -28,7 +28,12 @@ Examples:
   writebench run                          quick suite in the current directory
   writebench run /dev/shm --export-json r.json --export-csv r.csv
   writebench run /data --methods pwrite,pwritev --chunks 4KiB,1MiB --iov 1,128
-  writebench run . --states prealloc --size 1GiB --durability none,end --repeat 10";
+  writebench run . --states prealloc --size 1GiB --durability none,end --repeat 10
+  writebench clean /data                  list and remove what a killed run left behind
+
+Safety: writebench writes only inside its own scratch directory in PATH and removes it
+at the end, on errors and on Ctrl-C/SIGTERM/SIGHUP; a run or case that does not fit in
+the free space is refused or skipped. See the README's Safety section.";
 
 #[derive(Debug, Parser)]
 #[command(
@@ -156,6 +161,19 @@ pub struct RunArgs {
     #[arg(long, value_name = "FILE")]
     pub export_csv: Option<PathBuf>,
 
+    /// After each run's timed span, read the files back and compare them with the data
+    /// written; a difference fails the case with its offset [quick: on].
+    #[arg(long, conflicts_with = "no_verify")]
+    pub verify: bool,
+
+    /// Do not read the files back (the quick suite verifies by default).
+    #[arg(long)]
+    pub no_verify: bool,
+
+    /// Test aid: flip the byte at OFFSET of each run's first file before verifying.
+    #[arg(long, hide = true, value_name = "OFFSET", requires = "verify")]
+    pub corrupt_for_test: Option<u64>,
+
     /// Test aid: keep the scratch directory and each case's last file.
     #[arg(long, hide = true)]
     pub keep: bool,
@@ -254,7 +272,14 @@ impl RunArgs {
     }
 
     pub fn settings(&self, suite: &Suite) -> RunSettings {
-        RunSettings { repeat: suite.repeat, warmup: suite.warmup, seed: self.seed, keep_files: self.keep }
+        let verify = self.verify || (suite.name == "quick" && !self.no_verify);
+        RunSettings {
+            repeat: suite.repeat,
+            warmup: suite.warmup,
+            seed: self.seed,
+            keep_files: self.keep,
+            verify: verify.then_some(crate::verify::Verify { corrupt_at: self.corrupt_for_test }),
+        }
     }
 
     /// PATH must be an existing directory; export files must be creatable.

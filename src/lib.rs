@@ -21,3 +21,4 @@ pub mod stats;
 pub mod suites;
 pub mod target;
 pub mod units;
+pub mod verify;

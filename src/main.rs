@@ -178,6 +178,7 @@ fn options_json(
         "repeat": settings.repeat,
         "warmup": settings.warmup,
         "seed": settings.seed,
+        "verify": settings.verify.is_some(),
         "source_period_bytes": writebench::source::PERIOD,
         // What the mapped methods ask of the kernel: nothing but mmap-populate's
         // MADV_POPULATE_WRITE, issued by each thread inside the timed span.

@@ -86,7 +86,7 @@ fn signals_mid_case_remove_the_scratch_directory_and_exit_128_plus_the_signal() 
         // started) no file at all: never half a file, never a temporary one.
         if json.exists() {
             assert_eq!(read_json(&json)["complete"], false);
-            assert_eq!(entries(out.path()), vec!["r.json"], "no temporary file left");
+            assert_eq!(entries(out.path()), vec!["r.json"], "no temporary file left: {stderr}");
         } else {
             assert_eq!(entries(out.path()), Vec::<String>::new());
         }
