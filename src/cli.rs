@@ -28,7 +28,12 @@ Examples:
   writebench run                          quick suite in the current directory
   writebench run /dev/shm --export-json r.json --export-csv r.csv
   writebench run /data --methods pwrite,pwritev --chunks 4KiB,1MiB --iov 1,128
-  writebench run . --states prealloc --size 1GiB --durability none,end --repeat 10";
+  writebench run . --states prealloc --size 1GiB --durability none,end --repeat 10
+  writebench clean /data                  list and remove what a killed run left behind
+
+Safety: writebench writes only inside its own scratch directory in PATH and removes it
+at the end, on errors and on Ctrl-C/SIGTERM/SIGHUP; a run or case that does not fit in
+the free space is refused or skipped. See the README's Safety section.";
 
 #[derive(Debug, Parser)]
 #[command(
@@ -43,11 +48,29 @@ pub struct Cli {
     pub command: Command,
 }
 
+// One value, made once per process: its size does not matter.
+#[allow(clippy::large_enum_variant)]
 #[derive(Debug, Subcommand)]
 pub enum Command {
     /// Run a suite of write strategies on PATH and report each one's throughput.
     #[command(after_help = EXAMPLES)]
     Run(RunArgs),
+    /// List the scratch directories that killed runs left in PATH, and remove them
+    /// after asking (only `.writebench-<pid>-*` directories owned by you whose pid is
+    /// no running writebench; never anything else).
+    Clean(CleanArgs),
+}
+
+#[derive(Debug, Args)]
+pub struct CleanArgs {
+    /// Directory to look in (the PATH that was given to `run`).
+    #[arg(default_value = ".")]
+    pub path: PathBuf,
+
+    /// Remove without asking (for scripts). Without a terminal and without --yes,
+    /// nothing is removed.
+    #[arg(long)]
+    pub yes: bool,
 }
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
@@ -138,9 +161,26 @@ pub struct RunArgs {
     #[arg(long, value_name = "FILE")]
     pub export_csv: Option<PathBuf>,
 
+    /// After each run's timed span, read the files back and compare them with the data
+    /// written; a difference fails the case with its offset [quick: on].
+    #[arg(long, conflicts_with = "no_verify")]
+    pub verify: bool,
+
+    /// Do not read the files back (the quick suite verifies by default).
+    #[arg(long)]
+    pub no_verify: bool,
+
+    /// Test aid: flip the byte at OFFSET of each run's first file before verifying.
+    #[arg(long, hide = true, value_name = "OFFSET", requires = "verify")]
+    pub corrupt_for_test: Option<u64>,
+
     /// Test aid: keep the scratch directory and each case's last file.
     #[arg(long, hide = true)]
     pub keep: bool,
+
+    /// Test aid: no free-space check, so that a case can meet a real ENOSPC.
+    #[arg(long, hide = true)]
+    pub no_space_check: bool,
 }
 
 /// Bad input, as the single line the user will see.
@@ -232,7 +272,14 @@ impl RunArgs {
     }
 
     pub fn settings(&self, suite: &Suite) -> RunSettings {
-        RunSettings { repeat: suite.repeat, warmup: suite.warmup, seed: self.seed, keep_files: self.keep }
+        let verify = self.verify || (suite.name == "quick" && !self.no_verify);
+        RunSettings {
+            repeat: suite.repeat,
+            warmup: suite.warmup,
+            seed: self.seed,
+            keep_files: self.keep,
+            verify: verify.then_some(crate::verify::Verify { corrupt_at: self.corrupt_for_test }),
+        }
     }
 
     /// PATH must be an existing directory; export files must be creatable.
@@ -242,6 +289,7 @@ impl RunArgs {
         if !metadata.is_dir() {
             return Err(UsageError(format!("PATH {} is not a directory", self.path.display())));
         }
+        crate::space::check_writable(&self.path).map_err(UsageError)?;
         for (option, file) in [("--export-json", &self.export_json), ("--export-csv", &self.export_csv)] {
             if let Some(file) = file {
                 check_export_path(option, file)?;
@@ -313,6 +361,7 @@ mod tests {
         argv.extend_from_slice(extra);
         match Cli::try_parse_from(argv).unwrap().command {
             Command::Run(args) => args,
+            Command::Clean(_) => unreachable!("the argv says run"),
         }
     }
 

@@ -5,6 +5,7 @@
 //! of modules: `cli` → `plan` → `runner` (with `target`, `source`, `methods`) →
 //! `result` (with `stats`) → `export`.
 
+pub mod clean;
 pub mod cli;
 pub mod context;
 pub mod estimate;
@@ -13,8 +14,11 @@ pub mod methods;
 pub mod plan;
 pub mod result;
 pub mod runner;
+pub mod signals;
 pub mod source;
+pub mod space;
 pub mod stats;
 pub mod suites;
 pub mod target;
 pub mod units;
+pub mod verify;

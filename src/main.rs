@@ -1,7 +1,9 @@
 //! `writebench`: parse the command line, run the plan, render the results.
 
 use std::io::{IsTerminal, Write};
+use std::path::Path;
 use std::process::ExitCode;
+use std::sync::{Arc, Mutex};
 
 use clap::Parser;
 use clap::error::ErrorKind;
@@ -10,11 +12,11 @@ use serde_json::json;
 
 use writebench::cli::{Cli, Command, RunArgs, UsageError, plain};
 use writebench::export::{self, write_atomically};
-use writebench::result::{ResultFile, SCHEMA, Status, Tool};
+use writebench::result::{CaseResult, ResultFile, SCHEMA, Status, Tool};
 use writebench::runner::{peak_rss_bytes, run_case};
 use writebench::source::Source;
 use writebench::target::Scratch;
-use writebench::{context, estimate};
+use writebench::{context, estimate, signals};
 
 fn main() -> ExitCode {
     let cli = match Cli::try_parse() {
@@ -41,6 +43,13 @@ fn main() -> ExitCode {
                 ExitCode::from(2)
             }
         },
+        Command::Clean(args) => match writebench::clean::clean_command(&args.path, args.yes) {
+            Ok(all_removed) => ExitCode::from(if all_removed { 0 } else { 1 }),
+            Err(message) => {
+                eprintln!("writebench: {message}");
+                ExitCode::from(2)
+            }
+        },
     }
 }
 
@@ -56,73 +65,127 @@ fn run(args: &RunArgs) -> Result<ExitCode, UsageError> {
     let max_chunk = cases.iter().map(|c| c.chunk_bytes.min(c.bytes)).max().unwrap_or(1) as usize;
     let source = Source::new(settings.seed, max_chunk)
         .map_err(|e| UsageError(format!("cannot allocate the {max_chunk}-byte source buffer: {}", plain(&e))))?;
-    let mut scratch = Scratch::create(&args.path).map_err(|e| {
+    if !args.no_space_check {
+        let largest = cases.iter().map(|c| c.bytes).max().unwrap_or(0);
+        writebench::space::check_up_front(&args.path, largest).map_err(UsageError)?;
+    }
+    // Before any other thread starts, so that every thread inherits the blocked mask.
+    signals::install().map_err(|e| UsageError(format!("cannot set up signal handling: {}", plain(&e))))?;
+    let mut scratch = signals::create_scratch(|| Scratch::create(&args.path), Scratch::path).map_err(|e| {
         UsageError(format!("cannot create a scratch directory in {}: {}", args.path.display(), plain(&e)))
     })?;
     let target = context::target(&args.path, Some(&probe_file(&scratch)));
     announce(&cases, &settings, &target, &scratch, &source);
 
-    let total_runs = cases.len() as u64 * u64::from(settings.warmup + settings.repeat);
-    let progress = progress_bar(total_runs);
-    let mut results = Vec::with_capacity(cases.len());
-    for (index, case) in cases.iter().enumerate() {
-        progress.set_message(case.id.clone());
-        results.push(run_case(index, case, &scratch, &source, &settings, &mut || progress.inc(1)));
-    }
-    progress.finish_and_clear();
-    if settings.keep_files {
-        scratch.keep();
-        eprintln!("writebench: kept scratch directory {}", scratch.path().display());
-    }
-    drop(scratch);
-
-    let any_ok = results.iter().any(|r| r.status == Status::Ok);
-    let result = ResultFile {
+    let mut result = ResultFile {
         schema: SCHEMA.to_string(),
         tool: Tool::this(),
         host: context::host(),
         target,
-        options: json!({
-            "suite": suite.name,
-            "size": suite.reference_size,
-            "methods": args.methods,
-            "states": args.states,
-            "chunks": args.chunks,
-            "iov": args.iov,
-            "threads": args.threads,
-            "layout": args.layout,
-            "qd": args.qd,
-            "durability": args.durability,
-            "repeat": settings.repeat,
-            "warmup": settings.warmup,
-            "seed": settings.seed,
-            "source_period_bytes": writebench::source::PERIOD,
-            // What the mapped methods ask of the kernel: nothing but mmap-populate's
-            // MADV_POPULATE_WRITE, issued by each thread inside the timed span.
-            "mmap_advice": {"madv_sequential": false, "map_populate": false, "mmap-populate": "MADV_POPULATE_WRITE, timed"},
-            "peak_rss_bytes": peak_rss_bytes(),
-            "argv": std::env::args().collect::<Vec<_>>(),
-        }),
-        cases: results,
+        options: options_json(args, &suite, &settings),
+        cases: Vec::new(),
         observations: Vec::new(),
-        complete: true,
+        complete: false,
     };
+    // On a signal: the cases done so far, marked incomplete (DESIGN §6).
+    let done = Arc::new(Mutex::new(Vec::with_capacity(cases.len())));
+    {
+        let (partial, done, json, csv) =
+            (result.clone(), Arc::clone(&done), args.export_json.clone(), args.export_csv.clone());
+        signals::on_interrupt(Some(Box::new(move |_signal: &str| {
+            let mut partial = partial.clone();
+            partial.cases = done.lock().unwrap_or_else(|e| e.into_inner()).clone();
+            partial.options["peak_rss_bytes"] = json!(peak_rss_bytes());
+            if export_files(&partial, json.as_deref(), csv.as_deref()) && (json.is_some() || csv.is_some()) {
+                eprintln!(
+                    "writebench: the {} cases done so far are in the result files (\"complete\": false)",
+                    partial.cases.len()
+                );
+            }
+        })));
+    }
+
+    let total_runs = cases.len() as u64 * u64::from(settings.warmup + settings.repeat);
+    let progress = progress_bar(total_runs);
+    for (index, case) in cases.iter().enumerate() {
+        progress.set_message(case.id.clone());
+        // A case that no longer fits is skipped with the numbers, and the run goes on.
+        let too_big = if args.no_space_check { None } else { writebench::space::shortfall(scratch.path(), case.bytes) };
+        let outcome = match too_big {
+            Some(reason) => {
+                progress.inc(u64::from(settings.warmup + settings.repeat));
+                CaseResult::without_result(case.clone(), Status::Skipped, reason)
+            }
+            None => run_case(index, case, &scratch, &source, &settings, &mut || progress.inc(1)),
+        };
+        done.lock().unwrap_or_else(|e| e.into_inner()).push(outcome);
+    }
+    progress.finish_and_clear();
+    if settings.keep_files {
+        signals::forget_scratch();
+        scratch.keep();
+        eprintln!("writebench: kept scratch directory {}", scratch.path().display());
+    }
+    drop(scratch);
+    signals::forget_scratch();
+    signals::on_interrupt(None);
+
+    result.cases = std::mem::take(&mut *done.lock().unwrap_or_else(|e| e.into_inner()));
+    result.options["peak_rss_bytes"] = json!(peak_rss_bytes());
+    result.complete = true;
+    let any_ok = result.cases.iter().any(|r| r.status == Status::Ok);
 
     let mut stdout = std::io::stdout().lock();
     let _ = export::table::render(&result, &mut stdout).and_then(|()| stdout.flush());
-    let mut export_failed = false;
+    let exported = export_files(&result, args.export_json.as_deref(), args.export_csv.as_deref());
+    Ok(if any_ok && exported { ExitCode::SUCCESS } else { ExitCode::from(1) })
+}
+
+/// Writes the JSON and CSV files asked for, each atomically; false if one failed (said on stderr).
+fn export_files(result: &ResultFile, json: Option<&Path>, csv: Option<&Path>) -> bool {
+    let mut all_written = true;
     for (file, render) in [
-        (&args.export_json, export::json::render as fn(&ResultFile, &mut dyn Write) -> std::io::Result<()>),
-        (&args.export_csv, export::csv::render),
+        (json, export::json::render as fn(&ResultFile, &mut dyn Write) -> std::io::Result<()>),
+        (csv, export::csv::render),
     ] {
         if let Some(file) = file {
-            if let Err(error) = write_atomically(file, |out| render(&result, out)) {
+            if let Err(error) = write_atomically(file, |out| render(result, out)) {
                 eprintln!("writebench: could not write {}: {}", file.display(), plain(&error));
-                export_failed = true;
+                all_written = false;
             }
         }
     }
-    Ok(if any_ok && !export_failed { ExitCode::SUCCESS } else { ExitCode::from(1) })
+    all_written
+}
+
+/// The run's options exactly as they were applied, and the command line.
+fn options_json(
+    args: &RunArgs,
+    suite: &writebench::suites::Suite,
+    settings: &writebench::runner::RunSettings,
+) -> serde_json::Value {
+    json!({
+        "suite": suite.name,
+        "size": suite.reference_size,
+        "methods": args.methods,
+        "states": args.states,
+        "chunks": args.chunks,
+        "iov": args.iov,
+        "threads": args.threads,
+        "layout": args.layout,
+        "qd": args.qd,
+        "durability": args.durability,
+        "repeat": settings.repeat,
+        "warmup": settings.warmup,
+        "seed": settings.seed,
+        "verify": settings.verify.is_some(),
+        "source_period_bytes": writebench::source::PERIOD,
+        // What the mapped methods ask of the kernel: nothing but mmap-populate's
+        // MADV_POPULATE_WRITE, issued by each thread inside the timed span.
+        "mmap_advice": {"madv_sequential": false, "map_populate": false, "mmap-populate": "MADV_POPULATE_WRITE, timed"},
+        "peak_rss_bytes": peak_rss_bytes(),
+        "argv": std::env::args().collect::<Vec<_>>(),
+    })
 }
 
 /// One line on stderr before the work starts: what will run, and about how long.

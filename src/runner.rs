@@ -19,6 +19,8 @@ pub struct RunSettings {
     pub seed: u64,
     /// Leave each case's last file in the scratch directory (tests read it back).
     pub keep_files: bool,
+    /// Read every run's files back after its timed span (`--verify`).
+    pub verify: Option<crate::verify::Verify>,
 }
 
 /// Runs one case `warmup + repeat` times; `on_run` is called after each run (progress).
@@ -41,7 +43,7 @@ pub fn run_case(
     for number in 0..total {
         let names: Vec<String> =
             (0..case.files).map(|file| format!("case{index:04}-run{number}-f{file}.dat")).collect();
-        let outcome = run_once(&names, &parts, case, scratch, source, settings.seed);
+        let outcome = run_once(&names, &parts, case, scratch, source, settings);
         // Hygiene: every run starts without the previous run's files (run_once synced them).
         let last = number + 1 == total;
         if !(settings.keep_files && last && outcome.is_ok()) {
@@ -87,8 +89,9 @@ fn run_once(
     case: &Case,
     scratch: &Scratch,
     source: &Source,
-    seed: u64,
+    settings: &RunSettings,
 ) -> Result<Run, CallError> {
+    let seed = settings.seed;
     let method = methods::by_name(&case.method).expect("the plan only holds registered methods");
     // Untimed: create the files and bring them into their state.
     let file_lens: Vec<u64> = if case.files > 1 { parts.iter().map(|p| p.len).collect() } else { vec![case.bytes] };
@@ -131,6 +134,10 @@ fn run_once(
     if case.durability == Durability::None {
         // Untimed: the next run must not pay for this run's writeback.
         fsync_all(&fds)?;
+    }
+    if let Some(verify) = &settings.verify {
+        // Untimed: the content must be what was written.
+        crate::verify::check(verify, &fds, &file_lens, seed)?;
     }
     Ok(Run {
         write_seconds: (written - started).as_secs_f64() + finish_seconds,
@@ -251,7 +258,7 @@ mod tests {
     use crate::source::{PERIOD, fill_pattern, first_mismatch};
 
     fn settings(keep: bool) -> RunSettings {
-        RunSettings { repeat: 2, warmup: 1, seed: 9, keep_files: keep }
+        RunSettings { repeat: 2, warmup: 1, seed: 9, keep_files: keep, verify: None }
     }
 
     #[test]

@@ -1,0 +1,112 @@
+//! `--verify` reads every run's files back after the timed span: it passes for every
+//! method and layout, and a byte changed between the write and the check fails the
+//! case with that byte's offset.
+
+mod common;
+
+use common::{entries, read_json, stderr_of, writebench};
+
+const METHODS: &str =
+    "write,pwrite,writev,pwritev,fwrite,mmap,mmap-maps,mmap-fds,mmap-populate,io_uring,io_uring-fixed";
+
+#[test]
+fn verify_passes_for_every_method_state_and_layout() {
+    let dir = tempfile::tempdir().unwrap();
+    let out = tempfile::tempdir().unwrap();
+    let json = out.path().join("r.json");
+    let output = writebench(&[
+        "run",
+        dir.path().to_str().unwrap(),
+        "--size",
+        "3000000", // not a multiple of the chunk: a short last call
+        "--methods",
+        METHODS,
+        "--states",
+        "empty,overwrite",
+        "--chunks",
+        "64KiB",
+        "--iov",
+        "4",
+        "--threads",
+        "1,2",
+        "--qd",
+        "8",
+        "--repeat",
+        "1",
+        "--warmup",
+        "1",
+        "--verify",
+        "--export-json",
+        json.to_str().unwrap(),
+    ]);
+    assert_eq!(output.status.code(), Some(0), "{}", stderr_of(&output));
+    let result = read_json(&json);
+    assert_eq!(result["options"]["verify"], true);
+    let cases = result["cases"].as_array().unwrap();
+    for method in METHODS.split(',') {
+        assert!(cases.iter().any(|c| c["method"] == method), "{method} has a case");
+    }
+    assert!(cases.iter().any(|c| c["files"] == 2), "a file-per-thread case");
+    for case in cases {
+        assert_eq!(case["status"], "ok", "{}: {}", case["id"], case["error"]);
+    }
+    assert_eq!(entries(dir.path()), Vec::<String>::new());
+}
+
+#[test]
+fn a_corrupted_byte_fails_the_case_with_its_offset() {
+    let dir = tempfile::tempdir().unwrap();
+    let out = tempfile::tempdir().unwrap();
+    let json = out.path().join("r.json");
+    let output = writebench(&[
+        "run",
+        dir.path().to_str().unwrap(),
+        "--size",
+        "1MiB",
+        "--methods",
+        "pwrite,mmap",
+        "--states",
+        "empty",
+        "--chunks",
+        "64KiB",
+        "--threads",
+        "1",
+        "--repeat",
+        "1",
+        "--warmup",
+        "0",
+        "--verify",
+        "--corrupt-for-test",
+        "654321",
+        "--export-json",
+        json.to_str().unwrap(),
+    ]);
+    assert_eq!(output.status.code(), Some(1), "{}", stderr_of(&output));
+    let cases = read_json(&json)["cases"].as_array().unwrap().clone();
+    assert_eq!(cases.len(), 2);
+    for case in &cases {
+        assert_eq!(case["status"], "failed");
+        let error = case["error"].as_str().unwrap();
+        assert!(error.contains("first at offset 654321"), "{error}");
+    }
+    assert_eq!(entries(dir.path()), Vec::<String>::new());
+}
+
+#[test]
+fn the_quick_suite_verifies_unless_told_not_to() {
+    let dir = tempfile::tempdir().unwrap();
+    let out = tempfile::tempdir().unwrap();
+    let json = out.path().join("r.json");
+    let path = dir.path().to_str().unwrap();
+    let common = ["--size", "256KiB", "--methods", "pwrite", "--states", "empty", "--repeat", "1", "--warmup", "0"];
+    for (extra, verify) in [(None, true), (Some("--no-verify"), false)] {
+        let mut args = vec!["run", path, "--export-json", json.to_str().unwrap()];
+        args.extend_from_slice(&common);
+        args.extend(extra);
+        let output = writebench(&args);
+        assert_eq!(output.status.code(), Some(0), "{}", stderr_of(&output));
+        assert_eq!(read_json(&json)["options"]["verify"], verify);
+    }
+    let seed = writebench(&["run", path, "--suite", "seed", "--verify", "--no-verify"]);
+    assert_eq!(seed.status.code(), Some(2), "--verify and --no-verify conflict");
+}
