@@ -118,8 +118,10 @@ fn run(args: &RunArgs) -> Result<ExitCode, UsageError> {
             }
             None => run_case(index, case, &scratch, &source, &settings, &mut || progress.inc(1)),
         };
+        signals::park_if_interrupted();
         done.lock().unwrap_or_else(|e| e.into_inner()).push(outcome);
     }
+    signals::park_if_interrupted();
     progress.finish_and_clear();
     if settings.keep_files {
         signals::forget_scratch();

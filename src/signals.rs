@@ -16,13 +16,16 @@
 use std::io;
 use std::path::{Path, PathBuf};
 use std::sync::Mutex;
-use std::sync::atomic::{AtomicPtr, Ordering};
+use std::sync::atomic::{AtomicBool, AtomicPtr, Ordering};
 
 use crate::clean::remove_scratch;
 
 type Hook = Box<dyn FnMut(&str) + Send>;
 
 static SCRATCH: Mutex<Option<PathBuf>> = Mutex::new(None);
+/// Set by the signal thread before it touches anything: from then on the main thread's
+/// failures are the interruption's doing, and only the signal thread may end the process.
+static INTERRUPTED: AtomicBool = AtomicBool::new(false);
 static PARTIAL: Mutex<Option<Hook>> = Mutex::new(None);
 /// The scratch path as a C string for the SIGBUS handler (leaked; a run has one).
 static SCRATCH_C: AtomicPtr<libc::c_char> = AtomicPtr::new(std::ptr::null_mut());
@@ -107,6 +110,7 @@ fn wait_for_signals(set: libc::sigset_t) {
         }
         if first {
             first = false;
+            INTERRUPTED.store(true, Ordering::SeqCst);
             // Cleaning up and writing results may take a moment: do it on another
             // thread so that a second signal is still seen here.
             let spawned = std::thread::Builder::new().name("cleanup".into()).spawn(move || {
@@ -126,6 +130,15 @@ fn wait_for_signals(set: libc::sigset_t) {
         remove_this_scratch();
         eprintln!("\nwritebench: interrupted by {} again; exiting now", signal_name(signal));
         exit(signal);
+    }
+}
+
+/// Called by the main thread before it records a case or finishes: once a signal has
+/// been taken, the cases still running fail only because their directory was removed,
+/// and the process must end with the signal's status, so this thread waits for the exit.
+pub fn park_if_interrupted() {
+    while INTERRUPTED.load(Ordering::SeqCst) {
+        std::thread::park();
     }
 }
 
