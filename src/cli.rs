@@ -114,7 +114,11 @@ pub struct RunArgs {
     #[arg(long, value_name = "LIST")]
     pub qd: Option<String>,
 
-    /// none (page cache only) or end (one fsync after the last write, timed apart) [default: end].
+    /// When the data is made durable: none (page cache only); end / end-fdatasync (one
+    /// fsync / fdatasync after the last write, timed apart as the sync span); every:N /
+    /// every-fdatasync:N (fsync / fdatasync after every N calls, inside the write span);
+    /// osync / odsync (opened with O_SYNC / O_DSYNC); direct (O_DIRECT), alone or as
+    /// direct+MODE, e.g. direct+end, direct+odsync [default: end].
     #[arg(long, value_name = "LIST")]
     pub durability: Option<String>,
 

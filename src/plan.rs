@@ -1,10 +1,10 @@
 //! Expands a suite and the user's option lists into the cases to run (DESIGN §1).
 
-use std::fmt;
 use std::str::FromStr;
 
 use serde::{Deserialize, Serialize};
 
+pub use crate::durability::Durability;
 use crate::methods::{self, Method};
 use crate::units::{format_size, format_size_compact};
 
@@ -52,43 +52,6 @@ impl FromStr for FileState {
             .into_iter()
             .find(|state| state.name() == text)
             .ok_or_else(|| format!("unknown state '{text}' (known: empty, sparse, prealloc, overwrite)"))
-    }
-}
-
-/// What makes the data durable, and whether that is timed (the sync span).
-#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Serialize, Deserialize)]
-#[serde(rename_all = "lowercase")]
-pub enum Durability {
-    /// Page cache only; the file is still synced after the run, untimed, for hygiene.
-    None,
-    /// One `fsync` after the last write, timed as the sync span.
-    End,
-}
-
-impl Durability {
-    pub const ALL: [Durability; 2] = [Durability::None, Durability::End];
-
-    pub fn name(self) -> &'static str {
-        match self {
-            Durability::None => "none",
-            Durability::End => "end",
-        }
-    }
-}
-
-impl FromStr for Durability {
-    type Err = String;
-    fn from_str(text: &str) -> Result<Self, String> {
-        Durability::ALL
-            .into_iter()
-            .find(|mode| mode.name() == text)
-            .ok_or_else(|| format!("unknown durability '{text}' (known: none, end)"))
-    }
-}
-
-impl fmt::Display for Durability {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.write_str(self.name())
     }
 }
 
@@ -200,7 +163,7 @@ impl Case {
         if self.files > 1 {
             parts.push(format!("f{}", self.files));
         }
-        parts.push(self.durability.name().to_string());
+        parts.push(self.durability.name());
         parts.join(" ")
     }
 

@@ -6,8 +6,11 @@ use std::os::fd::{AsRawFd, RawFd};
 use std::sync::{Condvar, Mutex};
 use std::time::Instant;
 
+use crate::durability::direct_refusal;
 use crate::methods::{self, CallError, Job, Part, Prepared, fsync_all};
-use crate::plan::{Case, Durability};
+use crate::plan::Case;
+#[cfg(test)]
+use crate::plan::Durability;
 use crate::result::{CaseResult, Run, Status};
 use crate::source::Source;
 use crate::target::Scratch;
@@ -32,10 +35,13 @@ pub fn run_case(
     on_run: &mut dyn FnMut(),
 ) -> CaseResult {
     let method = methods::by_name(&case.method).expect("the plan only holds registered methods");
-    if let Some(reason) = method.unsupported_reason() {
+    if let Some(reason) = method.unsupported_reason().or_else(|| method.durability_refusal(case.durability)) {
         return CaseResult::without_result(case.clone(), Status::Unsupported, reason);
     }
     let parts = split(case.bytes, case.chunk_bytes, case.threads, case.files);
+    if let Err((status, reason)) = check_open_flags(index, case, &parts, scratch) {
+        return CaseResult::without_result(case.clone(), status, reason);
+    }
     let total = settings.warmup + settings.repeat;
     let mut runs = Vec::with_capacity(settings.repeat as usize);
     for number in 0..total {
@@ -61,6 +67,31 @@ pub fn run_case(
         }
     }
     CaseResult::measured(case.clone(), runs)
+}
+
+/// Whether the filesystem opens files with the case's flags, and, for O_DIRECT, whether
+/// the case's calls meet the alignment (asked on a throw-away file, once per case).
+fn check_open_flags(index: usize, case: &Case, parts: &[Part], scratch: &Scratch) -> Result<(), (Status, String)> {
+    let flags = case.durability.open_flags();
+    if flags == 0 {
+        return Ok(());
+    }
+    let alignment = scratch.probe_open(&format!("case{index:04}-probe.dat"), flags).map_err(|error| {
+        // open(2) says EINVAL when the filesystem does not do O_DIRECT.
+        let status = if error.error.raw_os_error() == Some(libc::EINVAL) {
+            Status::Unsupported
+        } else {
+            status_of(&error.error)
+        };
+        (status, error.to_string())
+    })?;
+    if case.durability.direct {
+        let lens: Vec<u64> = if case.files > 1 { parts.iter().map(|p| p.len).collect() } else { vec![case.bytes] };
+        if let Some(reason) = direct_refusal(&alignment, case.chunk_bytes, &lens) {
+            return Err((Status::Unsupported, reason));
+        }
+    }
+    Ok(())
 }
 
 /// Splits `size` bytes over `threads` parts at chunk boundaries (so every call but the
@@ -93,8 +124,12 @@ fn run_once(
     // Untimed: create the files and bring them into their state.
     let file_lens: Vec<u64> = if case.files > 1 { parts.iter().map(|p| p.len).collect() } else { vec![case.bytes] };
     let mut files = Vec::with_capacity(names.len());
+    let flags = case.durability.open_flags();
     for (name, &len) in names.iter().zip(&file_lens) {
-        files.push(scratch.prepare(name, case.state, len, seed)?);
+        let prepared = scratch.prepare(name, case.state, len, seed)?;
+        // The timed run gets a descriptor with the mode's open flags; the state was
+        // prepared without them.
+        files.push(if flags != 0 { scratch.reopen(name, prepared.as_raw_fd(), flags)? } else { prepared });
     }
     let fds: Vec<RawFd> = files.iter().map(|f| f.as_raw_fd()).collect();
     let job = Job {
@@ -105,6 +140,7 @@ fn run_once(
         iov: case.iov as usize,
         queue_depth: case.queue_depth.unwrap_or(1) as usize,
         source,
+        durability: case.durability,
     };
     // Untimed but recorded: the method's set-up (rings, registered buffers).
     let setup_started = Instant::now();
@@ -115,7 +151,8 @@ fn run_once(
     // Instant is CLOCK_MONOTONIC on Linux; it is read only outside the write loops.
     let (started, thread_ends) = write_parts(prepared.as_ref(), parts.len())?;
     let written = Instant::now();
-    let sync_seconds = if case.durability == Durability::End {
+    // every:N, osync and odsync commit inside the write span; only `end` has a sync span.
+    let sync_seconds = if case.durability.end_sync().is_some() {
         prepared.sync()?;
         written.elapsed().as_secs_f64()
     } else {
@@ -128,7 +165,7 @@ fn run_once(
     let cpu_after = cpu_times();
     drop(prepared);
 
-    if case.durability == Durability::None {
+    if case.durability.end_sync().is_none() {
         // Untimed: the next run must not pay for this run's writeback.
         fsync_all(&fds)?;
     }

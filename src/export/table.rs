@@ -23,7 +23,7 @@ pub fn render(result: &ResultFile, out: &mut dyn Write) -> io::Result<()> {
     if target.fs_type == "tmpfs" || target.fs_type == "ramfs" {
         writeln!(
             out,
-            "note: {} keeps files in memory: fsync does nothing there, and nothing is durable",
+            "note: {} keeps files in memory: fsync does nothing there, nothing is durable, and O_DIRECT is accepted but bypasses no cache",
             target.fs_type
         )?;
     }
