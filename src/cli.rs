@@ -48,6 +48,95 @@ pub enum Command {
     /// Run a suite of write strategies on PATH and report each one's throughput.
     #[command(after_help = EXAMPLES)]
     Run(RunArgs),
+    /// Time small writes one by one (seed 002): percentiles per durability mode.
+    #[command(after_help = LATENCY_EXAMPLES)]
+    Latency(LatencyArgs),
+}
+
+const LATENCY_EXAMPLES: &str = "\
+Examples:
+  writebench latency /data                      10,000 writes of 8 B, overwrite0 and append
+  writebench latency . --durability none,every-fdatasync:1 --count 1000 --export-json l.json";
+
+/// Most operations per latency case: a histogram is bounded, the wall time is not.
+pub const MAX_LATENCY_COUNT: u64 = 100_000_000;
+
+#[derive(Debug, Args)]
+pub struct LatencyArgs {
+    /// Directory to measure (a private scratch directory is made in it and removed).
+    #[arg(default_value = ".")]
+    pub path: PathBuf,
+
+    /// Timed operations per case.
+    #[arg(long, default_value_t = 10_000, value_name = "N")]
+    pub count: u64,
+
+    /// Bytes per write, e.g. 8, 4KiB.
+    #[arg(long, default_value = "8", value_name = "SIZE")]
+    pub bytes: String,
+
+    /// overwrite0 (pwrite at offset 0 each time, as seed 002) and/or append (write at
+    /// the file position).
+    #[arg(long, default_value = "overwrite0,append", value_name = "LIST")]
+    pub patterns: String,
+
+    /// Durability modes, spelled as for `run` (every:N syncs after every N writes, and
+    /// the sync call is also reported alone).
+    #[arg(long, default_value = "none,odsync,osync,every-fdatasync:1", value_name = "LIST")]
+    pub durability: String,
+
+    /// Operations done before the timed ones, per case, not recorded.
+    #[arg(long, default_value_t = 100, value_name = "N")]
+    pub warmup: u64,
+
+    /// Seed of the pseudo-random data written.
+    #[arg(long, default_value_t = DEFAULT_SEED, value_name = "N")]
+    pub seed: u64,
+
+    /// Write the full result as JSON (schema writebench.v1; latency_ns per case).
+    #[arg(long, value_name = "FILE")]
+    pub export_json: Option<PathBuf>,
+
+    /// Write one row per case as CSV.
+    #[arg(long, value_name = "FILE")]
+    pub export_csv: Option<PathBuf>,
+}
+
+impl LatencyArgs {
+    pub fn plan(&self) -> Result<crate::latency::Plan, UsageError> {
+        let usage = |message: String| UsageError(message);
+        let bytes = parse_size(&self.bytes).map_err(|e| usage(format!("--bytes: {e}")))?;
+        if bytes == 0 || bytes > MAX_CHUNK {
+            return Err(usage(format!("--bytes: '{}' is out of range (1B to 1GiB)", self.bytes)));
+        }
+        if !(1..=MAX_LATENCY_COUNT).contains(&self.count) {
+            return Err(usage(format!("--count: must be between 1 and {MAX_LATENCY_COUNT}")));
+        }
+        if self.warmup > MAX_LATENCY_COUNT {
+            return Err(usage(format!("--warmup: must be at most {MAX_LATENCY_COUNT}")));
+        }
+        let patterns = parse_list(&self.patterns, "--patterns", |s| s.parse::<crate::latency::Pattern>())?;
+        let durability = parse_list(&self.durability, "--durability", |s| s.parse::<Durability>())?;
+        Ok(crate::latency::Plan {
+            count: self.count,
+            bytes: bytes as usize,
+            warmup: self.warmup,
+            patterns,
+            durability,
+            seed: self.seed,
+        })
+    }
+
+    /// PATH must be an existing directory; export files must be creatable.
+    pub fn check_paths(&self) -> Result<(), UsageError> {
+        check_dir(&self.path)?;
+        for (option, file) in [("--export-json", &self.export_json), ("--export-csv", &self.export_csv)] {
+            if let Some(file) = file {
+                check_export_path(option, file)?;
+            }
+        }
+        Ok(())
+    }
 }
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
@@ -241,11 +330,7 @@ impl RunArgs {
 
     /// PATH must be an existing directory; export files must be creatable.
     pub fn check_paths(&self) -> Result<(), UsageError> {
-        let metadata = std::fs::metadata(&self.path)
-            .map_err(|e| UsageError(format!("PATH {}: {}", self.path.display(), plain(&e))))?;
-        if !metadata.is_dir() {
-            return Err(UsageError(format!("PATH {} is not a directory", self.path.display())));
-        }
+        check_dir(&self.path)?;
         for (option, file) in [("--export-json", &self.export_json), ("--export-csv", &self.export_csv)] {
             if let Some(file) = file {
                 check_export_path(option, file)?;
@@ -253,6 +338,15 @@ impl RunArgs {
         }
         Ok(())
     }
+}
+
+fn check_dir(path: &Path) -> Result<(), UsageError> {
+    let metadata =
+        std::fs::metadata(path).map_err(|e| UsageError(format!("PATH {}: {}", path.display(), plain(&e))))?;
+    if !metadata.is_dir() {
+        return Err(UsageError(format!("PATH {} is not a directory", path.display())));
+    }
+    Ok(())
 }
 
 fn override_with<T: Clone>(field: &mut Vec<T>, value: &Option<Vec<T>>) {
@@ -317,6 +411,7 @@ mod tests {
         argv.extend_from_slice(extra);
         match Cli::try_parse_from(argv).unwrap().command {
             Command::Run(args) => args,
+            Command::Latency(_) => unreachable!("the test parses `run`"),
         }
     }
 

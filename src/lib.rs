@@ -10,6 +10,7 @@ pub mod context;
 pub mod durability;
 pub mod estimate;
 pub mod export;
+pub mod latency;
 pub mod methods;
 pub mod plan;
 pub mod result;

@@ -8,7 +8,7 @@ use clap::error::ErrorKind;
 use indicatif::{ProgressBar, ProgressDrawTarget, ProgressStyle};
 use serde_json::json;
 
-use writebench::cli::{Cli, Command, RunArgs, UsageError, plain};
+use writebench::cli::{Cli, Command, LatencyArgs, RunArgs, UsageError, plain};
 use writebench::export::{self, write_atomically};
 use writebench::result::{ResultFile, SCHEMA, Status, Tool};
 use writebench::runner::{peak_rss_bytes, run_case};
@@ -33,15 +33,84 @@ fn main() -> ExitCode {
             return ExitCode::from(2);
         }
     };
-    match cli.command {
-        Command::Run(args) => match run(&args) {
-            Ok(code) => code,
-            Err(UsageError(message)) => {
-                eprintln!("writebench: {message}");
-                ExitCode::from(2)
-            }
-        },
+    let outcome = match cli.command {
+        Command::Run(args) => run(&args),
+        Command::Latency(args) => latency(&args),
+    };
+    match outcome {
+        Ok(code) => code,
+        Err(UsageError(message)) => {
+            eprintln!("writebench: {message}");
+            ExitCode::from(2)
+        }
     }
+}
+
+/// `writebench latency`: every pattern under every mode, one case each.
+fn latency(args: &LatencyArgs) -> Result<ExitCode, UsageError> {
+    let plan = args.plan()?;
+    args.check_paths()?;
+    let scratch = Scratch::create(&args.path).map_err(|e| {
+        UsageError(format!("cannot create a scratch directory in {}: {}", args.path.display(), plain(&e)))
+    })?;
+    let target = context::target(&args.path, Some(&probe_file(&scratch)));
+    let total = plan.patterns.len() * plan.durability.len();
+    eprintln!(
+        "writebench: latency of {} x {} operations of {} B on {} ({})",
+        total, plan.count, plan.bytes, target.path, target.fs_type
+    );
+    let progress = progress_bar(total as u64);
+    let mut results = Vec::with_capacity(total);
+    for &durability in &plan.durability {
+        for &pattern in &plan.patterns {
+            progress.set_message(format!("{} {durability}", pattern.name()));
+            results.push(writebench::latency::run_case(results.len(), &plan, pattern, durability, &scratch));
+            progress.inc(1);
+        }
+    }
+    progress.finish_and_clear();
+    drop(scratch);
+    let any_ok = results.iter().any(|r| r.status == Status::Ok);
+    let result = ResultFile {
+        schema: SCHEMA.to_string(),
+        tool: Tool::this(),
+        host: context::host(),
+        target,
+        options: json!({
+            "command": "latency",
+            "count": plan.count,
+            "bytes": plan.bytes,
+            "warmup": plan.warmup,
+            "patterns": args.patterns,
+            "durability": args.durability,
+            "seed": plan.seed,
+            "argv": std::env::args().collect::<Vec<_>>(),
+        }),
+        cases: results,
+        observations: Vec::new(),
+        complete: true,
+    };
+    let mut stdout = std::io::stdout().lock();
+    let _ = writebench::latency::render(&result, &mut stdout).and_then(|()| stdout.flush());
+    let exported = export_files(&result, &args.export_json, &args.export_csv);
+    Ok(if any_ok && exported { ExitCode::SUCCESS } else { ExitCode::from(1) })
+}
+
+/// Writes the requested result files; false if one could not be written (said on stderr).
+fn export_files(result: &ResultFile, json: &Option<std::path::PathBuf>, csv: &Option<std::path::PathBuf>) -> bool {
+    let mut ok = true;
+    for (file, render) in [
+        (json, export::json::render as fn(&ResultFile, &mut dyn Write) -> std::io::Result<()>),
+        (csv, export::csv::render),
+    ] {
+        if let Some(file) = file {
+            if let Err(error) = write_atomically(file, |out| render(result, out)) {
+                eprintln!("writebench: could not write {}: {}", file.display(), plain(&error));
+                ok = false;
+            }
+        }
+    }
+    ok
 }
 
 fn run(args: &RunArgs) -> Result<ExitCode, UsageError> {
@@ -110,18 +179,7 @@ fn run(args: &RunArgs) -> Result<ExitCode, UsageError> {
 
     let mut stdout = std::io::stdout().lock();
     let _ = export::table::render(&result, &mut stdout).and_then(|()| stdout.flush());
-    let mut export_failed = false;
-    for (file, render) in [
-        (&args.export_json, export::json::render as fn(&ResultFile, &mut dyn Write) -> std::io::Result<()>),
-        (&args.export_csv, export::csv::render),
-    ] {
-        if let Some(file) = file {
-            if let Err(error) = write_atomically(file, |out| render(&result, out)) {
-                eprintln!("writebench: could not write {}: {}", file.display(), plain(&error));
-                export_failed = true;
-            }
-        }
-    }
+    let export_failed = !export_files(&result, &args.export_json, &args.export_csv);
     Ok(if any_ok && !export_failed { ExitCode::SUCCESS } else { ExitCode::from(1) })
 }
 

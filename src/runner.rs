@@ -8,9 +8,7 @@ use std::time::Instant;
 
 use crate::durability::direct_refusal;
 use crate::methods::{self, CallError, Job, Part, Prepared, fsync_all};
-use crate::plan::Case;
-#[cfg(test)]
-use crate::plan::Durability;
+use crate::plan::{Case, Durability};
 use crate::result::{CaseResult, Run, Status};
 use crate::source::Source;
 use crate::target::Scratch;
@@ -39,7 +37,9 @@ pub fn run_case(
         return CaseResult::without_result(case.clone(), Status::Unsupported, reason);
     }
     let parts = split(case.bytes, case.chunk_bytes, case.threads, case.files);
-    if let Err((status, reason)) = check_open_flags(index, case, &parts, scratch) {
+    let lens: Vec<u64> = if case.files > 1 { parts.iter().map(|p| p.len).collect() } else { vec![case.bytes] };
+    let probe = format!("case{index:04}-probe.dat");
+    if let Err((status, reason)) = open_flags_refusal(&probe, case.durability, case.chunk_bytes, &lens, scratch) {
         return CaseResult::without_result(case.clone(), status, reason);
     }
     let total = settings.warmup + settings.repeat;
@@ -71,12 +71,19 @@ pub fn run_case(
 
 /// Whether the filesystem opens files with the case's flags, and, for O_DIRECT, whether
 /// the case's calls meet the alignment (asked on a throw-away file, once per case).
-fn check_open_flags(index: usize, case: &Case, parts: &[Part], scratch: &Scratch) -> Result<(), (Status, String)> {
-    let flags = case.durability.open_flags();
+/// `probe` is the name of the throw-away file; `lens` the lengths of the case's files.
+pub fn open_flags_refusal(
+    probe: &str,
+    durability: Durability,
+    chunk: u64,
+    lens: &[u64],
+    scratch: &Scratch,
+) -> Result<(), (Status, String)> {
+    let flags = durability.open_flags();
     if flags == 0 {
         return Ok(());
     }
-    let alignment = scratch.probe_open(&format!("case{index:04}-probe.dat"), flags).map_err(|error| {
+    let alignment = scratch.probe_open(probe, flags).map_err(|error| {
         // open(2) says EINVAL when the filesystem does not do O_DIRECT.
         let status = if error.error.raw_os_error() == Some(libc::EINVAL) {
             Status::Unsupported
@@ -85,9 +92,8 @@ fn check_open_flags(index: usize, case: &Case, parts: &[Part], scratch: &Scratch
         };
         (status, error.to_string())
     })?;
-    if case.durability.direct {
-        let lens: Vec<u64> = if case.files > 1 { parts.iter().map(|p| p.len).collect() } else { vec![case.bytes] };
-        if let Some(reason) = direct_refusal(&alignment, case.chunk_bytes, &lens) {
+    if durability.direct {
+        if let Some(reason) = direct_refusal(&alignment, chunk, lens) {
             return Err((Status::Unsupported, reason));
         }
     }
