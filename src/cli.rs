@@ -174,7 +174,8 @@ pub struct RunArgs {
     pub size: Option<String>,
 
     /// Methods, comma-separated: write, pwrite, writev, pwritev, fwrite, mmap, mmap-maps,
-    /// mmap-fds, mmap-populate [default: all].
+    /// mmap-fds, mmap-populate, io_uring, io_uring-fixed; file creation (open + call +
+    /// close): posix_fallocate, fallocate, ftruncate [default: all].
     #[arg(long, value_name = "LIST")]
     pub methods: Option<String>,
 
@@ -230,6 +231,11 @@ pub struct RunArgs {
     /// Write one row per run as CSV (loads with DuckDB's read_csv_auto).
     #[arg(long, value_name = "FILE")]
     pub export_csv: Option<PathBuf>,
+
+    /// Run creation cases (posix_fallocate, fallocate) even when statvfs says the size
+    /// does not fit, so that the call's own error is what the result shows.
+    #[arg(long)]
+    pub no_space_check: bool,
 
     /// Test aid: keep the scratch directory and each case's last file.
     #[arg(long, hide = true)]
@@ -325,7 +331,13 @@ impl RunArgs {
     }
 
     pub fn settings(&self, suite: &Suite) -> RunSettings {
-        RunSettings { repeat: suite.repeat, warmup: suite.warmup, seed: self.seed, keep_files: self.keep }
+        RunSettings {
+            repeat: suite.repeat,
+            warmup: suite.warmup,
+            seed: self.seed,
+            keep_files: self.keep,
+            space_check: !self.no_space_check,
+        }
     }
 
     /// PATH must be an existing directory; export files must be creatable.

@@ -7,6 +7,7 @@
 
 pub mod cli;
 pub mod context;
+pub mod creation;
 pub mod durability;
 pub mod estimate;
 pub mod export;

@@ -169,6 +169,9 @@ impl Case {
 
     /// Seed 003's line wording, for the table.
     pub fn label(&self) -> String {
+        if methods::by_name(&self.method).is_some_and(|m| m.creation().is_some()) {
+            return format!("{} file sized {}", self.method, format_size(self.bytes));
+        }
         let vectored = if methods::by_name(&self.method).is_some_and(|m| m.vectored()) {
             format!(" (x{})", self.iov)
         } else {
@@ -213,9 +216,14 @@ pub fn expand(selection: &Selection) -> Vec<Case> {
     let mut cases = Vec::new();
     for &state in &selection.states {
         for &method in &chosen {
-            let chunks =
-                selection.chunks.iter().filter(|&&chunk| chunk <= selection.size || selection.keep_oversized_chunks);
-            for &chunk in chunks {
+            // A creation case makes the whole file in one call: its "chunk" is the size.
+            let chunks: Vec<u64> = if method.creation().is_some() {
+                vec![selection.size]
+            } else {
+                let fits = |chunk: u64| chunk <= selection.size || selection.keep_oversized_chunks;
+                selection.chunks.iter().copied().filter(|&chunk| fits(chunk)).collect()
+            };
+            for chunk in chunks {
                 let iovs: &[u32] = if method.vectored() { &selection.iov } else { &[1] };
                 let depths: Vec<Option<u32>> = if method.queued() {
                     selection.queue_depths.iter().map(|&d| Some(d)).collect()

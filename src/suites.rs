@@ -74,6 +74,9 @@ impl Suite {
     }
 }
 
+/// The file creation methods (open + call + close).
+const CREATION: [&str; 3] = ["posix_fallocate", "fallocate", "ftruncate"];
+
 fn part(methods: &[&str], states: &[FileState], chunks: &[u64], size: u64) -> Selection {
     Selection {
         size,
@@ -107,7 +110,9 @@ pub fn quick() -> Suite {
     mapped.threads = vec![1, 2];
     let mut uring = part(&["io_uring"], &two_states, &[4 * KIB], size);
     uring.queue_depths = vec![1, 32];
-    Suite { name: "quick", reference_size: size, repeat: 5, warmup: 1, parts: vec![core, parallel, mapped, uring] }
+    let creation = part(&CREATION, &[FileState::Empty], &[size], size);
+    let parts = vec![core, parallel, mapped, uring, creation];
+    Suite { name: "quick", reference_size: size, repeat: 5, warmup: 1, parts }
 }
 
 /// Seed 003's creation-free sections at 1 GiB (empty, sparse and prealloc), and seed
@@ -139,6 +144,11 @@ pub fn seed() -> Suite {
     for part in &mut parts {
         part.keep_oversized_chunks = true;
         part.size_in_id = part.size != GIB;
+    }
+    // Seed 003's file creation sizes (its 512 MiB to 4 GiB, and two smaller); the
+    // size is already in these ids. --size scales them like every other part.
+    for size in [128 * MIB, 256 * MIB, 512 * MIB, GIB, 2 * GIB, 4 * GIB] {
+        parts.push(part(&CREATION, &[FileState::Empty], &[size], size));
     }
     Suite { name: "seed", reference_size: GIB, repeat: 10, warmup: 1, parts }
 }

@@ -136,6 +136,22 @@ impl Scratch {
         result
     }
 
+    /// Creates `name` empty (the creation cases time this themselves).
+    pub fn create_empty(&self, name: &str) -> io::Result<OwnedFd> {
+        self.create_file(name)
+    }
+
+    /// Bytes an unprivileged writer may still allocate on the scratch directory's filesystem.
+    pub fn free_bytes(&self) -> io::Result<u64> {
+        // SAFETY: libc::statvfs is plain integers, for which all zeros is a valid value.
+        let mut fs: libc::statvfs = unsafe { std::mem::zeroed() };
+        // SAFETY: fstatvfs on our open directory descriptor with a valid out pointer.
+        if unsafe { libc::fstatvfs(self.dir.as_raw_fd(), &mut fs) } != 0 {
+            return Err(io::Error::last_os_error());
+        }
+        Ok(fs.f_bavail as u64 * fs.f_frsize as u64)
+    }
+
     fn create_file(&self, name: &str) -> io::Result<OwnedFd> {
         let c_name = CString::new(name)?;
         // O_EXCL|O_NOFOLLOW: never reuse or follow anything that appeared under our name.

@@ -85,8 +85,13 @@ fn thread_spread(result: &CaseResult) -> Option<f64> {
 }
 
 fn row(result: &CaseResult, usual_size: u64) -> [String; 4] {
-    let size =
-        if result.case.bytes == usual_size { String::new() } else { format!(", {}", format_size(result.case.bytes)) };
+    // Creation labels name their size already.
+    let creates = methods::by_name(&result.case.method).is_some_and(|m| m.creation().is_some());
+    let size = if result.case.bytes == usual_size || creates {
+        String::new()
+    } else {
+        format!(", {}", format_size(result.case.bytes))
+    };
     let label = format!("{}{size}, sync {}:", result.case.label(), result.case.durability);
     match (result.status, result.stats, result.durable_stats) {
         (Status::Ok, Some(buffered), Some(durable)) => {

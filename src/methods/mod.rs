@@ -11,6 +11,9 @@ use std::os::fd::RawFd;
 use crate::durability::{Durability, Pacer, SyncCall};
 use crate::source::{Cursor, Source};
 
+pub use create::CreateCall;
+
+mod create;
 mod fwrite;
 mod io_uring;
 mod mmap;
@@ -28,6 +31,7 @@ pub enum Family {
     Parallel,
     Simple,
     Asynchronous,
+    Creation,
 }
 
 impl Family {
@@ -38,6 +42,7 @@ impl Family {
             Family::Parallel => "Parallel writing",
             Family::Simple => "Simple writing",
             Family::Asynchronous => "Asynchronous writing (io_uring)",
+            Family::Creation => "File creation (open + call + close)",
         }
     }
 }
@@ -130,6 +135,10 @@ pub trait Method: Sync {
     fn unsupported_reason(&self) -> Option<String> {
         None
     }
+    /// For the file creation methods: the call the runner times between open and close.
+    fn creation(&self) -> Option<CreateCall> {
+        None
+    }
     /// Why the method cannot honour `durability`, if it cannot (asked once per case).
     fn durability_refusal(&self, _durability: Durability) -> Option<String> {
         None
@@ -204,6 +213,9 @@ pub static ALL: &[&dyn Method] = &[
     &pwrite::Pwrite,
     &io_uring::PLAIN,
     &io_uring::FIXED,
+    &create::POSIX_FALLOCATE,
+    &create::FALLOCATE,
+    &create::FTRUNCATE,
 ];
 
 pub fn by_name(name: &str) -> Option<&'static dyn Method> {
