@@ -2,6 +2,7 @@
 //! (a [`Selection`]). The user's options override the same field in every part, and
 //! `--size` scales every part's size by the same factor.
 
+use crate::durability::{Commit, SyncCall};
 use crate::methods;
 use crate::plan::{Case, Durability, FileState, Layout, Selection, expand};
 
@@ -111,7 +112,11 @@ pub fn quick() -> Suite {
     let mut uring = part(&["io_uring"], &two_states, &[4 * KIB], size);
     uring.queue_depths = vec![1, 32];
     let creation = part(&CREATION, &[FileState::Empty], &[size], size);
-    let parts = vec![core, parallel, mapped, uring, creation];
+    // What durability costs: O_DIRECT with an fsync at the end, and O_DSYNC, at one
+    // chunk for the methods they apply to (fwrite and mmap refuse them).
+    let mut durable = part(&["pwritev", "write", "pwrite", "io_uring"], &[FileState::Empty], &[MIB], size);
+    durable.durability = vec![Durability::direct(Commit::End(SyncCall::Fsync)), Durability::of(Commit::ODsync)];
+    let parts = vec![core, parallel, mapped, uring, creation, durable];
     Suite { name: "quick", reference_size: size, repeat: 5, warmup: 1, parts }
 }
 
@@ -167,6 +172,9 @@ mod tests {
         }
         assert!(cases.iter().any(|c| c.id == "pwrite empty 1MiB t2 end"));
         assert!(cases.iter().any(|c| c.id == "write prealloc 1MiB t2 f2 end"));
+        assert!(cases.iter().any(|c| c.id == "pwrite empty 1MiB t1 direct+end"));
+        assert!(cases.iter().any(|c| c.id == "io_uring empty 1MiB qd1 t1 odsync"));
+        assert!(cases.iter().any(|c| c.id == "posix_fallocate empty 96MiB t1 end"));
         let ids: std::collections::HashSet<_> = cases.iter().map(|c| &c.id).collect();
         assert_eq!(ids.len(), cases.len());
     }
@@ -191,7 +199,9 @@ mod tests {
         assert!(cases.iter().all(|c| c.method == "pwrite" || c.method == "io_uring-fixed"));
         assert!(cases.iter().any(|c| c.id == "pwrite empty 1MiB t2 f2 end"), "pwrite's parallel part stays");
         assert!(cases.iter().any(|c| c.id == "io_uring-fixed prealloc 4KiB qd32 t1 end"), "placed with io_uring");
-        assert!(!cases.iter().any(|c| c.method == "io_uring-fixed" && c.chunk_bytes != 4096));
+        // It joins io_uring's parts: 4 KiB at two depths, and the 1 MiB durability part.
+        let durable = |c: &Case| c.chunk_bytes == MIB && c.durability != Durability::End;
+        assert!(!cases.iter().any(|c| c.method == "io_uring-fixed" && c.chunk_bytes != 4096 && !durable(c)));
     }
 
     #[test]

@@ -23,6 +23,10 @@ fn check_round_trip(size: u64, args: &[&str]) -> Vec<serde_json::Value> {
         // Single-threaded unless the test asks (the quick suite also has 2-thread parts).
         argv.extend_from_slice(&["--threads", "1"]);
     }
+    if !args.contains(&"--durability") {
+        // Only the modes the test names (the quick suite's durability part adds O_DIRECT).
+        argv.extend_from_slice(&["--durability", "end"]);
+    }
     argv.extend_from_slice(&["--repeat", "1", "--warmup", "1", "--seed", "42", "--keep"]);
     argv.extend_from_slice(&["--export-json", json.to_str().unwrap()]);
     let output = writebench(&argv);
