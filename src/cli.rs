@@ -59,6 +59,9 @@ pub enum Command {
     /// after asking (only `.writebench-<pid>-*` directories owned by you whose pid is
     /// no running writebench; never anything else).
     Clean(CleanArgs),
+    /// Time small writes one by one (seed 002): percentiles per durability mode.
+    #[command(after_help = LATENCY_EXAMPLES)]
+    Latency(LatencyArgs),
 }
 
 #[derive(Debug, Args)]
@@ -71,6 +74,93 @@ pub struct CleanArgs {
     /// nothing is removed.
     #[arg(long)]
     pub yes: bool,
+}
+
+const LATENCY_EXAMPLES: &str = "\
+Examples:
+  writebench latency /data                      10,000 writes of 8 B, overwrite0 and append
+  writebench latency . --durability none,every-fdatasync:1 --count 1000 --export-json l.json";
+
+/// Most operations per latency case: a histogram is bounded, the wall time is not.
+pub const MAX_LATENCY_COUNT: u64 = 100_000_000;
+
+#[derive(Debug, Args)]
+pub struct LatencyArgs {
+    /// Directory to measure (a private scratch directory is made in it and removed).
+    #[arg(default_value = ".")]
+    pub path: PathBuf,
+
+    /// Timed operations per case.
+    #[arg(long, default_value_t = 10_000, value_name = "N")]
+    pub count: u64,
+
+    /// Bytes per write, e.g. 8, 4KiB.
+    #[arg(long, default_value = "8", value_name = "SIZE")]
+    pub bytes: String,
+
+    /// overwrite0 (pwrite at offset 0 each time, as seed 002) and/or append (write at
+    /// the file position).
+    #[arg(long, default_value = "overwrite0,append", value_name = "LIST")]
+    pub patterns: String,
+
+    /// Durability modes, spelled as for `run` (every:N syncs after every N writes, and
+    /// the sync call is also reported alone).
+    #[arg(long, default_value = "none,odsync,osync,every-fdatasync:1", value_name = "LIST")]
+    pub durability: String,
+
+    /// Operations done before the timed ones, per case, not recorded.
+    #[arg(long, default_value_t = 100, value_name = "N")]
+    pub warmup: u64,
+
+    /// Seed of the pseudo-random data written.
+    #[arg(long, default_value_t = DEFAULT_SEED, value_name = "N")]
+    pub seed: u64,
+
+    /// Write the full result as JSON (schema writebench.v1; latency_ns per case).
+    #[arg(long, value_name = "FILE")]
+    pub export_json: Option<PathBuf>,
+
+    /// Write one row per case as CSV.
+    #[arg(long, value_name = "FILE")]
+    pub export_csv: Option<PathBuf>,
+}
+
+impl LatencyArgs {
+    pub fn plan(&self) -> Result<crate::latency::Plan, UsageError> {
+        let usage = |message: String| UsageError(message);
+        let bytes = parse_size(&self.bytes).map_err(|e| usage(format!("--bytes: {e}")))?;
+        if bytes == 0 || bytes > MAX_CHUNK {
+            return Err(usage(format!("--bytes: '{}' is out of range (1B to 1GiB)", self.bytes)));
+        }
+        if !(1..=MAX_LATENCY_COUNT).contains(&self.count) {
+            return Err(usage(format!("--count: must be between 1 and {MAX_LATENCY_COUNT}")));
+        }
+        if self.warmup > MAX_LATENCY_COUNT {
+            return Err(usage(format!("--warmup: must be at most {MAX_LATENCY_COUNT}")));
+        }
+        let patterns = parse_list(&self.patterns, "--patterns", |s| s.parse::<crate::latency::Pattern>())?;
+        let durability = parse_list(&self.durability, "--durability", |s| s.parse::<Durability>())?;
+        Ok(crate::latency::Plan {
+            count: self.count,
+            bytes: bytes as usize,
+            warmup: self.warmup,
+            patterns,
+            durability,
+            seed: self.seed,
+        })
+    }
+
+    /// PATH must be an existing directory; export files must be creatable.
+    pub fn check_paths(&self) -> Result<(), UsageError> {
+        check_dir(&self.path)?;
+        crate::space::check_writable(&self.path).map_err(UsageError)?;
+        for (option, file) in [("--export-json", &self.export_json), ("--export-csv", &self.export_csv)] {
+            if let Some(file) = file {
+                check_export_path(option, file)?;
+            }
+        }
+        Ok(())
+    }
 }
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
@@ -108,7 +198,8 @@ pub struct RunArgs {
     pub size: Option<String>,
 
     /// Methods, comma-separated: write, pwrite, writev, pwritev, fwrite, mmap, mmap-maps,
-    /// mmap-fds, mmap-populate [default: all].
+    /// mmap-fds, mmap-populate, io_uring, io_uring-fixed; file creation (open + call +
+    /// close): posix_fallocate, fallocate, ftruncate [default: all].
     #[arg(long, value_name = "LIST")]
     pub methods: Option<String>,
 
@@ -137,7 +228,11 @@ pub struct RunArgs {
     #[arg(long, value_name = "LIST")]
     pub qd: Option<String>,
 
-    /// none (page cache only) or end (one fsync after the last write, timed apart) [default: end].
+    /// When the data is made durable: none (page cache only); end / end-fdatasync (one
+    /// fsync / fdatasync after the last write, timed apart as the sync span); every:N /
+    /// every-fdatasync:N (fsync / fdatasync after every N calls, inside the write span);
+    /// osync / odsync (opened with O_SYNC / O_DSYNC); direct (O_DIRECT), alone or as
+    /// direct+MODE, e.g. direct+end, direct+odsync [default: end].
     #[arg(long, value_name = "LIST")]
     pub durability: Option<String>,
 
@@ -279,16 +374,13 @@ impl RunArgs {
             seed: self.seed,
             keep_files: self.keep,
             verify: verify.then_some(crate::verify::Verify { corrupt_at: self.corrupt_for_test }),
+            space_check: !self.no_space_check,
         }
     }
 
     /// PATH must be an existing directory; export files must be creatable.
     pub fn check_paths(&self) -> Result<(), UsageError> {
-        let metadata = std::fs::metadata(&self.path)
-            .map_err(|e| UsageError(format!("PATH {}: {}", self.path.display(), plain(&e))))?;
-        if !metadata.is_dir() {
-            return Err(UsageError(format!("PATH {} is not a directory", self.path.display())));
-        }
+        check_dir(&self.path)?;
         crate::space::check_writable(&self.path).map_err(UsageError)?;
         for (option, file) in [("--export-json", &self.export_json), ("--export-csv", &self.export_csv)] {
             if let Some(file) = file {
@@ -297,6 +389,15 @@ impl RunArgs {
         }
         Ok(())
     }
+}
+
+fn check_dir(path: &Path) -> Result<(), UsageError> {
+    let metadata =
+        std::fs::metadata(path).map_err(|e| UsageError(format!("PATH {}: {}", path.display(), plain(&e))))?;
+    if !metadata.is_dir() {
+        return Err(UsageError(format!("PATH {} is not a directory", path.display())));
+    }
+    Ok(())
 }
 
 fn override_with<T: Clone>(field: &mut Vec<T>, value: &Option<Vec<T>>) {
@@ -361,7 +462,7 @@ mod tests {
         argv.extend_from_slice(extra);
         match Cli::try_parse_from(argv).unwrap().command {
             Command::Run(args) => args,
-            Command::Clean(_) => unreachable!("the argv says run"),
+            Command::Clean(_) | Command::Latency(_) => unreachable!("the argv says run"),
         }
     }
 
@@ -378,7 +479,8 @@ mod tests {
             assert_eq!(part.states, vec![FileState::Prealloc]);
             assert_eq!(part.chunks, vec![1, 4096]);
             assert_eq!(part.size, 1 << 20);
-            assert_eq!(part.durability, vec![Durability::End]);
+            // The quick suite's durability part keeps its own modes; the others keep end.
+            assert!(part.durability == vec![Durability::End] || part.durability.len() == 2, "{:?}", part.durability);
         }
         assert_eq!((suite.repeat, suite.warmup), (5, 1));
         let cases = suite.cases();

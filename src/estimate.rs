@@ -35,6 +35,7 @@ pub fn probe(scratch: &Scratch, source: &Source) -> Option<Probe> {
                 iov: 1,
                 queue_depth: 1,
                 source,
+                durability: Durability::End,
             };
             let prepared = pwrite.prepare(&job).ok()?;
             let started = Instant::now();
@@ -66,9 +67,11 @@ pub fn estimate(cases: &[Case], runs: u32, probe: &Probe) -> Duration {
 
 fn run_seconds(case: &Case, probe: &Probe) -> f64 {
     let bytes = case.bytes as f64;
-    let bandwidth = match case.durability {
-        Durability::End => probe.durable_bytes_per_second,
-        Durability::None => probe.buffered_bytes_per_second,
+    // Modes that sync per call cost more than this; the probe does not measure them.
+    let bandwidth = if case.durability == Durability::None {
+        probe.buffered_bytes_per_second
+    } else {
+        probe.durable_bytes_per_second
     };
     let mapped = methods::by_name(&case.method).is_some_and(|m| m.family() == Family::Mapped);
     let per_call = if mapped { 0.0 } else { probe.seconds_per_call };

@@ -8,8 +8,11 @@
 pub mod clean;
 pub mod cli;
 pub mod context;
+pub mod creation;
+pub mod durability;
 pub mod estimate;
 pub mod export;
+pub mod latency;
 pub mod methods;
 pub mod plan;
 pub mod result;

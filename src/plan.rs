@@ -1,10 +1,10 @@
 //! Expands a suite and the user's option lists into the cases to run (DESIGN §1).
 
-use std::fmt;
 use std::str::FromStr;
 
 use serde::{Deserialize, Serialize};
 
+pub use crate::durability::Durability;
 use crate::methods::{self, Method};
 use crate::units::{format_size, format_size_compact};
 
@@ -52,43 +52,6 @@ impl FromStr for FileState {
             .into_iter()
             .find(|state| state.name() == text)
             .ok_or_else(|| format!("unknown state '{text}' (known: empty, sparse, prealloc, overwrite)"))
-    }
-}
-
-/// What makes the data durable, and whether that is timed (the sync span).
-#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Serialize, Deserialize)]
-#[serde(rename_all = "lowercase")]
-pub enum Durability {
-    /// Page cache only; the file is still synced after the run, untimed, for hygiene.
-    None,
-    /// One `fsync` after the last write, timed as the sync span.
-    End,
-}
-
-impl Durability {
-    pub const ALL: [Durability; 2] = [Durability::None, Durability::End];
-
-    pub fn name(self) -> &'static str {
-        match self {
-            Durability::None => "none",
-            Durability::End => "end",
-        }
-    }
-}
-
-impl FromStr for Durability {
-    type Err = String;
-    fn from_str(text: &str) -> Result<Self, String> {
-        Durability::ALL
-            .into_iter()
-            .find(|mode| mode.name() == text)
-            .ok_or_else(|| format!("unknown durability '{text}' (known: none, end)"))
-    }
-}
-
-impl fmt::Display for Durability {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.write_str(self.name())
     }
 }
 
@@ -200,12 +163,15 @@ impl Case {
         if self.files > 1 {
             parts.push(format!("f{}", self.files));
         }
-        parts.push(self.durability.name().to_string());
+        parts.push(self.durability.name());
         parts.join(" ")
     }
 
     /// Seed 003's line wording, for the table.
     pub fn label(&self) -> String {
+        if methods::by_name(&self.method).is_some_and(|m| m.creation().is_some()) {
+            return format!("{} file sized {}", self.method, format_size(self.bytes));
+        }
         let vectored = if methods::by_name(&self.method).is_some_and(|m| m.vectored()) {
             format!(" (x{})", self.iov)
         } else {
@@ -250,9 +216,14 @@ pub fn expand(selection: &Selection) -> Vec<Case> {
     let mut cases = Vec::new();
     for &state in &selection.states {
         for &method in &chosen {
-            let chunks =
-                selection.chunks.iter().filter(|&&chunk| chunk <= selection.size || selection.keep_oversized_chunks);
-            for &chunk in chunks {
+            // A creation case makes the whole file in one call: its "chunk" is the size.
+            let chunks: Vec<u64> = if method.creation().is_some() {
+                vec![selection.size]
+            } else {
+                let fits = |chunk: u64| chunk <= selection.size || selection.keep_oversized_chunks;
+                selection.chunks.iter().copied().filter(|&chunk| fits(chunk)).collect()
+            };
+            for chunk in chunks {
                 let iovs: &[u32] = if method.vectored() { &selection.iov } else { &[1] };
                 let depths: Vec<Option<u32>> = if method.queued() {
                     selection.queue_depths.iter().map(|&d| Some(d)).collect()

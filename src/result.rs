@@ -87,6 +87,13 @@ pub struct CaseResult {
     /// Durable throughput in bytes/s: bytes / (write_seconds + sync_seconds).
     pub durable_stats: Option<Summary>,
     pub latency_ns: Option<serde_json::Value>,
+    /// Latency cases whose sync is a call of its own (write + fdatasync): that call
+    /// alone, with the keys of `latency_ns`.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub sync_latency_ns: Option<serde_json::Value>,
+    /// Latency cases: operations completed per second of the timed loop.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub ops_per_second: Option<f64>,
 }
 
 impl CaseResult {
@@ -103,6 +110,8 @@ impl CaseResult {
             stats: Summary::of(&buffered),
             durable_stats: Summary::of(&durable),
             latency_ns: None,
+            sync_latency_ns: None,
+            ops_per_second: None,
         }
     }
 
@@ -116,6 +125,8 @@ impl CaseResult {
             stats: None,
             durable_stats: None,
             latency_ns: None,
+            sync_latency_ns: None,
+            ops_per_second: None,
         }
     }
 }

@@ -6,6 +6,8 @@ use std::os::fd::{AsRawFd, RawFd};
 use std::sync::{Condvar, Mutex};
 use std::time::Instant;
 
+use crate::creation;
+use crate::durability::direct_refusal;
 use crate::methods::{self, CallError, Job, Part, Prepared, fsync_all};
 use crate::plan::{Case, Durability};
 use crate::result::{CaseResult, Run, Status};
@@ -21,6 +23,8 @@ pub struct RunSettings {
     pub keep_files: bool,
     /// Read every run's files back after its timed span (`--verify`).
     pub verify: Option<crate::verify::Verify>,
+    /// Skip creation cases that statvfs says cannot fit (off: let the call fail itself).
+    pub space_check: bool,
 }
 
 /// Runs one case `warmup + repeat` times; `on_run` is called after each run (progress).
@@ -34,10 +38,18 @@ pub fn run_case(
     on_run: &mut dyn FnMut(),
 ) -> CaseResult {
     let method = methods::by_name(&case.method).expect("the plan only holds registered methods");
-    if let Some(reason) = method.unsupported_reason() {
+    if let Some(reason) = method.unsupported_reason().or_else(|| method.durability_refusal(case.durability)) {
         return CaseResult::without_result(case.clone(), Status::Unsupported, reason);
     }
+    if let Some(create) = method.creation() {
+        return creation::run_case(index, case, create, scratch, settings, on_run);
+    }
     let parts = split(case.bytes, case.chunk_bytes, case.threads, case.files);
+    let lens: Vec<u64> = if case.files > 1 { parts.iter().map(|p| p.len).collect() } else { vec![case.bytes] };
+    let probe = format!("case{index:04}-probe.dat");
+    if let Err((status, reason)) = open_flags_refusal(&probe, case.durability, case.chunk_bytes, &lens, scratch) {
+        return CaseResult::without_result(case.clone(), status, reason);
+    }
     let total = settings.warmup + settings.repeat;
     let mut runs = Vec::with_capacity(settings.repeat as usize);
     for number in 0..total {
@@ -63,6 +75,37 @@ pub fn run_case(
         }
     }
     CaseResult::measured(case.clone(), runs)
+}
+
+/// Whether the filesystem opens files with the case's flags, and, for O_DIRECT, whether
+/// the case's calls meet the alignment (asked on a throw-away file, once per case).
+/// `probe` is the name of the throw-away file; `lens` the lengths of the case's files.
+pub fn open_flags_refusal(
+    probe: &str,
+    durability: Durability,
+    chunk: u64,
+    lens: &[u64],
+    scratch: &Scratch,
+) -> Result<(), (Status, String)> {
+    let flags = durability.open_flags();
+    if flags == 0 {
+        return Ok(());
+    }
+    let alignment = scratch.probe_open(probe, flags).map_err(|error| {
+        // open(2) says EINVAL when the filesystem does not do O_DIRECT.
+        let status = if error.error.raw_os_error() == Some(libc::EINVAL) {
+            Status::Unsupported
+        } else {
+            status_of(&error.error)
+        };
+        (status, error.to_string())
+    })?;
+    if durability.direct {
+        if let Some(reason) = direct_refusal(&alignment, chunk, lens) {
+            return Err((Status::Unsupported, reason));
+        }
+    }
+    Ok(())
 }
 
 /// Splits `size` bytes over `threads` parts at chunk boundaries (so every call but the
@@ -96,8 +139,12 @@ fn run_once(
     // Untimed: create the files and bring them into their state.
     let file_lens: Vec<u64> = if case.files > 1 { parts.iter().map(|p| p.len).collect() } else { vec![case.bytes] };
     let mut files = Vec::with_capacity(names.len());
+    let flags = case.durability.open_flags();
     for (name, &len) in names.iter().zip(&file_lens) {
-        files.push(scratch.prepare(name, case.state, len, seed)?);
+        let prepared = scratch.prepare(name, case.state, len, seed)?;
+        // The timed run gets a descriptor with the mode's open flags; the state was
+        // prepared without them.
+        files.push(if flags != 0 { scratch.reopen(name, prepared.as_raw_fd(), flags)? } else { prepared });
     }
     let fds: Vec<RawFd> = files.iter().map(|f| f.as_raw_fd()).collect();
     let job = Job {
@@ -108,6 +155,7 @@ fn run_once(
         iov: case.iov as usize,
         queue_depth: case.queue_depth.unwrap_or(1) as usize,
         source,
+        durability: case.durability,
     };
     // Untimed but recorded: the method's set-up (rings, registered buffers).
     let setup_started = Instant::now();
@@ -118,7 +166,8 @@ fn run_once(
     // Instant is CLOCK_MONOTONIC on Linux; it is read only outside the write loops.
     let (started, thread_ends) = write_parts(prepared.as_ref(), parts.len())?;
     let written = Instant::now();
-    let sync_seconds = if case.durability == Durability::End {
+    // every:N, osync and odsync commit inside the write span; only `end` has a sync span.
+    let sync_seconds = if case.durability.end_sync().is_some() {
         prepared.sync()?;
         written.elapsed().as_secs_f64()
     } else {
@@ -131,7 +180,7 @@ fn run_once(
     let cpu_after = cpu_times();
     drop(prepared);
 
-    if case.durability == Durability::None {
+    if case.durability.end_sync().is_none() {
         // Untimed: the next run must not pay for this run's writeback.
         fsync_all(&fds)?;
     }
@@ -229,7 +278,7 @@ pub fn status_of(error: &io::Error) -> Status {
 }
 
 /// (user, system) CPU seconds of the whole process, so worker threads count too.
-fn cpu_times() -> (f64, f64) {
+pub(crate) fn cpu_times() -> (f64, f64) {
     // SAFETY: getrusage fills the struct we pass.
     let usage = unsafe {
         let mut usage: libc::rusage = std::mem::zeroed();
@@ -258,7 +307,7 @@ mod tests {
     use crate::source::{PERIOD, fill_pattern, first_mismatch};
 
     fn settings(keep: bool) -> RunSettings {
-        RunSettings { repeat: 2, warmup: 1, seed: 9, keep_files: keep, verify: None }
+        RunSettings { repeat: 2, warmup: 1, seed: 9, keep_files: keep, verify: None, space_check: true }
     }
 
     #[test]
@@ -269,7 +318,8 @@ mod tests {
         let mut pattern = vec![0u8; PERIOD];
         fill_pattern(9, &mut pattern);
         let size = 3 * 4096 + 1000; // not a multiple of the chunk
-        for (index, method) in methods::ALL.iter().enumerate() {
+        // Every write method (creation methods write no data).
+        for (index, method) in methods::ALL.iter().filter(|m| m.creation().is_none()).enumerate() {
             let case = Case::new(*method, FileState::Overwrite, 4096, 3, Durability::End, size);
             let result = run_case(index, &case, &scratch, &source, &settings(true), &mut || {});
             assert_eq!(result.status, Status::Ok, "{:?}", result.error);

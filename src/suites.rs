@@ -2,6 +2,7 @@
 //! (a [`Selection`]). The user's options override the same field in every part, and
 //! `--size` scales every part's size by the same factor.
 
+use crate::durability::{Commit, SyncCall};
 use crate::methods;
 use crate::plan::{Case, Durability, FileState, Layout, Selection, expand};
 
@@ -74,6 +75,9 @@ impl Suite {
     }
 }
 
+/// The file creation methods (open + call + close).
+const CREATION: [&str; 3] = ["posix_fallocate", "fallocate", "ftruncate"];
+
 fn part(methods: &[&str], states: &[FileState], chunks: &[u64], size: u64) -> Selection {
     Selection {
         size,
@@ -107,7 +111,13 @@ pub fn quick() -> Suite {
     mapped.threads = vec![1, 2];
     let mut uring = part(&["io_uring"], &two_states, &[4 * KIB], size);
     uring.queue_depths = vec![1, 32];
-    Suite { name: "quick", reference_size: size, repeat: 5, warmup: 1, parts: vec![core, parallel, mapped, uring] }
+    let creation = part(&CREATION, &[FileState::Empty], &[size], size);
+    // What durability costs: O_DIRECT with an fsync at the end, and O_DSYNC, at one
+    // chunk for the methods they apply to (fwrite and mmap refuse them).
+    let mut durable = part(&["pwritev", "write", "pwrite", "io_uring"], &[FileState::Empty], &[MIB], size);
+    durable.durability = vec![Durability::direct(Commit::End(SyncCall::Fsync)), Durability::of(Commit::ODsync)];
+    let parts = vec![core, parallel, mapped, uring, creation, durable];
+    Suite { name: "quick", reference_size: size, repeat: 5, warmup: 1, parts }
 }
 
 /// Seed 003's creation-free sections at 1 GiB (empty, sparse and prealloc), and seed
@@ -140,6 +150,11 @@ pub fn seed() -> Suite {
         part.keep_oversized_chunks = true;
         part.size_in_id = part.size != GIB;
     }
+    // Seed 003's file creation sizes (its 512 MiB to 4 GiB, and two smaller); the
+    // size is already in these ids. --size scales them like every other part.
+    for size in [128 * MIB, 256 * MIB, 512 * MIB, GIB, 2 * GIB, 4 * GIB] {
+        parts.push(part(&CREATION, &[FileState::Empty], &[size], size));
+    }
     Suite { name: "seed", reference_size: GIB, repeat: 10, warmup: 1, parts }
 }
 
@@ -157,6 +172,9 @@ mod tests {
         }
         assert!(cases.iter().any(|c| c.id == "pwrite empty 1MiB t2 end"));
         assert!(cases.iter().any(|c| c.id == "write prealloc 1MiB t2 f2 end"));
+        assert!(cases.iter().any(|c| c.id == "pwrite empty 1MiB t1 direct+end"));
+        assert!(cases.iter().any(|c| c.id == "io_uring empty 1MiB qd1 t1 odsync"));
+        assert!(cases.iter().any(|c| c.id == "posix_fallocate empty 96MiB t1 end"));
         let ids: std::collections::HashSet<_> = cases.iter().map(|c| &c.id).collect();
         assert_eq!(ids.len(), cases.len());
     }
@@ -181,7 +199,9 @@ mod tests {
         assert!(cases.iter().all(|c| c.method == "pwrite" || c.method == "io_uring-fixed"));
         assert!(cases.iter().any(|c| c.id == "pwrite empty 1MiB t2 f2 end"), "pwrite's parallel part stays");
         assert!(cases.iter().any(|c| c.id == "io_uring-fixed prealloc 4KiB qd32 t1 end"), "placed with io_uring");
-        assert!(!cases.iter().any(|c| c.method == "io_uring-fixed" && c.chunk_bytes != 4096));
+        // It joins io_uring's parts: 4 KiB at two depths, and the 1 MiB durability part.
+        let durable = |c: &Case| c.chunk_bytes == MIB && c.durability != Durability::End;
+        assert!(!cases.iter().any(|c| c.method == "io_uring-fixed" && c.chunk_bytes != 4096 && !durable(c)));
     }
 
     #[test]

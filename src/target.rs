@@ -9,6 +9,7 @@ use std::os::unix::ffi::OsStrExt;
 use std::path::{Path, PathBuf};
 use std::time::{SystemTime, UNIX_EPOCH};
 
+use crate::durability::{DioAlignment, dio_alignment};
 use crate::methods::CallError;
 use crate::plan::FileState;
 use crate::source::{Cursor, Source};
@@ -83,6 +84,72 @@ impl Scratch {
             return Err(CallError::new("fsync after preparing the file", io::Error::last_os_error()));
         }
         Ok(file)
+    }
+
+    /// A new descriptor of `name` (created by [`Scratch::prepare`]) opened with the
+    /// durability mode's `flags` (O_SYNC, O_DSYNC, O_DIRECT): the state was prepared
+    /// without them, so only the timed run pays for them. O_DSYNC cannot be set with
+    /// fcntl(F_SETFL) on Linux, hence a new open rather than a flag change. It must be
+    /// the same file as `prepared` (same device and inode), or it is refused.
+    pub fn reopen(&self, name: &str, prepared: RawFd, flags: libc::c_int) -> Result<OwnedFd, CallError> {
+        let describe = || format!("open {name} with {}", flag_names(flags));
+        let c_name = CString::new(name).map_err(|error| CallError::new(describe(), error.into()))?;
+        // SAFETY: openat relative to our directory descriptor; the result is checked.
+        let fd = unsafe {
+            libc::openat(
+                self.dir.as_raw_fd(),
+                c_name.as_ptr(),
+                libc::O_RDWR | libc::O_NOFOLLOW | libc::O_CLOEXEC | flags,
+            )
+        };
+        if fd < 0 {
+            return Err(CallError::new(describe(), io::Error::last_os_error()));
+        }
+        // SAFETY: `fd` is a fresh descriptor we own.
+        let file = unsafe { OwnedFd::from_raw_fd(fd) };
+        let identity = |fd: RawFd| -> io::Result<(u64, u64)> {
+            // SAFETY: libc::stat is plain integers; fstat fills it.
+            let mut stat: libc::stat = unsafe { std::mem::zeroed() };
+            // SAFETY: fstat on an open descriptor with a valid out pointer.
+            if unsafe { libc::fstat(fd, &mut stat) } != 0 {
+                return Err(io::Error::last_os_error());
+            }
+            Ok((stat.st_dev, stat.st_ino))
+        };
+        let same = identity(prepared).and_then(|a| identity(file.as_raw_fd()).map(|b| a == b));
+        match same {
+            Ok(true) => Ok(file),
+            Ok(false) => Err(CallError::new(describe(), io::Error::other("the name now refers to another file"))),
+            Err(error) => Err(CallError::new(format!("fstat after {}", describe()), error)),
+        }
+    }
+
+    /// Whether this filesystem opens a file with `flags`, and the O_DIRECT alignment of
+    /// its files: asked once per case, on a throw-away file.
+    pub fn probe_open(&self, name: &str, flags: libc::c_int) -> Result<DioAlignment, CallError> {
+        let created = self.create_file(name).map_err(|error| CallError::new(format!("create {name}"), error));
+        let result = created.and_then(|file| {
+            let reopened = self.reopen(name, file.as_raw_fd(), flags)?;
+            Ok(dio_alignment(reopened.as_raw_fd()))
+        });
+        self.remove(name).map_err(|error| CallError::new(format!("remove {name}"), error))?;
+        result
+    }
+
+    /// Creates `name` empty (the creation cases time this themselves).
+    pub fn create_empty(&self, name: &str) -> io::Result<OwnedFd> {
+        self.create_file(name)
+    }
+
+    /// Bytes an unprivileged writer may still allocate on the scratch directory's filesystem.
+    pub fn free_bytes(&self) -> io::Result<u64> {
+        // SAFETY: libc::statvfs is plain integers, for which all zeros is a valid value.
+        let mut fs: libc::statvfs = unsafe { std::mem::zeroed() };
+        // SAFETY: fstatvfs on our open directory descriptor with a valid out pointer.
+        if unsafe { libc::fstatvfs(self.dir.as_raw_fd(), &mut fs) } != 0 {
+            return Err(io::Error::last_os_error());
+        }
+        Ok(fs.f_bavail as u64 * fs.f_frsize as u64)
     }
 
     fn create_file(&self, name: &str) -> io::Result<OwnedFd> {
@@ -174,6 +241,17 @@ fn prefill(fd: RawFd, size: u64, seed: u64) -> Result<(), CallError> {
         offset += bytes.len() as u64;
     }
     Ok(())
+}
+
+/// "O_SYNC|O_DIRECT", for messages.
+pub fn flag_names(flags: libc::c_int) -> String {
+    let names: Vec<&str> = [(libc::O_SYNC, "O_SYNC"), (libc::O_DSYNC, "O_DSYNC"), (libc::O_DIRECT, "O_DIRECT")]
+        .into_iter()
+        // O_SYNC includes the O_DSYNC bit: name only the strongest.
+        .filter(|&(flag, name)| flags & flag == flag && !(name == "O_DSYNC" && flags & libc::O_SYNC == libc::O_SYNC))
+        .map(|(_, name)| name)
+        .collect();
+    if names.is_empty() { "no extra flags".into() } else { names.join("|") }
 }
 
 trait DirBuilderMode {

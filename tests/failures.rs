@@ -32,6 +32,9 @@ fn enospc_on_a_small_tmpfs_is_a_failed_case_without_throughput() {
         "0",
         "--threads",
         "1",
+        // The quick suite's durability part (direct+end, odsync) would add cases.
+        "--durability",
+        "end",
         "--export-json",
         json.to_str().unwrap(),
         "--export-csv",
@@ -80,6 +83,8 @@ fn unsupported_preallocation_is_reported_and_the_other_cases_still_run() {
         "0",
         "--threads",
         "1",
+        "--durability",
+        "end",
         "--export-json",
         json.to_str().unwrap(),
     ]);

@@ -31,6 +31,8 @@ fn verify_passes_for_every_method_state_and_layout() {
         "1,2",
         "--qd",
         "8",
+        "--durability",
+        "end",
         "--repeat",
         "1",
         "--warmup",
@@ -71,6 +73,8 @@ fn a_corrupted_byte_fails_the_case_with_its_offset() {
         "64KiB",
         "--threads",
         "1",
+        "--durability",
+        "end",
         "--repeat",
         "1",
         "--warmup",
@@ -98,7 +102,20 @@ fn the_quick_suite_verifies_unless_told_not_to() {
     let out = tempfile::tempdir().unwrap();
     let json = out.path().join("r.json");
     let path = dir.path().to_str().unwrap();
-    let common = ["--size", "256KiB", "--methods", "pwrite", "--states", "empty", "--repeat", "1", "--warmup", "0"];
+    let common = [
+        "--size",
+        "256KiB",
+        "--methods",
+        "pwrite",
+        "--states",
+        "empty",
+        "--durability",
+        "end",
+        "--repeat",
+        "1",
+        "--warmup",
+        "0",
+    ];
     for (extra, verify) in [(None, true), (Some("--no-verify"), false)] {
         let mut args = vec!["run", path, "--export-json", json.to_str().unwrap()];
         args.extend_from_slice(&common);

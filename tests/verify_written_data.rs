@@ -23,6 +23,10 @@ fn check_round_trip(size: u64, args: &[&str]) -> Vec<serde_json::Value> {
         // Single-threaded unless the test asks (the quick suite also has 2-thread parts).
         argv.extend_from_slice(&["--threads", "1"]);
     }
+    if !args.contains(&"--durability") {
+        // Only the modes the test names (the quick suite's durability part adds O_DIRECT).
+        argv.extend_from_slice(&["--durability", "end"]);
+    }
     argv.extend_from_slice(&["--repeat", "1", "--warmup", "1", "--seed", "42", "--keep"]);
     argv.extend_from_slice(&["--export-json", json.to_str().unwrap()]);
     let output = writebench(&argv);
@@ -206,4 +210,27 @@ fn without_keep_nothing_is_left_behind() {
     assert!(output.status.success(), "{}", String::from_utf8_lossy(&output.stderr));
     assert_eq!(entries(dir.path()), vec!["users-file"]);
     assert_eq!(std::fs::read(dir.path().join("users-file")).unwrap(), b"precious");
+}
+
+#[test]
+fn durability_modes_write_every_byte() {
+    // every:N with N that does not divide the calls, so the last sync is the pacer's
+    // leftover one; both sync calls; the end sync in its fdatasync spelling.
+    let modes = "none,end-fdatasync,every:3,every-fdatasync:2";
+    let args = ["--methods", "write,pwrite,pwritev,fwrite,mmap", "--chunks", "4KiB,100KiB", "--iov", "3"];
+    let mut argv = args.to_vec();
+    argv.extend_from_slice(&["--states", "empty,overwrite", "--durability", modes]);
+    let cases = check_round_trip(300_007, &argv);
+    assert_eq!(cases.len(), 2 * 2 * 5 * 4);
+    // The open flags, on the methods that go through write(2) (mmap refuses them).
+    let mut argv = args.to_vec();
+    argv[1] = "write,pwrite,pwritev,fwrite";
+    argv.extend_from_slice(&["--states", "empty,prealloc", "--durability", "osync,odsync"]);
+    let cases = check_round_trip(300_007, &argv);
+    assert_eq!(cases.len(), 2 * 2 * 4 * 2);
+    for case in &cases {
+        for run in case["runs"].as_array().unwrap() {
+            assert_eq!(run["sync_seconds"], 0.0, "{}: osync/odsync commit inside the write span", case["id"]);
+        }
+    }
 }

@@ -23,7 +23,7 @@ pub fn render(result: &ResultFile, out: &mut dyn Write) -> io::Result<()> {
     if target.fs_type == "tmpfs" || target.fs_type == "ramfs" {
         writeln!(
             out,
-            "note: {} keeps files in memory: fsync does nothing there, and nothing is durable",
+            "note: {} keeps files in memory: fsync does nothing there, nothing is durable, and O_DIRECT is accepted but bypasses no cache",
             target.fs_type
         )?;
     }
@@ -85,8 +85,13 @@ fn thread_spread(result: &CaseResult) -> Option<f64> {
 }
 
 fn row(result: &CaseResult, usual_size: u64) -> [String; 4] {
-    let size =
-        if result.case.bytes == usual_size { String::new() } else { format!(", {}", format_size(result.case.bytes)) };
+    // Creation labels name their size already.
+    let creates = methods::by_name(&result.case.method).is_some_and(|m| m.creation().is_some());
+    let size = if result.case.bytes == usual_size || creates {
+        String::new()
+    } else {
+        format!(", {}", format_size(result.case.bytes))
+    };
     let label = format!("{}{size}, sync {}:", result.case.label(), result.case.durability);
     match (result.status, result.stats, result.durable_stats) {
         (Status::Ok, Some(buffered), Some(durable)) => {

@@ -4,6 +4,7 @@
 use std::io;
 
 use super::{CallError, Family, Job, Method, Prepared, Span, SpanMethod, SpanRun};
+use crate::durability::{Durability, Pacer};
 
 pub struct Fwrite;
 
@@ -14,6 +15,12 @@ impl Method for Fwrite {
 
     fn family(&self) -> Family {
         Family::Simple
+    }
+
+    /// glibc writes from its own heap buffer, which is not aligned for O_DIRECT, and
+    /// decides itself which calls bypass it: O_DIRECT fails with EINVAL or not by chance.
+    fn durability_refusal(&self, durability: Durability) -> Option<String> {
+        durability.direct.then(|| "fwrite: stdio's buffer is not aligned for O_DIRECT".to_string())
     }
 
     fn prepare<'a>(&'a self, job: &'a Job<'a>) -> Result<Box<dyn Prepared + 'a>, CallError> {
@@ -55,7 +62,10 @@ impl SpanMethod for Fwrite {
     }
 }
 
+/// `every:N` counts fwrite calls; a due sync first flushes stdio's buffer (fflush) so
+/// that the data is in the kernel, then syncs the descriptor.
 fn write_all(stream: *mut libc::FILE, span: &Span) -> Result<(), CallError> {
+    let mut pacer = span.pacer();
     let mut cursor = span.cursor();
     let mut remaining = span.len;
     while remaining > 0 {
@@ -77,6 +87,22 @@ fn write_all(stream: *mut libc::FILE, span: &Span) -> Result<(), CallError> {
             buf = &buf[written..];
             remaining -= written as u64;
         }
+        if pacer.due() {
+            flush_and_sync(stream, &mut pacer)?;
+        }
+    }
+    if pacer.pending() {
+        flush_and_sync(stream, &mut pacer)?;
     }
     Ok(())
+}
+
+fn flush_and_sync(stream: *mut libc::FILE, pacer: &mut Pacer) -> Result<(), CallError> {
+    // SAFETY: `stream` is open.
+    if unsafe { libc::fflush(stream) } != 0 {
+        return Err(CallError::new("fflush", io::Error::last_os_error()));
+    }
+    // SAFETY: `stream` is open; fileno cannot fail on it.
+    let fd = unsafe { libc::fileno(stream) };
+    pacer.sync_now(fd)
 }

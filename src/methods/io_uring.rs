@@ -14,7 +14,8 @@ use std::sync::{Mutex, OnceLock};
 
 use ::io_uring::{IoUring, Probe, opcode, types};
 
-use super::{CallError, Family, Job, Method, Prepared, fsync_all, no_progress};
+use super::{CallError, Family, Job, Method, Prepared, no_progress, sync_all};
+use crate::durability::{Durability, SyncCall};
 use crate::source::{Cursor, Source};
 
 pub struct Uring {
@@ -47,6 +48,15 @@ impl Method for Uring {
 
     fn unsupported_reason(&self) -> Option<String> {
         availability().clone()
+    }
+
+    /// A sync every N writes would have to be ordered after the writes in flight
+    /// (IOSQE_IO_DRAIN or linked fsyncs), which changes what is measured; not built.
+    fn durability_refusal(&self, durability: Durability) -> Option<String> {
+        durability.every().map(|_| {
+            "io_uring: every:N is not implemented (a sync must drain the writes in flight); use end, osync or odsync"
+                .to_string()
+        })
     }
 
     fn prepare<'a>(&'a self, job: &'a Job<'a>) -> Result<Box<dyn Prepared + 'a>, CallError> {
@@ -114,7 +124,7 @@ impl Prepared for UringRun<'_> {
     }
 
     fn sync(&self) -> Result<(), CallError> {
-        fsync_all(self.job.files)
+        sync_all(self.job.files, self.job.durability.end_sync().unwrap_or(SyncCall::Fsync))
     }
 }
 

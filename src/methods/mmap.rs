@@ -23,7 +23,8 @@ use std::io;
 use std::os::fd::{AsRawFd, FromRawFd, IntoRawFd, OwnedFd, RawFd};
 use std::ptr::NonNull;
 
-use super::{CallError, Family, Job, Method, Prepared};
+use super::{CallError, Family, Job, Method, Prepared, sync_all};
+use crate::durability::{Durability, SyncCall};
 use crate::source::{Cursor, page_size};
 
 /// How the threads of a run share the one file.
@@ -69,6 +70,14 @@ impl Method for Mapped {
 
     fn unsupported_reason(&self) -> Option<String> {
         self.prefault.then(|| advice_missing(libc::MADV_POPULATE_WRITE, "MADV_POPULATE_WRITE")).flatten()
+    }
+
+    /// Stores into a map do not go through write(2), so the open flags mean nothing to
+    /// them; saying "osync" for a case that is not would mislead.
+    fn durability_refusal(&self, durability: Durability) -> Option<String> {
+        (durability.open_flags() != 0).then(|| {
+            format!("{}: stores into a map bypass write(2); O_SYNC, O_DSYNC and O_DIRECT do not apply", self.name)
+        })
     }
 
     /// Sizes the file(s) and makes the map(s) (and descriptors): untimed set-up.
@@ -156,6 +165,9 @@ impl Prepared for MappedRun<'_> {
             }
         }
         let mut cursor = Cursor::new(self.job.source, part.offset);
+        // every:N: msync(MS_SYNC) of the range copied since the last sync, every N chunks.
+        let mut pacer = self.job.span(index).pacer();
+        let mut synced = 0usize;
         let mut done = 0usize;
         while done < len {
             let piece = self.job.chunk.min(len - done);
@@ -168,11 +180,19 @@ impl Prepared for MappedRun<'_> {
                 std::ptr::copy_nonoverlapping(bytes.as_ptr(), map.base.as_ptr().add(target.start + done), piece);
             }
             done += piece;
+            if pacer.due() {
+                msync_range(map, target.start + synced, done - synced)?;
+                synced = done;
+            }
+        }
+        if pacer.pending() {
+            msync_range(map, target.start + synced, done - synced)?;
         }
         Ok(())
     }
 
-    /// `msync(MS_SYNC)` of every map: on Linux, an `fdatasync` of the mapped range.
+    /// `msync(MS_SYNC)` of every map: on Linux, an `fdatasync` of the mapped range;
+    /// `end` (fsync) adds an fsync of each file for the metadata, `end-fdatasync` does not.
     fn sync(&self) -> Result<(), CallError> {
         for map in &self.maps {
             // SAFETY: msync of a live mapping, with the address and length mmap returned.
@@ -182,6 +202,9 @@ impl Prepared for MappedRun<'_> {
                     io::Error::last_os_error(),
                 ));
             }
+        }
+        if self.job.durability.end_sync() == Some(SyncCall::Fsync) {
+            sync_all(self.job.files, SyncCall::Fsync)?;
         }
         Ok(())
     }
@@ -198,6 +221,23 @@ impl Prepared for MappedRun<'_> {
         }
         Ok(())
     }
+}
+
+/// `msync(MS_SYNC)` of `len` bytes of `map` from index `start`, widened to pages.
+fn msync_range(map: &Map, start: usize, len: usize) -> Result<(), CallError> {
+    let window = Window::of(start as u64, len as u64, page_size() as u64);
+    // SAFETY: the window starts on a page of the live map and ends inside it (start +
+    // len <= map.len is checked by the caller's loop).
+    let result = unsafe {
+        libc::msync(map.base.as_ptr().add(window.offset as usize).cast(), window.len as usize, libc::MS_SYNC)
+    };
+    if result != 0 {
+        return Err(CallError::new(
+            format!("msync of {} bytes at {} of file {}", window.len, window.offset, map.file),
+            io::Error::last_os_error(),
+        ));
+    }
+    Ok(())
 }
 
 /// One live shared mapping; unmapped by [`Map::unmap`] (checked) or, after an error,

@@ -8,8 +8,12 @@ use std::fmt;
 use std::io;
 use std::os::fd::RawFd;
 
+use crate::durability::{Durability, Pacer, SyncCall};
 use crate::source::{Cursor, Source};
 
+pub use create::CreateCall;
+
+mod create;
 mod fwrite;
 mod io_uring;
 mod mmap;
@@ -27,6 +31,7 @@ pub enum Family {
     Parallel,
     Simple,
     Asynchronous,
+    Creation,
 }
 
 impl Family {
@@ -37,6 +42,7 @@ impl Family {
             Family::Parallel => "Parallel writing",
             Family::Simple => "Simple writing",
             Family::Asynchronous => "Asynchronous writing (io_uring)",
+            Family::Creation => "File creation (open + call + close)",
         }
     }
 }
@@ -51,11 +57,18 @@ pub struct Span<'a> {
     /// iovecs per call (vectored methods only).
     pub iov: usize,
     pub source: &'a Source,
+    /// `every:N`: sync after every N calls (see [`Span::pacer`]).
+    pub every: Option<(u32, SyncCall)>,
 }
 
 impl Span<'_> {
     pub fn cursor(&self) -> Cursor<'_> {
         Cursor::new(self.source, self.offset)
+    }
+
+    /// The hook a method asks after each call; it syncs when the durability mode says.
+    pub fn pacer(&self) -> Pacer {
+        Pacer::new(self.every)
     }
 }
 
@@ -79,6 +92,7 @@ pub struct Job<'a> {
     pub iov: usize,
     pub queue_depth: usize,
     pub source: &'a Source,
+    pub durability: Durability,
 }
 
 impl Job<'_> {
@@ -91,6 +105,7 @@ impl Job<'_> {
             chunk: self.chunk,
             iov: self.iov,
             source: self.source,
+            every: self.durability.every(),
         }
     }
 }
@@ -118,6 +133,14 @@ pub trait Method: Sync {
     }
     /// Why this system cannot run the method at all, if it cannot (asked once per case).
     fn unsupported_reason(&self) -> Option<String> {
+        None
+    }
+    /// For the file creation methods: the call the runner times between open and close.
+    fn creation(&self) -> Option<CreateCall> {
+        None
+    }
+    /// Why the method cannot honour `durability`, if it cannot (asked once per case).
+    fn durability_refusal(&self, _durability: Durability) -> Option<String> {
         None
     }
     /// Untimed set-up of one run (rings, buffers); its duration is recorded apart.
@@ -160,17 +183,19 @@ impl<M: SpanMethod> Prepared for SpanRun<'_, M> {
     }
 
     fn sync(&self) -> Result<(), CallError> {
-        fsync_all(self.job.files)
+        sync_all(self.job.files, self.job.durability.end_sync().unwrap_or(SyncCall::Fsync))
     }
 }
 
 /// fsync every file of a run, in order.
 pub fn fsync_all(files: &[RawFd]) -> Result<(), CallError> {
+    sync_all(files, SyncCall::Fsync)
+}
+
+/// fsync or fdatasync every file of a run, in order.
+pub fn sync_all(files: &[RawFd], call: SyncCall) -> Result<(), CallError> {
     for &fd in files {
-        // SAFETY: fsync on an open descriptor.
-        if unsafe { libc::fsync(fd) } != 0 {
-            return Err(CallError::new("fsync", io::Error::last_os_error()));
-        }
+        call.call(fd)?;
     }
     Ok(())
 }
@@ -188,6 +213,9 @@ pub static ALL: &[&dyn Method] = &[
     &pwrite::Pwrite,
     &io_uring::PLAIN,
     &io_uring::FIXED,
+    &create::POSIX_FALLOCATE,
+    &create::FALLOCATE,
+    &create::FTRUNCATE,
 ];
 
 pub fn by_name(name: &str) -> Option<&'static dyn Method> {

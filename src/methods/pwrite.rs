@@ -25,6 +25,7 @@ impl Method for Pwrite {
 impl SpanMethod for Pwrite {
     fn write_span(&self, span: &Span) -> Result<(), CallError> {
         let mut cursor = span.cursor();
+        let mut pacer = span.pacer();
         let mut offset = span.offset;
         let end = span.offset + span.len;
         while offset < end {
@@ -40,7 +41,8 @@ impl SpanMethod for Pwrite {
                 buf = &buf[written..];
                 offset += written as u64;
             }
+            pacer.after_call(span.fd)?;
         }
-        Ok(())
+        pacer.finish(span.fd)
     }
 }

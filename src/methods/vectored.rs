@@ -10,6 +10,7 @@ pub(super) fn write_span_vectored(
     mut call: impl FnMut(&[libc::iovec], u64) -> isize,
 ) -> Result<(), CallError> {
     let mut cursor = span.cursor();
+    let mut pacer = span.pacer();
     let mut iovecs: Vec<libc::iovec> = Vec::with_capacity(span.iov);
     let mut offset = span.offset;
     let end = span.offset + span.len;
@@ -36,8 +37,9 @@ pub(super) fn write_span_vectored(
             offset += written as u64;
             pending = advance(pending, written);
         }
+        pacer.after_call(span.fd)?;
     }
-    Ok(())
+    pacer.finish(span.fd)
 }
 
 /// Drops the first `written` bytes from a list of iovecs.

@@ -26,6 +26,7 @@ impl SpanMethod for Write {
             return Err(CallError::new(format!("lseek to {}", span.offset), std::io::Error::last_os_error()));
         }
         let mut cursor = span.cursor();
+        let mut pacer = span.pacer();
         let mut remaining = span.len;
         while remaining > 0 {
             let want = span.chunk.min(remaining as usize);
@@ -42,7 +43,8 @@ impl SpanMethod for Write {
                 buf = &buf[written..];
                 remaining -= written as u64;
             }
+            pacer.after_call(span.fd)?;
         }
-        Ok(())
+        pacer.finish(span.fd)
     }
 }

@@ -1,0 +1,90 @@
+//! Runs the file creation cases (seed 003's "File Creation"): the timed span is open +
+//! `posix_fallocate`/`fallocate`/`ftruncate` + close; with `end`, an fsync before the
+//! close is the sync span. A size that statvfs says cannot fit is `skipped` before any
+//! call, unless the space check is off (`--no-space-check`), in which case the call's
+//! own error (ENOSPC) makes the case `failed`: never a bandwidth either way.
+
+use std::io;
+use std::os::fd::{AsRawFd, IntoRawFd};
+use std::time::Instant;
+
+use crate::methods::{CallError, CreateCall};
+use crate::plan::Case;
+use crate::result::{CaseResult, Run, Status};
+use crate::runner::{RunSettings, cpu_times, status_of};
+use crate::target::Scratch;
+use crate::units::format_size;
+
+pub fn run_case(
+    index: usize,
+    case: &Case,
+    create: CreateCall,
+    scratch: &Scratch,
+    settings: &RunSettings,
+    on_run: &mut dyn FnMut(),
+) -> CaseResult {
+    if settings.space_check && create.allocates {
+        match scratch.free_bytes() {
+            Ok(free) if case.bytes > free => {
+                let reason = format!(
+                    "{} of {} needs more than the {} free here (statvfs); --no-space-check lets the call fail itself",
+                    case.method,
+                    format_size(case.bytes),
+                    format_size(free)
+                );
+                return CaseResult::without_result(case.clone(), Status::Skipped, reason);
+            }
+            Ok(_) => {}
+            Err(error) => {
+                return CaseResult::without_result(case.clone(), Status::Failed, format!("statvfs: {error}"));
+            }
+        }
+    }
+    let total = settings.warmup + settings.repeat;
+    let mut runs = Vec::with_capacity(settings.repeat as usize);
+    for number in 0..total {
+        let name = format!("case{index:04}-run{number}-f0.dat");
+        let outcome = create_once(&name, case, create, scratch);
+        let last = number + 1 == total;
+        if !(settings.keep_files && last && outcome.is_ok()) {
+            if let Err(error) = scratch.remove(&name) {
+                return CaseResult::without_result(case.clone(), Status::Failed, format!("remove {name}: {error}"));
+            }
+        }
+        on_run();
+        match outcome {
+            Ok(run) if number >= settings.warmup => runs.push(run),
+            Ok(_) => {}
+            Err(error) => return CaseResult::without_result(case.clone(), status_of(&error.error), error.to_string()),
+        }
+    }
+    CaseResult::measured(case.clone(), runs)
+}
+
+fn create_once(name: &str, case: &Case, create: CreateCall, scratch: &Scratch) -> Result<Run, CallError> {
+    let cpu_before = cpu_times();
+    let started = Instant::now();
+    let file = scratch.create_empty(name).map_err(|error| CallError::new(format!("create {name}"), error))?;
+    (create.call)(file.as_raw_fd(), case.bytes)
+        .map_err(|error| CallError::new(format!("{} of {} bytes", case.method, case.bytes), error))?;
+    let mut sync_seconds = 0.0;
+    if let Some(call) = case.durability.end_sync() {
+        let sync_started = Instant::now();
+        call.call(file.as_raw_fd())?;
+        sync_seconds = sync_started.elapsed().as_secs_f64();
+    }
+    // SAFETY: we own the descriptor and give it up here; close's result is checked.
+    if unsafe { libc::close(file.into_raw_fd()) } != 0 {
+        return Err(CallError::new(format!("close {name}"), io::Error::last_os_error()));
+    }
+    let seconds = started.elapsed().as_secs_f64();
+    let cpu_after = cpu_times();
+    Ok(Run {
+        write_seconds: seconds - sync_seconds,
+        sync_seconds,
+        setup_seconds: 0.0,
+        thread_seconds: vec![seconds],
+        user_seconds: cpu_after.0 - cpu_before.0,
+        sys_seconds: cpu_after.1 - cpu_before.1,
+    })
+}

@@ -1,0 +1,331 @@
+//! `writebench latency`: seed 002's experiment done properly. N small writes, each
+//! timed on its own into a histogram (DESIGN §2.1: latency cases time each
+//! operation), under each durability mode and write pattern:
+//!
+//! - `overwrite0`: `pwrite` of the same bytes at offset 0 (seed 002's device command);
+//! - `append`: `write` at the file position, so the file grows by every call.
+//!
+//! An operation is the write call plus, when the mode syncs after it (`every:N`), the
+//! sync call; the sync call is also recorded alone (`sync_latency_ns`). `end` has one
+//! sync after the loop, timed as the run's sync span. Preparing the file (and opening it
+//! with the mode's flags) is outside the timed loop; the first `warmup` operations are
+//! done but not recorded.
+
+use std::io::{self, Write};
+use std::os::fd::{AsRawFd, RawFd};
+use std::time::Instant;
+
+use hdrhistogram::Histogram;
+use serde_json::json;
+
+use crate::durability::{Durability, Pacer};
+use crate::methods::{CallError, no_progress, retry_eintr};
+use crate::plan::{Case, FileState};
+use crate::result::{CaseResult, ResultFile, Run, Status};
+use crate::runner::{open_flags_refusal, status_of};
+use crate::source::{Cursor, Source};
+use crate::target::Scratch;
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Pattern {
+    Overwrite0,
+    Append,
+}
+
+impl Pattern {
+    pub const ALL: [Pattern; 2] = [Pattern::Overwrite0, Pattern::Append];
+
+    pub fn name(self) -> &'static str {
+        match self {
+            Pattern::Overwrite0 => "overwrite0",
+            Pattern::Append => "append",
+        }
+    }
+}
+
+impl std::str::FromStr for Pattern {
+    type Err = String;
+    fn from_str(text: &str) -> Result<Self, String> {
+        Pattern::ALL
+            .into_iter()
+            .find(|p| p.name() == text)
+            .ok_or_else(|| format!("unknown pattern '{text}' (known: overwrite0, append)"))
+    }
+}
+
+/// What one `latency` invocation measures.
+#[derive(Debug, Clone)]
+pub struct Plan {
+    pub count: u64,
+    pub bytes: usize,
+    pub warmup: u64,
+    pub patterns: Vec<Pattern>,
+    pub durability: Vec<Durability>,
+    pub seed: u64,
+}
+
+/// The case of one pattern and mode, for the result file.
+pub fn case_of(plan: &Plan, pattern: Pattern, durability: Durability) -> Case {
+    let (method, state) = match pattern {
+        Pattern::Overwrite0 => ("pwrite", FileState::Overwrite),
+        Pattern::Append => ("write", FileState::Empty),
+    };
+    let bytes = plan.bytes as u64;
+    Case {
+        id: format!("latency {} {bytes}B {durability}", pattern.name()),
+        runtime: "native".into(),
+        method: method.into(),
+        state,
+        chunk_bytes: bytes,
+        iov: 1,
+        queue_depth: None,
+        threads: 1,
+        files: 1,
+        durability,
+        bytes: bytes * plan.count,
+    }
+}
+
+/// Runs one pattern under one mode; an error makes the case failed or unsupported.
+pub fn run_case(index: usize, plan: &Plan, pattern: Pattern, durability: Durability, scratch: &Scratch) -> CaseResult {
+    let case = case_of(plan, pattern, durability);
+    let name = format!("latency{index:04}.dat");
+    let file_len = if pattern == Pattern::Overwrite0 { plan.bytes as u64 } else { case.bytes };
+    let probe = format!("latency{index:04}-probe.dat");
+    if let Err((status, reason)) = open_flags_refusal(&probe, durability, plan.bytes as u64, &[file_len], scratch) {
+        return CaseResult::without_result(case, status, reason);
+    }
+    let outcome = measure(&name, plan, pattern, durability, scratch);
+    if let Err(error) = scratch.remove(&name) {
+        return CaseResult::without_result(case, Status::Failed, format!("remove {name}: {error}"));
+    }
+    match outcome {
+        Ok(measured) => {
+            let mut result = CaseResult::measured(case, vec![measured.run]);
+            result.latency_ns = Some(summary(&measured.operations));
+            result.sync_latency_ns = (!measured.syncs.is_empty()).then(|| summary(&measured.syncs));
+            result.ops_per_second = Some(measured.ops_per_second);
+            result
+        }
+        Err(error) => CaseResult::without_result(case, status_of(&error.error), error.to_string()),
+    }
+}
+
+struct Measured {
+    run: Run,
+    operations: Histogram<u64>,
+    syncs: Histogram<u64>,
+    ops_per_second: f64,
+}
+
+fn histogram() -> Histogram<u64> {
+    // 1 ns to an hour at 3 significant digits; values above are clamped by `saturating_record`.
+    Histogram::new_with_bounds(1, 3_600_000_000_000, 3).expect("valid histogram bounds")
+}
+
+fn measure(
+    name: &str,
+    plan: &Plan,
+    pattern: Pattern,
+    durability: Durability,
+    scratch: &Scratch,
+) -> Result<Measured, CallError> {
+    let source = Source::new(plan.seed, plan.bytes).map_err(|e| CallError::new("allocate the source buffer", e))?;
+    let (state, len) = match pattern {
+        Pattern::Overwrite0 => (FileState::Overwrite, plan.bytes as u64),
+        Pattern::Append => (FileState::Empty, 0),
+    };
+    let prepared = scratch.prepare(name, state, len, plan.seed)?;
+    let flags = durability.open_flags();
+    let file = if flags != 0 { scratch.reopen(name, prepared.as_raw_fd(), flags)? } else { prepared };
+    let fd = file.as_raw_fd();
+    let mut operations = histogram();
+    let mut syncs = histogram();
+    let mut pacer = Pacer::new(durability.every());
+    let mut cursor = Cursor::new(&source, 0);
+    let (mut write_ns, mut sync_ns) = (0u64, 0u64);
+    let mut loop_started = Instant::now();
+    for number in 0..plan.warmup + plan.count {
+        if number == plan.warmup {
+            loop_started = Instant::now();
+        }
+        let bytes = match pattern {
+            Pattern::Overwrite0 => source.bytes(0, plan.bytes),
+            Pattern::Append => cursor.take(plan.bytes),
+        };
+        let started = Instant::now();
+        write_once(fd, pattern, bytes)?;
+        let written = Instant::now();
+        let synced = if pacer.due() {
+            pacer.sync_now(fd)?;
+            Some(Instant::now())
+        } else {
+            None
+        };
+        if number >= plan.warmup {
+            let end = synced.unwrap_or(written);
+            operations.saturating_record(nanos(end - started));
+            write_ns += nanos(end - started);
+            if let Some(synced) = synced {
+                syncs.saturating_record(nanos(synced - written));
+            }
+        }
+    }
+    let loop_seconds = loop_started.elapsed().as_secs_f64();
+    let sync_seconds = match durability.end_sync() {
+        Some(call) => {
+            let started = Instant::now();
+            call.call(fd)?;
+            sync_ns += nanos(started.elapsed());
+            sync_ns as f64 * 1e-9
+        }
+        None => 0.0,
+    };
+    let run = Run {
+        write_seconds: write_ns as f64 * 1e-9,
+        sync_seconds,
+        setup_seconds: 0.0,
+        thread_seconds: vec![loop_seconds],
+        user_seconds: 0.0,
+        sys_seconds: 0.0,
+    };
+    Ok(Measured { run, operations, syncs, ops_per_second: plan.count as f64 / loop_seconds })
+}
+
+fn nanos(duration: std::time::Duration) -> u64 {
+    u64::try_from(duration.as_nanos()).unwrap_or(u64::MAX).max(1)
+}
+
+/// One call of the pattern; a short write continues with the rest (never seen for a
+/// few bytes into a regular file, but a short count is not an error).
+fn write_once(fd: RawFd, pattern: Pattern, mut buf: &[u8]) -> Result<(), CallError> {
+    let mut offset = 0u64;
+    while !buf.is_empty() {
+        // SAFETY: `buf` is valid for reads of its length; `fd` is open.
+        let written = retry_eintr(|| unsafe {
+            match pattern {
+                Pattern::Overwrite0 => libc::pwrite(fd, buf.as_ptr().cast(), buf.len(), offset as libc::off_t),
+                Pattern::Append => libc::write(fd, buf.as_ptr().cast(), buf.len()),
+            }
+        })
+        .and_then(|n| if n == 0 { Err(no_progress()) } else { Ok(n) })
+        .map_err(|error| CallError::new(format!("{} of {} bytes", pattern.name(), buf.len()), error))?;
+        buf = &buf[written..];
+        offset += written as u64;
+    }
+    Ok(())
+}
+
+/// DESIGN §4's latency keys, in nanoseconds.
+fn summary(histogram: &Histogram<u64>) -> serde_json::Value {
+    json!({
+        "count": histogram.len(),
+        "mean": histogram.mean(),
+        "p50": histogram.value_at_quantile(0.50),
+        "p90": histogram.value_at_quantile(0.90),
+        "p99": histogram.value_at_quantile(0.99),
+        "p999": histogram.value_at_quantile(0.999),
+        "max": histogram.max(),
+    })
+}
+
+/// The table: one line per case, in µs as seed 002 prints them.
+pub fn render(result: &ResultFile, out: &mut dyn Write) -> io::Result<()> {
+    let target = &result.target;
+    writeln!(out, "# writebench latency on {} ({}, {})", target.path, target.fs_type, target.device)?;
+    writeln!(out, "µs per operation (the write, and the sync call when the mode makes one after it)")?;
+    if target.fs_type == "tmpfs" || target.fs_type == "ramfs" {
+        writeln!(out, "note: {} keeps files in memory: syncs do nothing there and nothing is durable", target.fs_type)?;
+    }
+    let mut rows = vec![["case", "count", "mean", "p50", "p90", "p99", "p99.9", "max", "ops/s"].map(String::from)];
+    for case in &result.cases {
+        let label = case.case.id.trim_start_matches("latency ").to_string();
+        match (&case.latency_ns, case.status) {
+            (Some(latency), Status::Ok) => {
+                rows.push(latency_row(label, latency, case.ops_per_second));
+                if let Some(sync) = &case.sync_latency_ns {
+                    rows.push(latency_row("  of which the sync call".into(), sync, None));
+                }
+            }
+            _ => {
+                let reason = case.error.clone().unwrap_or_default();
+                let mut row: [String; 9] = Default::default();
+                row[0] = label;
+                row[1] = format!("{}: {reason}", case.status.name());
+                rows.push(row);
+            }
+        }
+    }
+    let widths: Vec<usize> = (0..9).map(|c| rows.iter().map(|r| r[c].chars().count()).max().unwrap_or(0)).collect();
+    for row in &rows {
+        let mut line = format!("    {:<w$}", row[0], w = widths[0]);
+        if row[2].is_empty() && !row[1].is_empty() && row[1].contains(':') {
+            line += &format!("  {}", row[1]);
+        } else {
+            for (column, cell) in row.iter().enumerate().skip(1) {
+                line += &format!("  {cell:>w$}", w = widths[column]);
+            }
+        }
+        writeln!(out, "{}", line.trim_end())?;
+    }
+    Ok(())
+}
+
+fn latency_row(label: String, latency: &serde_json::Value, ops: Option<f64>) -> [String; 9] {
+    let micros = |key: &str| latency[key].as_f64().map(|ns| format!("{:.2}", ns / 1000.0)).unwrap_or_default();
+    [
+        label,
+        latency["count"].as_u64().map(|n| n.to_string()).unwrap_or_default(),
+        micros("mean"),
+        micros("p50"),
+        micros("p90"),
+        micros("p99"),
+        micros("p999"),
+        micros("max"),
+        ops.map(|ops| format!("{ops:.0}")).unwrap_or_default(),
+    ]
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn plan() -> Plan {
+        Plan { count: 200, bytes: 8, warmup: 10, patterns: Pattern::ALL.to_vec(), durability: vec![], seed: 1 }
+    }
+
+    #[test]
+    fn every_pattern_and_mode_gives_percentiles_and_a_sync_histogram_when_it_syncs() {
+        let parent = tempfile::tempdir().unwrap();
+        let scratch = Scratch::create(parent.path()).unwrap();
+        let plan = plan();
+        for (index, mode) in ["none", "every-fdatasync:1", "every:4", "odsync", "end"].iter().enumerate() {
+            for pattern in Pattern::ALL {
+                let result = run_case(index, &plan, pattern, mode.parse().unwrap(), &scratch);
+                assert_eq!(result.status, Status::Ok, "{mode} {:?}", result.error);
+                let latency = result.latency_ns.as_ref().unwrap();
+                assert_eq!(latency["count"], 200);
+                assert!(latency["p50"].as_u64().unwrap() <= latency["p99"].as_u64().unwrap());
+                assert!(latency["p99"].as_u64().unwrap() <= latency["max"].as_u64().unwrap());
+                let syncs = result.sync_latency_ns.as_ref().map(|s| s["count"].as_u64().unwrap());
+                let expected = match *mode {
+                    "every-fdatasync:1" => Some(200),
+                    "every:4" => Some(50),
+                    _ => None,
+                };
+                assert_eq!(syncs, expected, "{mode}");
+                assert!(result.ops_per_second.unwrap() > 0.0);
+            }
+        }
+        assert_eq!(std::fs::read_dir(scratch.path()).unwrap().count(), 0, "files are removed");
+    }
+
+    #[test]
+    fn direct_with_8_bytes_is_unsupported_with_the_reason() {
+        let parent = tempfile::tempdir().unwrap();
+        let scratch = Scratch::create(parent.path()).unwrap();
+        let result = run_case(0, &plan(), Pattern::Overwrite0, "direct".parse().unwrap(), &scratch);
+        assert_eq!(result.status, Status::Unsupported, "{:?}", result.error);
+        assert!(result.latency_ns.is_none());
+    }
+}

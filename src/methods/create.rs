@@ -1,0 +1,135 @@
+//! File creation (seed 003's "File Creation"): how long it takes to make a file of a
+//! size with `posix_fallocate(3)`, `fallocate(2)` or `ftruncate(2)`. The timed span is
+//! open + call + close, so these are not write methods: the runner times them itself
+//! (`runner::run_creation`), and [`Method::prepare`] is never reached for them.
+
+use std::io;
+use std::os::fd::RawFd;
+
+use super::{CallError, Family, Job, Method, Prepared};
+use crate::durability::{Commit, Durability};
+
+pub struct Creation {
+    name: &'static str,
+    call: fn(RawFd, u64) -> io::Result<()>,
+    /// Whether the call reserves blocks (then a size above the free space cannot work).
+    allocates: bool,
+}
+
+pub static POSIX_FALLOCATE: Creation = Creation { name: "posix_fallocate", call: posix_fallocate, allocates: true };
+pub static FALLOCATE: Creation = Creation { name: "fallocate", call: fallocate, allocates: true };
+pub static FTRUNCATE: Creation = Creation { name: "ftruncate", call: ftruncate, allocates: false };
+
+/// What the runner needs of a creation method.
+#[derive(Clone, Copy)]
+pub struct CreateCall {
+    pub call: fn(RawFd, u64) -> io::Result<()>,
+    pub allocates: bool,
+}
+
+impl Method for Creation {
+    fn name(&self) -> &'static str {
+        self.name
+    }
+
+    fn family(&self) -> Family {
+        Family::Creation
+    }
+
+    fn creation(&self) -> Option<CreateCall> {
+        Some(CreateCall { call: self.call, allocates: self.allocates })
+    }
+
+    /// Creating a file writes no data: only none and end (an fsync of the new file's
+    /// metadata and allocation) mean something.
+    fn durability_refusal(&self, durability: Durability) -> Option<String> {
+        match durability.commit {
+            Commit::None | Commit::End(_) if !durability.direct => None,
+            _ => Some(format!("{}: creating a file makes no write calls; only none and end apply", self.name)),
+        }
+    }
+
+    fn prepare<'a>(&'a self, _job: &'a Job<'a>) -> Result<Box<dyn Prepared + 'a>, CallError> {
+        Err(CallError::new(
+            format!("{}: a creation method has no write span", self.name),
+            io::Error::from(io::ErrorKind::Unsupported),
+        ))
+    }
+}
+
+/// posix_fallocate RETURNS the error number (it does not set errno). glibc falls back
+/// to writing a byte per block where the filesystem cannot preallocate.
+fn posix_fallocate(fd: RawFd, len: u64) -> io::Result<()> {
+    let len = off_t(len)?;
+    loop {
+        // SAFETY: posix_fallocate on an open descriptor.
+        match unsafe { libc::posix_fallocate(fd, 0, len) } {
+            0 => return Ok(()),
+            libc::EINTR => continue,
+            errno => return Err(io::Error::from_raw_os_error(errno)),
+        }
+    }
+}
+
+/// fallocate(2) mode 0: reserves blocks (unwritten extents); EOPNOTSUPP where the
+/// filesystem cannot, with no fallback.
+fn fallocate(fd: RawFd, len: u64) -> io::Result<()> {
+    let len = off_t(len)?;
+    loop {
+        // SAFETY: fallocate on an open descriptor.
+        if unsafe { libc::fallocate(fd, 0, 0, len) } == 0 {
+            return Ok(());
+        }
+        let error = io::Error::last_os_error();
+        if error.kind() != io::ErrorKind::Interrupted {
+            return Err(error);
+        }
+    }
+}
+
+/// ftruncate(2): sets the length; no blocks are allocated (a sparse file).
+fn ftruncate(fd: RawFd, len: u64) -> io::Result<()> {
+    let len = off_t(len)?;
+    loop {
+        // SAFETY: ftruncate on an open descriptor.
+        if unsafe { libc::ftruncate(fd, len) } == 0 {
+            return Ok(());
+        }
+        let error = io::Error::last_os_error();
+        if error.kind() != io::ErrorKind::Interrupted {
+            return Err(error);
+        }
+    }
+}
+
+fn off_t(len: u64) -> io::Result<libc::off_t> {
+    libc::off_t::try_from(len).map_err(|_| io::Error::from_raw_os_error(libc::EFBIG))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use std::os::fd::AsRawFd;
+
+    #[test]
+    fn each_call_gives_the_file_its_size() {
+        let dir = tempfile::tempdir().unwrap();
+        for (index, creation) in [&POSIX_FALLOCATE, &FALLOCATE, &FTRUNCATE].into_iter().enumerate() {
+            let path = dir.path().join(format!("{index}"));
+            let file = std::fs::File::create(&path).unwrap();
+            (creation.call)(file.as_raw_fd(), 1 << 20).unwrap();
+            assert_eq!(std::fs::metadata(&path).unwrap().len(), 1 << 20, "{}", creation.name);
+        }
+    }
+
+    #[test]
+    fn posix_fallocate_errors_come_from_its_return_value() {
+        // A read-only descriptor: posix_fallocate returns EBADF; errno is not looked at.
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("r");
+        std::fs::write(&path, b"").unwrap();
+        let file = std::fs::File::open(&path).unwrap();
+        let error = posix_fallocate(file.as_raw_fd(), 4096).unwrap_err();
+        assert_eq!(error.raw_os_error(), Some(libc::EBADF));
+    }
+}

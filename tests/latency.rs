@@ -1,0 +1,91 @@
+//! `writebench latency`: percentiles for every default mode, on ext4 (where a sync
+//! costs a device flush) and on tmpfs (where it costs nothing).
+
+mod common;
+
+use common::{LoopFs, Tmpfs, read_json, stderr_of, writebench};
+
+const KEYS: [&str; 7] = ["count", "mean", "p50", "p90", "p99", "p999", "max"];
+
+/// Runs the default modes with 1000 operations; returns (stdout, cases by id).
+fn latency(path: &std::path::Path) -> (String, Vec<serde_json::Value>) {
+    let out = tempfile::tempdir().unwrap();
+    let json = out.path().join("l.json");
+    let csv = out.path().join("l.csv");
+    let output = writebench(&[
+        "latency",
+        path.to_str().unwrap(),
+        "--count",
+        "1000",
+        "--export-json",
+        json.to_str().unwrap(),
+        "--export-csv",
+        csv.to_str().unwrap(),
+    ]);
+    assert!(output.status.success(), "{}", stderr_of(&output));
+    assert!(std::fs::read_to_string(&csv).unwrap().lines().count() > 8, "a CSV row per case");
+    let stdout = String::from_utf8(output.stdout).unwrap();
+    let cases = read_json(&json)["cases"].as_array().unwrap().clone();
+    // The default modes, each with both patterns, each with every percentile.
+    for mode in ["none", "odsync", "osync", "every-fdatasync:1"] {
+        for pattern in ["overwrite0", "append"] {
+            let id = format!("latency {pattern} 8B {mode}");
+            let case = cases.iter().find(|c| c["id"] == id.as_str()).unwrap_or_else(|| panic!("{id} missing"));
+            assert_eq!(case["status"], "ok", "{id}: {}", case["error"]);
+            for key in KEYS {
+                assert!(case["latency_ns"][key].is_number(), "{id}: latency_ns.{key}");
+            }
+            assert_eq!(case["latency_ns"]["count"], 1000);
+            let has_sync = mode.starts_with("every");
+            assert_eq!(case["sync_latency_ns"].is_object(), has_sync, "{id}: the sync call alone");
+            assert!(case["ops_per_second"].as_f64().unwrap() > 0.0);
+            assert!(stdout.contains(&format!("{pattern} 8B {mode}")), "{stdout}");
+        }
+    }
+    for header in ["p50", "p90", "p99", "p99.9", "max", "ops/s", "µs"] {
+        assert!(stdout.contains(header), "{header} in:\n{stdout}");
+    }
+    (stdout, cases)
+}
+
+fn p50(cases: &[serde_json::Value], id: &str) -> f64 {
+    cases.iter().find(|c| c["id"] == id).unwrap()["latency_ns"]["p50"].as_f64().unwrap()
+}
+
+#[test]
+fn latency_on_ext4_shows_what_a_sync_costs() {
+    let fs = LoopFs::make("ext4", 256);
+    let (_, cases) = latency(&fs.path());
+    for pattern in ["overwrite0", "append"] {
+        let none = p50(&cases, &format!("latency {pattern} 8B none"));
+        for mode in ["odsync", "osync", "every-fdatasync:1"] {
+            let synced = p50(&cases, &format!("latency {pattern} 8B {mode}"));
+            assert!(synced > none, "{pattern} {mode}: p50 {synced} ns is not above {none} ns without sync");
+        }
+    }
+}
+
+#[test]
+fn latency_on_tmpfs_reports_every_mode() {
+    let fs = Tmpfs::mount("16M");
+    let (stdout, _) = latency(&fs.path());
+    assert!(stdout.contains("nothing is durable"), "{stdout}");
+}
+
+#[test]
+fn bad_latency_options_exit_2() {
+    for (args, expected) in [
+        (&["--durability", "every:0"][..], "--durability"),
+        (&["--patterns", "random"][..], "unknown pattern"),
+        (&["--count", "0"][..], "--count"),
+        (&["--bytes", "0"][..], "--bytes"),
+    ] {
+        let mut argv = vec!["latency", "."];
+        argv.extend_from_slice(args);
+        let output = writebench(&argv);
+        let stderr = stderr_of(&output);
+        assert_eq!(output.status.code(), Some(2), "{args:?}: {stderr}");
+        assert_eq!(stderr.trim_end().lines().count(), 1, "{stderr}");
+        assert!(stderr.contains(expected), "{stderr}");
+    }
+}
