@@ -193,7 +193,7 @@ pub struct RunArgs {
     #[arg(long, value_enum, default_value_t = SuiteName::Quick)]
     pub suite: SuiteName,
 
-    /// Bytes written per run, e.g. 256MiB, 1GiB, 400MB [quick: 96MiB].
+    /// Bytes written per run, e.g. 256MiB, 1GiB, 400MB [quick: 64MiB].
     #[arg(long, value_name = "SIZE")]
     pub size: Option<String>,
 
@@ -341,6 +341,11 @@ impl RunArgs {
         }
         if let Some(methods) = &methods {
             suite.pick_methods(methods);
+            // Naming methods asks for those methods' throughput: no latency section.
+            suite.latency = None;
+        }
+        if let Some(latency) = &mut suite.latency {
+            latency.seed = self.seed;
         }
         for part in &mut suite.parts {
             override_with(&mut part.states, &states);

@@ -229,16 +229,27 @@ fn summary(histogram: &Histogram<u64>) -> serde_json::Value {
     })
 }
 
+/// Whether a case of a result is a latency case (they share the result file with the
+/// throughput cases of `run`'s quick suite).
+pub fn is_latency_case(case: &Case) -> bool {
+    case.id.starts_with("latency ")
+}
+
 /// The table: one line per case, in µs as seed 002 prints them.
 pub fn render(result: &ResultFile, out: &mut dyn Write) -> io::Result<()> {
     let target = &result.target;
     writeln!(out, "# writebench latency on {} ({}, {})", target.path, target.fs_type, target.device)?;
-    writeln!(out, "µs per operation (the write, and the sync call when the mode makes one after it)")?;
     if target.fs_type == "tmpfs" || target.fs_type == "ramfs" {
         writeln!(out, "note: {} keeps files in memory: syncs do nothing there and nothing is durable", target.fs_type)?;
     }
+    render_cases(&result.cases, out)
+}
+
+/// The latency lines of `cases` (others are left out), under their own header.
+pub fn render_cases(cases: &[CaseResult], out: &mut dyn Write) -> io::Result<()> {
+    writeln!(out, "µs per operation (the write, and the sync call when the mode makes one after it)")?;
     let mut rows = vec![["case", "count", "mean", "p50", "p90", "p99", "p99.9", "max", "ops/s"].map(String::from)];
-    for case in &result.cases {
+    for case in cases.iter().filter(|c| is_latency_case(&c.case)) {
         let label = case.case.id.trim_start_matches("latency ").to_string();
         match (&case.latency_ns, case.status) {
             (Some(latency), Status::Ok) => {

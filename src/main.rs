@@ -127,7 +127,8 @@ fn run(args: &RunArgs) -> Result<ExitCode, UsageError> {
         UsageError(format!("cannot create a scratch directory in {}: {}", args.path.display(), plain(&e)))
     })?;
     let target = context::target(&args.path, Some(&probe_file(&scratch)));
-    announce(&cases, &settings, &target, &scratch, &source);
+    let latency_count = suite.latency.as_ref().map_or(0, |plan| plan.patterns.len() * plan.durability.len());
+    announce(&cases, latency_count, &settings, &target, &scratch, &source);
 
     let mut result = ResultFile {
         schema: SCHEMA.to_string(),
@@ -157,7 +158,16 @@ fn run(args: &RunArgs) -> Result<ExitCode, UsageError> {
         })));
     }
 
-    let total_runs = cases.len() as u64 * u64::from(settings.warmup + settings.repeat);
+    let latency_cases: Vec<_> = suite
+        .latency
+        .iter()
+        .flat_map(|plan| {
+            plan.durability
+                .iter()
+                .flat_map(move |&mode| plan.patterns.iter().map(move |&pattern| (plan, pattern, mode)))
+        })
+        .collect();
+    let total_runs = cases.len() as u64 * u64::from(settings.warmup + settings.repeat) + latency_cases.len() as u64;
     let progress = progress_bar(total_runs);
     for (index, case) in cases.iter().enumerate() {
         progress.set_message(case.id.clone());
@@ -176,6 +186,13 @@ fn run(args: &RunArgs) -> Result<ExitCode, UsageError> {
             }
             None => run_case(index, case, &scratch, &source, &settings, &mut || progress.inc(1)),
         };
+        signals::park_if_interrupted();
+        done.lock().unwrap_or_else(|e| e.into_inner()).push(outcome);
+    }
+    for (index, &(plan, pattern, mode)) in latency_cases.iter().enumerate() {
+        progress.set_message(format!("latency {} {mode}", pattern.name()));
+        let outcome = writebench::latency::run_case(cases.len() + index, plan, pattern, mode, &scratch);
+        progress.inc(1);
         signals::park_if_interrupted();
         done.lock().unwrap_or_else(|e| e.into_inner()).push(outcome);
     }
@@ -251,13 +268,16 @@ fn options_json(
 /// One line on stderr before the work starts: what will run, and about how long.
 fn announce(
     cases: &[writebench::plan::Case],
+    latency_cases: usize,
     settings: &writebench::runner::RunSettings,
     target: &context::TargetInfo,
     scratch: &Scratch,
     source: &Source,
 ) {
     let runs = settings.warmup + settings.repeat;
-    let mut line = format!("writebench: {} cases x {runs} runs on {} ({})", cases.len(), target.path, target.fs_type);
+    let latency = if latency_cases > 0 { format!(" and {latency_cases} latency cases") } else { String::new() };
+    let mut line =
+        format!("writebench: {} cases x {runs} runs{latency} on {} ({})", cases.len(), target.path, target.fs_type);
     if let Some(probe) = estimate::probe(scratch, source) {
         line += &format!(
             ", about {} (probe: {:.2} GB/s, {:.2} GB/s with fsync, {:.2} µs per call)",

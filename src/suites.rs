@@ -3,6 +3,7 @@
 //! `--size` scales every part's size by the same factor.
 
 use crate::durability::{Commit, SyncCall};
+use crate::latency;
 use crate::methods;
 use crate::plan::{Case, Durability, FileState, Layout, Selection, expand};
 
@@ -17,6 +18,9 @@ pub struct Suite {
     pub repeat: u32,
     pub warmup: u32,
     pub parts: Vec<Selection>,
+    /// Small-write latency cases run after the throughput cases (`writebench latency`'s
+    /// measurement, shortened).
+    pub latency: Option<latency::Plan>,
 }
 
 impl Suite {
@@ -95,10 +99,11 @@ fn part(methods: &[&str], states: &[FileState], chunks: &[u64], size: u64) -> Se
 }
 
 /// The default: every plain and vectored method in every state at three chunk sizes,
-/// then two threads, the mmap variants and io_uring at two depths. About a minute on
-/// tmpfs with two cores.
+/// then two threads, the mmap variants, io_uring at two depths, file creation, O_DIRECT
+/// and O_DSYNC, and 1,000 small writes per durability mode. About a minute on tmpfs
+/// with two cores, files read back included.
 pub fn quick() -> Suite {
-    let size = 96 * MIB;
+    let size = 64 * MIB;
     let all_states = FileState::ALL;
     let two_states = [FileState::Empty, FileState::Prealloc];
     let mut core =
@@ -117,7 +122,19 @@ pub fn quick() -> Suite {
     let mut durable = part(&["pwritev", "write", "pwrite", "io_uring"], &[FileState::Empty], &[MIB], size);
     durable.durability = vec![Durability::direct(Commit::End(SyncCall::Fsync)), Durability::of(Commit::ODsync)];
     let parts = vec![core, parallel, mapped, uring, creation, durable];
-    Suite { name: "quick", reference_size: size, repeat: 5, warmup: 1, parts }
+    let latency = latency::Plan {
+        count: 1000,
+        bytes: 8,
+        warmup: 100,
+        patterns: vec![latency::Pattern::Overwrite0, latency::Pattern::Append],
+        durability: vec![
+            Durability::None,
+            Durability::of(Commit::ODsync),
+            Durability::of(Commit::Every(1, SyncCall::Fdatasync)),
+        ],
+        seed: crate::source::DEFAULT_SEED,
+    };
+    Suite { name: "quick", reference_size: size, repeat: 5, warmup: 1, parts, latency: Some(latency) }
 }
 
 /// Seed 003's creation-free sections at 1 GiB (empty, sparse and prealloc), and seed
@@ -155,7 +172,7 @@ pub fn seed() -> Suite {
     for size in [128 * MIB, 256 * MIB, 512 * MIB, GIB, 2 * GIB, 4 * GIB] {
         parts.push(part(&CREATION, &[FileState::Empty], &[size], size));
     }
-    Suite { name: "seed", reference_size: GIB, repeat: 10, warmup: 1, parts }
+    Suite { name: "seed", reference_size: GIB, repeat: 10, warmup: 1, parts, latency: None }
 }
 
 #[cfg(test)]
@@ -174,7 +191,7 @@ mod tests {
         assert!(cases.iter().any(|c| c.id == "write prealloc 1MiB t2 f2 end"));
         assert!(cases.iter().any(|c| c.id == "pwrite empty 1MiB t1 direct+end"));
         assert!(cases.iter().any(|c| c.id == "io_uring empty 1MiB qd1 t1 odsync"));
-        assert!(cases.iter().any(|c| c.id == "posix_fallocate empty 96MiB t1 end"));
+        assert!(cases.iter().any(|c| c.id == "posix_fallocate empty 64MiB t1 end"));
         let ids: std::collections::HashSet<_> = cases.iter().map(|c| &c.id).collect();
         assert_eq!(ids.len(), cases.len());
     }

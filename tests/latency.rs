@@ -89,3 +89,33 @@ fn bad_latency_options_exit_2() {
         assert!(stderr.contains(expected), "{stderr}");
     }
 }
+
+#[test]
+fn the_quick_suite_ends_with_a_short_latency_section_unless_methods_are_named() {
+    let dir = tempfile::tempdir().unwrap();
+    let json = dir.path().join("q.json");
+    let path = dir.path().to_str().unwrap();
+    let quick = ["run", path, "--size", "1MiB", "--repeat", "1", "--warmup", "0", "--export-json"];
+    let output = writebench(&[&quick[..], &[json.to_str().unwrap()]].concat());
+    assert!(output.status.success(), "{}", stderr_of(&output));
+    let table = String::from_utf8_lossy(&output.stdout);
+    assert!(table.contains("## Small writes, one at a time (latency)"), "{table}");
+    let result = read_json(&json);
+    let latency: Vec<_> = result["cases"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter(|c| c["id"].as_str().unwrap().starts_with("latency "))
+        .collect();
+    // overwrite0 and append under none, odsync and every-fdatasync:1.
+    assert_eq!(latency.len(), 2 * 3);
+    for case in &latency {
+        assert_eq!(case["status"], "ok", "{}: {}", case["id"], case["error"]);
+        assert_eq!(case["latency_ns"]["count"], 1000, "{}", case["id"]);
+    }
+
+    let narrowed = writebench(&[&quick[..], &[json.to_str().unwrap(), "--methods", "pwrite"]].concat());
+    assert!(narrowed.status.success(), "{}", stderr_of(&narrowed));
+    let cases = read_json(&json)["cases"].as_array().unwrap().clone();
+    assert!(cases.iter().all(|c| c["method"] == "pwrite" && !c["id"].as_str().unwrap().starts_with("latency ")));
+}

@@ -4,6 +4,7 @@
 
 use std::io::{self, Write};
 
+use crate::latency::{is_latency_case, render_cases as render_latency};
 use crate::methods;
 use crate::plan::FileState;
 use crate::result::{CaseResult, ResultFile, Status};
@@ -28,7 +29,8 @@ pub fn render(result: &ResultFile, out: &mut dyn Write) -> io::Result<()> {
         )?;
     }
     for state in FileState::ALL {
-        let in_state: Vec<&CaseResult> = result.cases.iter().filter(|c| c.case.state == state).collect();
+        let in_state: Vec<&CaseResult> =
+            result.cases.iter().filter(|c| c.case.state == state && !is_latency_case(&c.case)).collect();
         if in_state.is_empty() {
             continue;
         }
@@ -42,6 +44,10 @@ pub fn render(result: &ResultFile, out: &mut dyn Write) -> io::Result<()> {
                 in_state.iter().filter(|c| family_of(c) == family).map(|c| row(c, usual_size)).collect();
             write_aligned(out, &rows)?;
         }
+    }
+    if result.cases.iter().any(|c| is_latency_case(&c.case)) {
+        writeln!(out, "\n## Small writes, one at a time (latency)\n")?;
+        render_latency(&result.cases, out)?;
     }
     Ok(())
 }
