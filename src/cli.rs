@@ -273,8 +273,9 @@ pub struct RunArgs {
     #[arg(long, hide = true)]
     pub keep: bool,
 
-    /// Test aid: no free-space check, so that a case can meet a real ENOSPC.
-    #[arg(long, hide = true)]
+    /// No free-space checks: the run is not refused and no case is skipped, so a case
+    /// that does not fit meets the filesystem's own error (ENOSPC).
+    #[arg(long)]
     pub no_space_check: bool,
 }
 

@@ -19,9 +19,13 @@ pub struct Probe {
 const PROBE_BYTES: u64 = 32 << 20;
 const PROBE_CALLS: u64 = 8192;
 
-/// Writes 32 MiB in `pwrite` calls of up to 1 MiB, fsyncs, then makes 8192 one-byte calls.
+/// Writes 32 MiB in 1 MiB `pwrite` calls, fsyncs, then makes 8192 one-byte calls.
 /// None if the target cannot take even that (the run will then say why, per case).
-pub fn probe(scratch: &Scratch, source: &Source) -> Option<Probe> {
+pub fn probe(scratch: &Scratch) -> Option<Probe> {
+    // A source of its own: the plan's may only serve small chunks (`--chunks 1B` would
+    // make the bandwidth probe 32 million calls).
+    let chunk = 1 << 20;
+    let source = &Source::new(0, chunk).ok()?;
     let pwrite = methods::by_name("pwrite")?;
     let time = |name: &str, bytes: u64, chunk: usize| -> Option<(f64, f64)> {
         let file = scratch.prepare(name, FileState::Empty, bytes, 0).ok();
@@ -47,8 +51,6 @@ pub fn probe(scratch: &Scratch, source: &Source) -> Option<Probe> {
         let _ = scratch.remove(name);
         result
     };
-    // The source only serves calls up to the plan's largest chunk.
-    let chunk = source.max_chunk().min(1 << 20);
     let (written, synced) = time("probe-bandwidth", PROBE_BYTES, chunk)?;
     let bytes = PROBE_BYTES as f64;
     let (calls, _) = time("probe-calls", PROBE_CALLS, 1)?;

@@ -128,7 +128,7 @@ fn run(args: &RunArgs) -> Result<ExitCode, UsageError> {
     })?;
     let target = context::target(&args.path, Some(&probe_file(&scratch)));
     let latency_count = suite.latency.as_ref().map_or(0, |plan| plan.patterns.len() * plan.durability.len());
-    announce(&cases, latency_count, &settings, &target, &scratch, &source);
+    announce(&cases, latency_count, &settings, &target, &scratch);
 
     let mut result = ResultFile {
         schema: SCHEMA.to_string(),
@@ -272,13 +272,12 @@ fn announce(
     settings: &writebench::runner::RunSettings,
     target: &context::TargetInfo,
     scratch: &Scratch,
-    source: &Source,
 ) {
     let runs = settings.warmup + settings.repeat;
     let latency = if latency_cases > 0 { format!(" and {latency_cases} latency cases") } else { String::new() };
     let mut line =
         format!("writebench: {} cases x {runs} runs{latency} on {} ({})", cases.len(), target.path, target.fs_type);
-    if let Some(probe) = estimate::probe(scratch, source) {
+    if let Some(probe) = estimate::probe(scratch) {
         line += &format!(
             ", about {} (probe: {:.2} GB/s, {:.2} GB/s with fsync, {:.2} µs per call)",
             estimate::human(estimate::estimate(cases, runs, &probe)),
