@@ -152,14 +152,7 @@ impl LatencyArgs {
 
     /// PATH must be an existing directory; export files must be creatable.
     pub fn check_paths(&self) -> Result<(), UsageError> {
-        check_dir(&self.path)?;
-        crate::space::check_writable(&self.path).map_err(UsageError)?;
-        for (option, file) in [("--export-json", &self.export_json), ("--export-csv", &self.export_csv)] {
-            if let Some(file) = file {
-                check_export_path(option, file)?;
-            }
-        }
-        Ok(())
+        check_paths(&self.path, &self.export_json, &self.export_csv)
     }
 }
 
@@ -386,15 +379,21 @@ impl RunArgs {
 
     /// PATH must be an existing directory; export files must be creatable.
     pub fn check_paths(&self) -> Result<(), UsageError> {
-        check_dir(&self.path)?;
-        crate::space::check_writable(&self.path).map_err(UsageError)?;
-        for (option, file) in [("--export-json", &self.export_json), ("--export-csv", &self.export_csv)] {
-            if let Some(file) = file {
-                check_export_path(option, file)?;
-            }
-        }
-        Ok(())
+        check_paths(&self.path, &self.export_json, &self.export_csv)
     }
+}
+
+/// PATH must be an existing, writable directory and the export files creatable: checked
+/// before anything is created, for `run` and `latency` alike.
+fn check_paths(path: &Path, json: &Option<PathBuf>, csv: &Option<PathBuf>) -> Result<(), UsageError> {
+    check_dir(path)?;
+    crate::space::check_writable(path).map_err(UsageError)?;
+    for (option, file) in [("--export-json", json), ("--export-csv", csv)] {
+        if let Some(file) = file {
+            check_export_path(option, file)?;
+        }
+    }
+    Ok(())
 }
 
 fn check_dir(path: &Path) -> Result<(), UsageError> {

@@ -66,6 +66,16 @@ impl Span<'_> {
         Cursor::new(self.source, self.offset)
     }
 
+    /// Places the file position at the span's start, for methods that write at the
+    /// position (write, writev): once per span, outside the per-call loop.
+    pub fn seek_to_offset(&self) -> Result<(), CallError> {
+        // SAFETY: lseek on a descriptor the run owns.
+        if unsafe { libc::lseek(self.fd, self.offset as libc::off_t, libc::SEEK_SET) } < 0 {
+            return Err(CallError::new(format!("lseek to {}", self.offset), io::Error::last_os_error()));
+        }
+        Ok(())
+    }
+
     /// The hook a method asks after each call; it syncs when the durability mode says.
     pub fn pacer(&self) -> Pacer {
         Pacer::new(self.every)

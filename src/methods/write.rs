@@ -21,10 +21,7 @@ impl Method for Write {
 impl SpanMethod for Write {
     fn write_span(&self, span: &Span) -> Result<(), CallError> {
         // write(2) uses the file position; place it once (a no-op for a fresh file).
-        // SAFETY: lseek on a descriptor we own.
-        if unsafe { libc::lseek(span.fd, span.offset as libc::off_t, libc::SEEK_SET) } < 0 {
-            return Err(CallError::new(format!("lseek to {}", span.offset), std::io::Error::last_os_error()));
-        }
+        span.seek_to_offset()?;
         let mut cursor = span.cursor();
         let mut pacer = span.pacer();
         let mut remaining = span.len;

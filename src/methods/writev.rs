@@ -25,10 +25,7 @@ impl Method for Writev {
 
 impl SpanMethod for Writev {
     fn write_span(&self, span: &Span) -> Result<(), CallError> {
-        // SAFETY: lseek on a descriptor we own.
-        if unsafe { libc::lseek(span.fd, span.offset as libc::off_t, libc::SEEK_SET) } < 0 {
-            return Err(CallError::new(format!("lseek to {}", span.offset), std::io::Error::last_os_error()));
-        }
+        span.seek_to_offset()?;
         write_span_vectored(span, "writev", |iovecs, _offset| {
             // SAFETY: every iovec points into the source buffer, valid for its length.
             unsafe { libc::writev(span.fd, iovecs.as_ptr(), iovecs.len() as libc::c_int) }
