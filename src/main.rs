@@ -3,7 +3,6 @@
 use std::io::{IsTerminal, Write};
 use std::path::Path;
 use std::process::ExitCode;
-use std::sync::{Arc, Mutex};
 
 use clap::Parser;
 use clap::error::ErrorKind;
@@ -75,7 +74,6 @@ fn latency(args: &LatencyArgs) -> Result<ExitCode, UsageError> {
         }
     }
     progress.finish_and_clear();
-    signals::park_if_interrupted();
     drop(scratch);
     signals::forget_scratch();
     let any_ok = results.iter().any(|r| r.status == Status::Ok);
@@ -140,23 +138,7 @@ fn run(args: &RunArgs) -> Result<ExitCode, UsageError> {
         observations: Vec::new(),
         complete: false,
     };
-    // On a signal: the cases done so far, marked incomplete (DESIGN §6).
-    let done = Arc::new(Mutex::new(Vec::with_capacity(cases.len())));
-    {
-        let (partial, done, json, csv) =
-            (result.clone(), Arc::clone(&done), args.export_json.clone(), args.export_csv.clone());
-        signals::on_interrupt(Some(Box::new(move |_signal: &str| {
-            let mut partial = partial.clone();
-            partial.cases = done.lock().unwrap_or_else(|e| e.into_inner()).clone();
-            partial.options["peak_rss_bytes"] = json!(peak_rss_bytes());
-            if export_files(&partial, json.as_deref(), csv.as_deref()) && (json.is_some() || csv.is_some()) {
-                eprintln!(
-                    "writebench: the {} cases done so far are in the result files (\"complete\": false)",
-                    partial.cases.len()
-                );
-            }
-        })));
-    }
+    let mut done = Vec::with_capacity(cases.len());
 
     let latency_cases: Vec<_> = suite
         .latency
@@ -186,17 +168,14 @@ fn run(args: &RunArgs) -> Result<ExitCode, UsageError> {
             }
             None => run_case(index, case, &scratch, &source, &settings, &mut || progress.inc(1)),
         };
-        signals::park_if_interrupted();
-        done.lock().unwrap_or_else(|e| e.into_inner()).push(outcome);
+        done.push(outcome);
     }
     for (index, &(plan, pattern, mode)) in latency_cases.iter().enumerate() {
         progress.set_message(format!("latency {} {mode}", pattern.name()));
         let outcome = writebench::latency::run_case(cases.len() + index, plan, pattern, mode, &scratch);
         progress.inc(1);
-        signals::park_if_interrupted();
-        done.lock().unwrap_or_else(|e| e.into_inner()).push(outcome);
+        done.push(outcome);
     }
-    signals::park_if_interrupted();
     progress.finish_and_clear();
     if settings.keep_files {
         signals::forget_scratch();
@@ -205,9 +184,8 @@ fn run(args: &RunArgs) -> Result<ExitCode, UsageError> {
     }
     drop(scratch);
     signals::forget_scratch();
-    signals::on_interrupt(None);
 
-    result.cases = std::mem::take(&mut *done.lock().unwrap_or_else(|e| e.into_inner()));
+    result.cases = done;
     result.options["peak_rss_bytes"] = json!(peak_rss_bytes());
     result.complete = true;
     let any_ok = result.cases.iter().any(|r| r.status == Status::Ok);

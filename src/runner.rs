@@ -213,6 +213,7 @@ fn write_parts(prepared: &dyn Prepared, count: usize) -> Result<(Instant, Vec<In
         for index in 0..count {
             let gate = &gate;
             let spawned = std::thread::Builder::new().name(format!("writer-{index}")).spawn_scoped(scope, move || {
+                crate::signals::block_in_this_thread();
                 if !gate.wait() {
                     return Ok(None);
                 }
