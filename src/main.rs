@@ -128,16 +128,6 @@ fn run(args: &RunArgs) -> Result<ExitCode, UsageError> {
     let latency_count = suite.latency.as_ref().map_or(0, |plan| plan.patterns.len() * plan.durability.len());
     announce(&cases, latency_count, &settings, &target, &scratch);
 
-    let mut result = ResultFile {
-        schema: SCHEMA.to_string(),
-        tool: Tool::this(),
-        host: context::host(),
-        target,
-        options: options_json(args, &suite, &settings),
-        cases: Vec::new(),
-        observations: Vec::new(),
-        complete: false,
-    };
     let mut done = Vec::with_capacity(cases.len());
 
     let latency_cases: Vec<_> = suite
@@ -185,9 +175,17 @@ fn run(args: &RunArgs) -> Result<ExitCode, UsageError> {
     drop(scratch);
     signals::forget_scratch();
 
-    result.cases = done;
-    result.options["peak_rss_bytes"] = json!(peak_rss_bytes());
-    result.complete = true;
+    // Built once the cases are done, so that peak_rss_bytes covers the whole run.
+    let result = ResultFile {
+        schema: SCHEMA.to_string(),
+        tool: Tool::this(),
+        host: context::host(),
+        target,
+        options: options_json(args, &suite, &settings),
+        cases: done,
+        observations: Vec::new(),
+        complete: true,
+    };
     let any_ok = result.cases.iter().any(|r| r.status == Status::Ok);
 
     let mut stdout = std::io::stdout().lock();
