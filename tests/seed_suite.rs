@@ -1,6 +1,7 @@
 //! `--suite seed` reproduces the seed documents' matrices: every row of seed 003's
 //! tmpfs section (except file creation) and of seed 004's Go table has its case. The
-//! rows are read from the documents themselves (../shared/seeds beside the clone).
+//! rows are read from the documents' text: tests/data holds seed 003's tmpfs section
+//! and seed 004, copied from ../shared/seeds so that a clone anywhere can run this.
 
 mod common;
 
@@ -9,9 +10,8 @@ use std::collections::BTreeSet;
 use common::{read_json, stderr_of, writebench};
 
 fn seed_document(name: &str) -> String {
-    let path = concat!(env!("CARGO_MANIFEST_DIR"), "/../shared/seeds/").to_string() + name;
-    std::fs::read_to_string(&path)
-        .unwrap_or_else(|e| panic!("the seed documents must be beside the clone: {path}: {e}"))
+    let path = concat!(env!("CARGO_MANIFEST_DIR"), "/tests/data/").to_string() + name;
+    std::fs::read_to_string(&path).unwrap_or_else(|e| panic!("{path}: {e}"))
 }
 
 /// "  4 KiB" -> "4KiB", "1 GiB" -> "1GiB" (the compact size of the ids).
@@ -27,7 +27,7 @@ fn threads_of(line: &str) -> u32 {
 
 /// Case ids for the rows of seed 003's first (tmpfs) section.
 fn seed003_ids() -> BTreeSet<String> {
-    let text = seed_document("003_fe999fad99b02276.txt");
+    let text = seed_document("seed003-tmpfs-section.txt");
     let tmpfs_section = text.split("\n# ").next().unwrap();
     let states = ["empty", "sparse", "prealloc"];
     let mut ids = BTreeSet::new();
@@ -91,7 +91,7 @@ fn seed003_ids() -> BTreeSet<String> {
 
 /// Case ids for the rows of seed 004's Go table, at the scaled size's tag.
 fn seed004_ids(tag: &str) -> BTreeSet<String> {
-    let text = seed_document("004_6b0cc8e1350c1ba8.txt");
+    let text = seed_document("seed004.txt");
     let go_table = text.split("### Zig").next().unwrap();
     let mut ids = BTreeSet::new();
     for line in go_table.lines().filter(|l| l.starts_with('│') && l.contains("B/s")) {
