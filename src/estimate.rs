@@ -1,9 +1,10 @@
 //! How long a plan will take, said before it starts: a short probe of the target
-//! (bandwidth with and without fsync, cost of one small call), then bytes and calls
-//! per case. An estimate, not a measurement: it is printed, never recorded as a result.
+//! (bandwidth with and without fsync, cost of one small call, cost of one small durable
+//! commit), then bytes, calls and commits per case. An estimate, not a measurement: it is printed, never recorded as a result.
 
 use std::time::{Duration, Instant};
 
+use crate::durability::{Commit, SyncCall};
 use crate::methods::{self, Family, Job, Part};
 use crate::plan::{Case, Durability, FileState};
 use crate::source::Source;
@@ -14,12 +15,18 @@ pub struct Probe {
     pub buffered_bytes_per_second: f64,
     pub durable_bytes_per_second: f64,
     pub seconds_per_call: f64,
+    /// One small write made durable (`fdatasync`): what `every:N`, `osync` and
+    /// `odsync` pay per commit, inside the write span.
+    pub seconds_per_commit: f64,
 }
 
 const PROBE_BYTES: u64 = 32 << 20;
 const PROBE_CALLS: u64 = 8192;
+/// Few: on a disk without a write cache one commit can take 10 ms or more.
+const PROBE_COMMITS: u64 = 16;
 
-/// Writes 32 MiB in 1 MiB `pwrite` calls, fsyncs, then makes 8192 one-byte calls.
+/// Writes 32 MiB in 1 MiB `pwrite` calls, fsyncs, then makes 8192 one-byte calls, then
+/// 16 one-byte calls each followed by `fdatasync`.
 /// None if the target cannot take even that (the run will then say why, per case).
 pub fn probe(scratch: &Scratch) -> Option<Probe> {
     // A source of its own: the plan's may only serve small chunks (`--chunks 1B` would
@@ -27,7 +34,7 @@ pub fn probe(scratch: &Scratch) -> Option<Probe> {
     let chunk = 1 << 20;
     let source = &Source::new(0, chunk).ok()?;
     let pwrite = methods::by_name("pwrite")?;
-    let time = |name: &str, bytes: u64, chunk: usize| -> Option<(f64, f64)> {
+    let time = |name: &str, bytes: u64, chunk: usize, durability: Durability| -> Option<(f64, f64)> {
         let file = scratch.prepare(name, FileState::Empty, bytes, 0).ok();
         let result = file.and_then(|file| {
             let fd = std::os::fd::AsRawFd::as_raw_fd(&file);
@@ -39,7 +46,7 @@ pub fn probe(scratch: &Scratch) -> Option<Probe> {
                 iov: 1,
                 queue_depth: 1,
                 source,
-                durability: Durability::End,
+                durability,
             };
             let prepared = pwrite.prepare(&job).ok()?;
             let started = Instant::now();
@@ -51,13 +58,17 @@ pub fn probe(scratch: &Scratch) -> Option<Probe> {
         let _ = scratch.remove(name);
         result
     };
-    let (written, synced) = time("probe-bandwidth", PROBE_BYTES, chunk)?;
+    let (written, synced) = time("probe-bandwidth", PROBE_BYTES, chunk, Durability::End)?;
     let bytes = PROBE_BYTES as f64;
-    let (calls, _) = time("probe-calls", PROBE_CALLS, 1)?;
+    let (calls, _) = time("probe-calls", PROBE_CALLS, 1, Durability::End)?;
+    let every_call = Durability::of(Commit::Every(1, SyncCall::Fdatasync));
+    // A target whose fdatasync fails still gets an estimate; its syncing cases will fail.
+    let commits = time("probe-commits", PROBE_COMMITS, 1, every_call).map_or(0.0, |(seconds, _)| seconds);
     Some(Probe {
         buffered_bytes_per_second: bytes / written.max(1e-9),
         durable_bytes_per_second: bytes / synced.max(1e-9),
         seconds_per_call: calls / PROBE_CALLS as f64,
+        seconds_per_commit: commits / PROBE_COMMITS as f64,
     })
 }
 
@@ -69,7 +80,6 @@ pub fn estimate(cases: &[Case], runs: u32, probe: &Probe) -> Duration {
 
 fn run_seconds(case: &Case, probe: &Probe) -> f64 {
     let bytes = case.bytes as f64;
-    // Modes that sync per call cost more than this; the probe does not measure them.
     let bandwidth = if case.durability == Durability::None {
         probe.buffered_bytes_per_second
     } else {
@@ -77,10 +87,18 @@ fn run_seconds(case: &Case, probe: &Probe) -> f64 {
     };
     let mapped = methods::by_name(&case.method).is_some_and(|m| m.family() == Family::Mapped);
     let per_call = if mapped { 0.0 } else { probe.seconds_per_call };
-    let calls = case.bytes.div_ceil(case.chunk_bytes * u64::from(case.iov)) as f64;
+    let calls = case.bytes.div_ceil(case.chunk_bytes * u64::from(case.iov));
+    // Commits inside the loop; not divided by the threads, since commits to one
+    // filesystem queue behind its journal.
+    let commits = match case.durability.commit {
+        Commit::Every(n, _) => calls.div_ceil(u64::from(n)),
+        Commit::OSync | Commit::ODsync => calls,
+        Commit::None | Commit::End(_) => 0,
+    } as f64;
+    let calls = calls as f64;
     // Preparing the overwrite state writes the file once more, untimed but not free.
     let prefill = if case.state == FileState::Overwrite { bytes / probe.durable_bytes_per_second } else { 0.0 };
-    bytes / bandwidth + calls * per_call / f64::from(case.threads) + prefill
+    bytes / bandwidth + calls * per_call / f64::from(case.threads) + commits * probe.seconds_per_commit + prefill
 }
 
 /// `1 h 05 min`, `3 min 20 s`, `45 s`.
@@ -100,7 +118,12 @@ mod tests {
 
     #[test]
     fn estimate_adds_bandwidth_calls_and_prefill() {
-        let probe = Probe { buffered_bytes_per_second: 1e9, durable_bytes_per_second: 5e8, seconds_per_call: 1e-6 };
+        let probe = Probe {
+            buffered_bytes_per_second: 1e9,
+            durable_bytes_per_second: 5e8,
+            seconds_per_call: 1e-6,
+            seconds_per_commit: 1e-4,
+        };
         let write = methods::by_name("write").unwrap();
         // 1 GB at 0.5 GB/s durable = 2 s, plus 1e9/1e6 = 1000 calls x 1 µs = 1 ms.
         let case = Case::new(write, FileState::Empty, 1_000_000, 1, Durability::End, 1_000_000_000);
@@ -109,6 +132,29 @@ mod tests {
         let overwrite = Case::new(write, FileState::Overwrite, 1_000_000, 1, Durability::None, 1_000_000_000);
         assert!((run_seconds(&overwrite, &probe) - (1.0 + 0.001 + 2.0)).abs() < 1e-9);
         assert_eq!(estimate(&[case], 3, &probe), Duration::from_secs_f64(6.003));
+    }
+
+    #[test]
+    fn commits_inside_the_loop_are_counted() {
+        let probe = Probe {
+            buffered_bytes_per_second: 1e9,
+            durable_bytes_per_second: 5e8,
+            seconds_per_call: 1e-6,
+            seconds_per_commit: 1e-4,
+        };
+        let pwrite = methods::by_name("pwrite").unwrap();
+        let end = Case::new(pwrite, FileState::Empty, 1_000_000, 1, Durability::End, 1_000_000_000);
+        let base = run_seconds(&end, &probe);
+        // 1000 calls: every:10 commits 100 times, odsync 1000 times, 100 µs each.
+        let every = Durability::of(Commit::Every(10, SyncCall::Fsync));
+        let case = Case::new(pwrite, FileState::Empty, 1_000_000, 1, every, 1_000_000_000);
+        assert!((run_seconds(&case, &probe) - (base + 0.01)).abs() < 1e-9);
+        let odsync = Case::new(pwrite, FileState::Empty, 1_000_000, 1, Durability::of(Commit::ODsync), 1_000_000_000);
+        assert!((run_seconds(&odsync, &probe) - (base + 0.1)).abs() < 1e-9);
+        // every:N rounds up: 1000 calls at every:300 commit 4 times (the last after the loop).
+        let every = Durability::of(Commit::Every(300, SyncCall::Fdatasync));
+        let case = Case::new(pwrite, FileState::Empty, 1_000_000, 1, every, 1_000_000_000);
+        assert!((run_seconds(&case, &probe) - (base + 0.0004)).abs() < 1e-9);
     }
 
     #[test]

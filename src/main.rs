@@ -255,11 +255,12 @@ fn announce(
         format!("writebench: {} cases x {runs} runs{latency} on {} ({})", cases.len(), target.path, target.fs_type);
     if let Some(probe) = estimate::probe(scratch) {
         line += &format!(
-            ", about {} (probe: {:.2} GB/s, {:.2} GB/s with fsync, {:.2} µs per call)",
+            ", about {} (probe: {:.2} GB/s, {:.2} GB/s with fsync, {:.2} µs per call, {:.1} µs per commit)",
             estimate::human(estimate::estimate(cases, runs, &probe)),
             probe.buffered_bytes_per_second / 1e9,
             probe.durable_bytes_per_second / 1e9,
-            probe.seconds_per_call * 1e6
+            probe.seconds_per_call * 1e6,
+            probe.seconds_per_commit * 1e6
         );
     }
     eprintln!("{line}");
