@@ -2,8 +2,9 @@
 //!
 //! Plain handlers that make only async-signal-safe calls (open, getdents64, unlinkat,
 //! rmdir, write, _exit): they unlink the files of this run's scratch directory, remove
-//! it, say so on stderr and end the process with 128 + the signal's number (SIGBUS: by
-//! re-raising it with the default action, status 135). They work even while a writer
+//! it, say so on stderr and end the process with `_exit(128 + the signal's number)`
+//! (SIGBUS too: 135, without the default action's core file in the user's directory).
+//! They work even while a writer
 //! is deep in a 1 GiB write(2), and an interrupted run writes no result file (DESIGN
 //! §6 allows that; a half-written one is impossible).
 //!
@@ -30,8 +31,13 @@ pub fn install() -> io::Result<()> {
         libc::signal(libc::SIGXFSZ, libc::SIG_IGN);
         let mut action: libc::sigaction = std::mem::zeroed();
         action.sa_sigaction = on_sigbus as *const () as usize;
+        // A second fault inside the handler gets the default action, not a recursion.
         action.sa_flags = libc::SA_RESETHAND;
+        // The fault may come on a writer thread: no interrupt cleanup on another one meanwhile.
         libc::sigemptyset(&mut action.sa_mask);
+        for signal in INTERRUPTS {
+            libc::sigaddset(&mut action.sa_mask, signal);
+        }
         if libc::sigaction(libc::SIGBUS, &action, std::ptr::null_mut()) != 0 {
             return Err(io::Error::last_os_error());
         }
@@ -151,14 +157,16 @@ extern "C" fn on_interrupt(signal: libc::c_int) {
     }
 }
 
-/// SIGBUS handler (a fault in a shared map on a full file system): clean up, then let
-/// the signal kill the process (SA_RESETHAND restored the default action).
-extern "C" fn on_sigbus(_signal: libc::c_int) {
-    if cleanup() {
-        let message = b"\nwritebench: SIGBUS (a mapped write found no space?); scratch directory removed\n";
-        // SAFETY: write(2) of a static buffer.
-        unsafe { libc::write(2, message.as_ptr().cast(), message.len()) };
+/// SIGBUS handler (a fault in a shared map on a full file system): clean up and exit.
+extern "C" fn on_sigbus(signal: libc::c_int) {
+    let message: &[u8] = if cleanup() {
+        b"\nwritebench: SIGBUS (a mapped write found no space?); scratch directory removed\n"
+    } else {
+        b"\nwritebench: SIGBUS (a mapped write found no space?)\n"
+    };
+    // SAFETY: write(2) of a static buffer, then _exit (no atexit handlers, no locks).
+    unsafe {
+        libc::write(2, message.as_ptr().cast(), message.len());
+        libc::_exit(128 + signal);
     }
-    // SAFETY: the action is back to the default: the signal ends the process.
-    unsafe { libc::raise(libc::SIGBUS) };
 }

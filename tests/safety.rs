@@ -94,6 +94,42 @@ fn signals_mid_case_remove_the_scratch_directory_and_exit_128_plus_the_signal() 
 }
 
 #[test]
+fn sigbus_during_a_mapped_write_removes_the_scratch_directory_and_exits_135() {
+    // A real SIGBUS needs a file system that fills between mmap's space check and the
+    // fault; this sends the signal instead, while mmap cases write (with 2 threads the
+    // kernel may deliver it on a writer thread: the handler must work there too).
+    for threads in ["1", "2"] {
+        let dir = tempfile::tempdir().unwrap();
+        let (precious, content) = plant_user_data(dir.path());
+        let child = spawn(&[
+            "run",
+            dir.path().to_str().unwrap(),
+            "--methods",
+            "mmap,mmap-maps",
+            "--states",
+            "empty,sparse",
+            "--chunks",
+            "4KiB",
+            "--size",
+            "128MiB",
+            "--threads",
+            threads,
+            "--repeat",
+            "100",
+        ]);
+        scratch_in(dir.path(), &child);
+        std::thread::sleep(Duration::from_millis(700));
+        send(&child, libc::SIGBUS);
+        let output = child.wait_with_output().unwrap();
+        let stderr = stderr_of(&output);
+        assert_eq!(output.status.code(), Some(135), "{threads} threads: {stderr}");
+        assert!(stderr.contains("SIGBUS"), "{stderr}");
+        assert_eq!(entries(dir.path()), vec!["link-to-precious", "precious.txt"], "{threads} threads");
+        assert_user_data_intact(dir.path(), &precious, &content);
+    }
+}
+
+#[test]
 fn a_second_ctrl_c_exits_at_once_and_still_removes_the_scratch_directory() {
     let dir = tempfile::tempdir().unwrap();
     let mut args = vec!["run", dir.path().to_str().unwrap()];
