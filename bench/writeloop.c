@@ -1,13 +1,14 @@
 /* The reference loop bench/overhead compares writebench against: the plainest C
  * that does what a writebench `write`/`pwrite` case does, with the same hygiene.
  *
- *   writeloop write|pwrite CHUNK SIZE DIR RUNS
+ *   writeloop write|pwrite CHUNK SIZE DIR RUNS [PERIOD]
  *
  * Each run: create a file in DIR, fallocate it to SIZE, fsync (all untimed), then
  * time the loop of CHUNK-byte calls with CLOCK_MONOTONIC, then fsync and unlink
  * (untimed). The first run is a warm-up. Prints the measured runs' seconds, one per
  * line. The source is an 8 MiB pseudo-random buffer (+ CHUNK so no call wraps), as
- * in writebench; short writes continue and EINTR retries, as in writebench. */
+ * in writebench, or PERIOD bytes (bench/source-period compares the two); short
+ * writes continue and EINTR retries, as in writebench. */
 #define _GNU_SOURCE
 #include <errno.h>
 #include <fcntl.h>
@@ -19,7 +20,7 @@
 #include <time.h>
 #include <unistd.h>
 
-#define PERIOD ((size_t)8 << 20)
+#define DEFAULT_PERIOD ((size_t)8 << 20)
 
 static void die(const char *what) {
     perror(what);
@@ -27,8 +28,13 @@ static void die(const char *what) {
 }
 
 int main(int argc, char **argv) {
-    if (argc != 6) {
-        fprintf(stderr, "usage: %s write|pwrite CHUNK SIZE DIR RUNS\n", argv[0]);
+    if (argc != 6 && argc != 7) {
+        fprintf(stderr, "usage: %s write|pwrite CHUNK SIZE DIR RUNS [PERIOD]\n", argv[0]);
+        return 2;
+    }
+    size_t period = argc == 7 ? strtoull(argv[6], NULL, 10) : DEFAULT_PERIOD;
+    if (period == 0) {
+        fprintf(stderr, "PERIOD must be at least 1\n");
         return 2;
     }
     int use_pwrite = strcmp(argv[1], "pwrite") == 0;
@@ -38,13 +44,13 @@ int main(int argc, char **argv) {
     char path[4096];
     snprintf(path, sizeof path, "%s/writeloop-%d.dat", argv[4], (int)getpid());
 
-    size_t buffer_len = PERIOD + chunk;
+    size_t buffer_len = period + chunk;
     unsigned char *buffer = mmap(NULL, buffer_len, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
     if (buffer == MAP_FAILED) die("mmap");
     uint64_t state = 0x9E3779B97F4A7C15ull;
     for (size_t i = 0; i < buffer_len; i++) {
         state ^= state << 13; state ^= state >> 7; state ^= state << 17;
-        buffer[i] = i < PERIOD ? (unsigned char)state : buffer[i - PERIOD];
+        buffer[i] = i < period ? (unsigned char)state : buffer[i - period];
     }
 
     for (int run = 0; run <= runs; run++) {
@@ -72,7 +78,7 @@ int main(int argc, char **argv) {
                 offset += (uint64_t)n;
             }
             position += want;
-            if (position >= PERIOD) position -= PERIOD;
+            while (position >= period) position -= period;
         }
         clock_gettime(CLOCK_MONOTONIC, &end);
 
