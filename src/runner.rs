@@ -58,20 +58,27 @@ pub fn run_case(
         let outcome = run_once(&names, &parts, case, scratch, source, settings);
         // Hygiene: every run starts without the previous run's files (run_once synced them).
         let last = number + 1 == total;
+        let mut cleanup_error = None;
         if !(settings.keep_files && last && outcome.is_ok()) {
-            for name in &names {
-                if let Err(error) = scratch.remove(name) {
-                    return CaseResult::without_result(case.clone(), Status::Failed, format!("remove {name}: {error}"));
-                }
-            }
+            cleanup_error =
+                names.iter().find_map(|name| scratch.remove(name).err().map(|e| format!("remove {name}: {e}")));
         }
         on_run();
-        match outcome {
-            Ok(run) if number >= settings.warmup => runs.push(run),
-            Ok(_) => {}
-            Err(error) => {
-                return CaseResult::without_result(case.clone(), status_of(&error.error), error.to_string());
+        match (outcome, cleanup_error) {
+            // The run's own error is the finding (an EIO from fsync, say); a cleanup that
+            // failed after it (the filesystem went read-only) only follows it.
+            (Err(error), cleanup_error) => {
+                let mut reason = error.to_string();
+                if let Some(cleanup_error) = cleanup_error {
+                    reason += &format!("; then {cleanup_error}");
+                }
+                return CaseResult::without_result(case.clone(), status_of(&error.error), reason);
             }
+            (Ok(_), Some(cleanup_error)) => {
+                return CaseResult::without_result(case.clone(), Status::Failed, cleanup_error);
+            }
+            (Ok(run), None) if number >= settings.warmup => runs.push(run),
+            (Ok(_), None) => {}
         }
     }
     CaseResult::measured(case.clone(), runs)

@@ -144,3 +144,52 @@ fn a_mapped_write_that_would_not_fit_fails_instead_of_dying_of_sigbus() {
     }
     assert_eq!(entries(&tmpfs.path()), Vec::<String>::new(), "the scratch directory is gone");
 }
+
+#[test]
+fn a_device_that_fails_writeback_fails_the_case_at_fsync_and_the_error_is_not_masked() {
+    // A 256 MiB ext4 image on a 48 MiB tmpfs: ext4 accepts 64 MiB into the page cache,
+    // then the loop device cannot store the writeback and fsync reports it (EIO, or
+    // ENOSPC as the loop driver passes it on); the journal aborts and ext4 goes
+    // read-only, so the run's own cleanup fails too and must not hide the first error.
+    // (48 MiB: the duration probe's 32 MiB must fit; `discard` gives them back after.)
+    let backing = Tmpfs::mount("48m");
+    let fs = LoopFs::make_in(&backing.path(), "ext4", 256, "loop,discard");
+    let out = tempfile::tempdir().unwrap();
+    let json = out.path().join("r.json");
+    let output = writebench(&[
+        "run",
+        fs.path().to_str().unwrap(),
+        "--methods",
+        "write,pwrite",
+        "--states",
+        "empty",
+        "--chunks",
+        "1MiB",
+        "--size",
+        "64MiB",
+        "--threads",
+        "1",
+        "--durability",
+        "end",
+        "--repeat",
+        "1",
+        "--warmup",
+        "0",
+        "--export-json",
+        json.to_str().unwrap(),
+    ]);
+    let stderr = stderr_of(&output);
+    assert_eq!(output.status.code(), Some(1), "nothing was measured: {stderr}");
+    let result = read_json(&json);
+    let cases = result["cases"].as_array().unwrap();
+    assert_eq!(cases.len(), 2);
+    for case in cases {
+        assert_eq!(case["status"], "failed", "{case}");
+        assert!(case["stats"].is_null() && case["runs"].as_array().is_none_or(|r| r.is_empty()), "{case}");
+    }
+    let first = cases[0]["error"].as_str().unwrap();
+    assert!(first.starts_with("fsync"), "the first error is the writeback's, not the cleanup's: {first}");
+    assert!(first.contains("(os error 5)") || first.contains("(os error 28)"), "{first}");
+    // The scratch directory cannot be removed from a read-only filesystem: said, not hidden.
+    assert!(stderr.contains("could not remove scratch directory"), "{stderr}");
+}

@@ -64,7 +64,14 @@ pub struct LoopFs {
 
 impl LoopFs {
     pub fn make(fs_type: &str, mib: u64) -> LoopFs {
-        let image_dir = tempfile::tempdir().unwrap();
+        LoopFs::make_in(&std::env::temp_dir(), fs_type, mib, "loop")
+    }
+
+    /// As `make`, with the (sparse) image in `dir` and mount options `options`: on a
+    /// small tmpfs, the device fails writes once the tmpfs is full, as a real disk fails
+    /// with I/O errors (`loop,discard` gives freed blocks back to the tmpfs).
+    pub fn make_in(dir: &Path, fs_type: &str, mib: u64, options: &str) -> LoopFs {
+        let image_dir = tempfile::tempdir_in(dir).unwrap();
         let image = image_dir.path().join("fs.img");
         std::fs::File::create(&image).unwrap().set_len(mib << 20).unwrap();
         let mkfs = format!("mkfs.{fs_type}");
@@ -78,7 +85,7 @@ impl LoopFs {
         assert!(status.success(), "{mkfs} failed");
         let mount_point = tempfile::tempdir().unwrap();
         let status = Command::new("mount")
-            .args(["-o", "loop"])
+            .args(["-o", options])
             .arg(&image)
             .arg(mount_point.path())
             .status()
