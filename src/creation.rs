@@ -11,7 +11,7 @@ use std::time::Instant;
 use crate::methods::{CallError, CreateCall};
 use crate::plan::Case;
 use crate::result::{CaseResult, Run, Status};
-use crate::runner::{RunSettings, cpu_times, status_of};
+use crate::runner::{RunSettings, after_removal, cpu_times, remove_files};
 use crate::target::Scratch;
 use crate::units::format_size;
 
@@ -46,16 +46,13 @@ pub fn run_case(
         let name = format!("case{index:04}-run{number}-f0.dat");
         let outcome = create_once(&name, case, create, scratch);
         let last = number + 1 == total;
-        if !(settings.keep_files && last && outcome.is_ok()) {
-            if let Err(error) = scratch.remove(&name) {
-                return CaseResult::without_result(case.clone(), Status::Failed, format!("remove {name}: {error}"));
-            }
-        }
+        let keep = settings.keep_files && last && outcome.is_ok();
+        let removal = if keep { None } else { remove_files(scratch, std::slice::from_ref(&name)) };
         on_run();
-        match outcome {
+        match after_removal(outcome, removal) {
             Ok(run) if number >= settings.warmup => runs.push(run),
             Ok(_) => {}
-            Err(error) => return CaseResult::without_result(case.clone(), status_of(&error.error), error.to_string()),
+            Err((status, reason)) => return CaseResult::without_result(case.clone(), status, reason),
         }
     }
     CaseResult::measured(case.clone(), runs)

@@ -22,7 +22,7 @@ use crate::durability::{Durability, Pacer};
 use crate::methods::{CallError, no_progress, retry_eintr};
 use crate::plan::{Case, FileState};
 use crate::result::{CaseResult, ResultFile, Run, Status};
-use crate::runner::{open_flags_refusal, status_of};
+use crate::runner::{after_removal, open_flags_refusal, remove_files};
 use crate::source::{Cursor, Source};
 use crate::target::Scratch;
 
@@ -96,10 +96,7 @@ pub fn run_case(index: usize, plan: &Plan, pattern: Pattern, durability: Durabil
         return CaseResult::without_result(case, status, reason);
     }
     let outcome = measure(&name, plan, pattern, durability, scratch);
-    if let Err(error) = scratch.remove(&name) {
-        return CaseResult::without_result(case, Status::Failed, format!("remove {name}: {error}"));
-    }
-    match outcome {
+    match after_removal(outcome, remove_files(scratch, std::slice::from_ref(&name))) {
         Ok(measured) => {
             let mut result = CaseResult::measured(case, vec![measured.run]);
             result.latency_ns = Some(summary(&measured.operations));
@@ -107,7 +104,7 @@ pub fn run_case(index: usize, plan: &Plan, pattern: Pattern, durability: Durabil
             result.ops_per_second = Some(measured.ops_per_second);
             result
         }
-        Err(error) => CaseResult::without_result(case, status_of(&error.error), error.to_string()),
+        Err((status, reason)) => CaseResult::without_result(case, status, reason),
     }
 }
 

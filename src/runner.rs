@@ -58,30 +58,35 @@ pub fn run_case(
         let outcome = run_once(&names, &parts, case, scratch, source, settings);
         // Hygiene: every run starts without the previous run's files (run_once synced them).
         let last = number + 1 == total;
-        let mut cleanup_error = None;
-        if !(settings.keep_files && last && outcome.is_ok()) {
-            cleanup_error =
-                names.iter().find_map(|name| scratch.remove(name).err().map(|e| format!("remove {name}: {e}")));
-        }
+        let keep = settings.keep_files && last && outcome.is_ok();
+        let removal = if keep { None } else { remove_files(scratch, &names) };
         on_run();
-        match (outcome, cleanup_error) {
-            // The run's own error is the finding (an EIO from fsync, say); a cleanup that
-            // failed after it (the filesystem went read-only) only follows it.
-            (Err(error), cleanup_error) => {
-                let mut reason = error.to_string();
-                if let Some(cleanup_error) = cleanup_error {
-                    reason += &format!("; then {cleanup_error}");
-                }
-                return CaseResult::without_result(case.clone(), status_of(&error.error), reason);
-            }
-            (Ok(_), Some(cleanup_error)) => {
-                return CaseResult::without_result(case.clone(), Status::Failed, cleanup_error);
-            }
-            (Ok(run), None) if number >= settings.warmup => runs.push(run),
-            (Ok(_), None) => {}
+        match after_removal(outcome, removal) {
+            Ok(run) if number >= settings.warmup => runs.push(run),
+            Ok(_) => {}
+            Err((status, reason)) => return CaseResult::without_result(case.clone(), status, reason),
         }
     }
     CaseResult::measured(case.clone(), runs)
+}
+
+/// Removes a run's files; the first failure, described.
+pub(crate) fn remove_files(scratch: &Scratch, names: &[String]) -> Option<String> {
+    names.iter().find_map(|name| scratch.remove(name).err().map(|error| format!("remove {name}: {error}")))
+}
+
+/// A run's outcome once its files were removed. The run's own error is the finding (an
+/// EIO from fsync, say); a removal that failed after it (the filesystem went read-only)
+/// only follows it. A removal that failed after a good run fails the case.
+pub(crate) fn after_removal<T>(outcome: Result<T, CallError>, removal: Option<String>) -> Result<T, (Status, String)> {
+    match (outcome, removal) {
+        (Err(error), removal) => {
+            let then = removal.map(|removal| format!("; then {removal}")).unwrap_or_default();
+            Err((status_of(&error.error), format!("{error}{then}")))
+        }
+        (Ok(_), Some(removal)) => Err((Status::Failed, removal)),
+        (Ok(value), None) => Ok(value),
+    }
 }
 
 /// Whether the filesystem opens files with the case's flags, and, for O_DIRECT, whether
@@ -316,6 +321,20 @@ mod tests {
 
     fn settings(keep: bool) -> RunSettings {
         RunSettings { repeat: 2, warmup: 1, seed: 9, keep_files: keep, verify: None, space_check: true }
+    }
+
+    #[test]
+    fn a_runs_own_error_comes_before_the_removal_error_that_followed_it() {
+        let eio = CallError::new("fsync", io::Error::from_raw_os_error(libc::EIO));
+        let (status, reason) = after_removal::<()>(Err(eio), Some("remove f: Read-only".into())).unwrap_err();
+        assert_eq!(status, Status::Failed);
+        assert!(reason.starts_with("fsync: Input/output error"), "{reason}");
+        assert!(reason.ends_with("; then remove f: Read-only"), "{reason}");
+        let unsupported = CallError::new("fallocate", io::Error::from_raw_os_error(libc::EOPNOTSUPP));
+        assert_eq!(after_removal::<()>(Err(unsupported), None).unwrap_err().0, Status::Unsupported);
+        // A good run whose files cannot be removed fails the case; otherwise the run stands.
+        assert_eq!(after_removal(Ok(1), Some("remove f: x".into())), Err((Status::Failed, "remove f: x".into())));
+        assert_eq!(after_removal(Ok(1), None), Ok(1));
     }
 
     #[test]
