@@ -1,6 +1,7 @@
 //! How long a plan will take, said before it starts: a short probe of the target
 //! (bandwidth with and without fsync, cost of one small call, cost of one small durable
-//! commit), then bytes, calls and commits per case. An estimate, not a measurement: it is printed, never recorded as a result.
+//! commit), then bytes, calls and commits per case. An estimate, not a measurement: it
+//! is printed, never recorded as a result.
 
 use std::time::{Duration, Instant};
 
