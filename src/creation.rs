@@ -11,7 +11,7 @@ use std::time::Instant;
 use crate::methods::{CallError, CreateCall};
 use crate::plan::Case;
 use crate::result::{CaseResult, Run, Status};
-use crate::runner::{RunSettings, after_removal, cpu_times, remove_files};
+use crate::runner::{RunSettings, cpu_times, repeat_runs};
 use crate::target::Scratch;
 use crate::units::format_size;
 
@@ -40,22 +40,7 @@ pub fn run_case(
             }
         }
     }
-    let total = settings.warmup + settings.repeat;
-    let mut runs = Vec::with_capacity(settings.repeat as usize);
-    for number in 0..total {
-        let name = format!("case{index:04}-run{number}-f0.dat");
-        let outcome = create_once(&name, case, create, scratch);
-        let last = number + 1 == total;
-        let keep = settings.keep_files && last && outcome.is_ok();
-        let removal = if keep { None } else { remove_files(scratch, std::slice::from_ref(&name)) };
-        on_run();
-        match after_removal(outcome, removal) {
-            Ok(run) if number >= settings.warmup => runs.push(run),
-            Ok(_) => {}
-            Err((status, reason)) => return CaseResult::without_result(case.clone(), status, reason),
-        }
-    }
-    CaseResult::measured(case.clone(), runs)
+    repeat_runs(index, 1, case, scratch, settings, on_run, |names| create_once(&names[0], case, create, scratch))
 }
 
 fn create_once(name: &str, case: &Case, create: CreateCall, scratch: &Scratch) -> Result<Run, CallError> {

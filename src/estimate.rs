@@ -117,14 +117,19 @@ mod tests {
     use super::*;
     use crate::plan::Case;
 
-    #[test]
-    fn estimate_adds_bandwidth_calls_and_prefill() {
-        let probe = Probe {
+    /// 1 GB/s buffered, 0.5 GB/s durable, 1 µs per call, 100 µs per commit.
+    fn probe() -> Probe {
+        Probe {
             buffered_bytes_per_second: 1e9,
             durable_bytes_per_second: 5e8,
             seconds_per_call: 1e-6,
             seconds_per_commit: 1e-4,
-        };
+        }
+    }
+
+    #[test]
+    fn estimate_adds_bandwidth_calls_and_prefill() {
+        let probe = probe();
         let write = methods::by_name("write").unwrap();
         // 1 GB at 0.5 GB/s durable = 2 s, plus 1e9/1e6 = 1000 calls x 1 µs = 1 ms.
         let case = Case::new(write, FileState::Empty, 1_000_000, 1, Durability::End, 1_000_000_000);
@@ -137,12 +142,7 @@ mod tests {
 
     #[test]
     fn commits_inside_the_loop_are_counted() {
-        let probe = Probe {
-            buffered_bytes_per_second: 1e9,
-            durable_bytes_per_second: 5e8,
-            seconds_per_call: 1e-6,
-            seconds_per_commit: 1e-4,
-        };
+        let probe = probe();
         let pwrite = methods::by_name("pwrite").unwrap();
         let end = Case::new(pwrite, FileState::Empty, 1_000_000, 1, Durability::End, 1_000_000_000);
         let base = run_seconds(&end, &probe);

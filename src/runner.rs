@@ -50,13 +50,29 @@ pub fn run_case(
     if let Err((status, reason)) = open_flags_refusal(&probe, case.durability, case.chunk_bytes, &lens, scratch) {
         return CaseResult::without_result(case.clone(), status, reason);
     }
+    repeat_runs(index, case.files, case, scratch, settings, on_run, |names| {
+        run_once(names, &parts, case, scratch, source, settings)
+    })
+}
+
+/// The runs of a case, `warmup + repeat` of them: `run` makes one into the files it is
+/// given (`files` of them, named per case and run). Hygiene: every run starts without
+/// the previous run's files (the run synced them); the last run's stay with `--keep`.
+/// `on_run` follows each run; an error ends the case with its status and text.
+pub(crate) fn repeat_runs(
+    index: usize,
+    files: u32,
+    case: &Case,
+    scratch: &Scratch,
+    settings: &RunSettings,
+    on_run: &mut dyn FnMut(),
+    mut run: impl FnMut(&[String]) -> Result<Run, CallError>,
+) -> CaseResult {
     let total = settings.warmup + settings.repeat;
     let mut runs = Vec::with_capacity(settings.repeat as usize);
     for number in 0..total {
-        let names: Vec<String> =
-            (0..case.files).map(|file| format!("case{index:04}-run{number}-f{file}.dat")).collect();
-        let outcome = run_once(&names, &parts, case, scratch, source, settings);
-        // Hygiene: every run starts without the previous run's files (run_once synced them).
+        let names: Vec<String> = (0..files).map(|file| format!("case{index:04}-run{number}-f{file}.dat")).collect();
+        let outcome = run(&names);
         let last = number + 1 == total;
         let keep = settings.keep_files && last && outcome.is_ok();
         let removal = if keep { None } else { remove_files(scratch, &names) };
