@@ -1,27 +1,21 @@
 //! writebench: what is the fastest way for a program to write this file here,
 //! and what does it cost to make it durable?
 //!
-//! One case can be followed from the command line to the result file in a handful
-//! of modules: `cli` → `plan` → `runner` (with `target`, `source`, `methods`) →
-//! `result` (with `stats`) → `export`.
+//! The code is layered (DESIGN §5); each folder says what it is and imports only from
+//! the layers below it:
+//! - `cli`: parse and validate the command line;
+//! - `plan`: the vocabulary (case, state, layout, durability), suites and expansion;
+//! - `measure`: the runner, the executor, the methods, and everything that touches files;
+//! - `context`: what the result needs to be trusted (host, target);
+//! - `analysis`: statistics over runs;
+//! - `export`: table, JSON, CSV and latency rendering, reading a result and nothing else;
+//! - `result`: the result file as plain data; `error`: a failed call and its OS text.
 
-pub mod clean;
+pub mod analysis;
 pub mod cli;
 pub mod context;
-pub mod creation;
-pub mod durability;
-pub mod estimate;
+pub mod error;
 pub mod export;
-pub mod latency;
-pub mod methods;
+pub mod measure;
 pub mod plan;
 pub mod result;
-pub mod runner;
-pub mod signals;
-pub mod source;
-pub mod space;
-pub mod stats;
-pub mod suites;
-pub mod target;
-pub mod units;
-pub mod verify;

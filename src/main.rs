@@ -10,12 +10,13 @@ use indicatif::{ProgressBar, ProgressDrawTarget, ProgressStyle};
 use serde_json::json;
 
 use writebench::cli::{Cli, Command, LatencyArgs, RunArgs, UsageError, plain};
+use writebench::context;
 use writebench::export::{self, write_atomically};
+use writebench::measure::runner::{peak_rss_bytes, run_case};
+use writebench::measure::source::Source;
+use writebench::measure::target::Scratch;
+use writebench::measure::{estimate, signals};
 use writebench::result::{CaseResult, ResultFile, SCHEMA, Status, Tool};
-use writebench::runner::{peak_rss_bytes, run_case};
-use writebench::source::Source;
-use writebench::target::Scratch;
-use writebench::{context, estimate, signals};
 
 fn main() -> ExitCode {
     let cli = match Cli::try_parse() {
@@ -37,7 +38,7 @@ fn main() -> ExitCode {
     let outcome = match cli.command {
         Command::Run(args) => run(&args),
         Command::Latency(args) => latency(&args),
-        Command::Clean(args) => writebench::clean::clean_command(&args.path, args.yes)
+        Command::Clean(args) => writebench::measure::clean::clean_command(&args.path, args.yes)
             .map(|all_removed| ExitCode::from(if all_removed { 0 } else { 1 }))
             .map_err(UsageError),
     };
@@ -69,7 +70,7 @@ fn latency(args: &LatencyArgs) -> Result<ExitCode, UsageError> {
     for &durability in &plan.durability {
         for &pattern in &plan.patterns {
             progress.set_message(format!("{} {durability}", pattern.name()));
-            results.push(writebench::latency::run_case(results.len(), &plan, pattern, durability, &scratch));
+            results.push(writebench::measure::latency::run_case(results.len(), &plan, pattern, durability, &scratch));
             progress.inc(1);
         }
     }
@@ -97,7 +98,7 @@ fn latency(args: &LatencyArgs) -> Result<ExitCode, UsageError> {
         complete: true,
     };
     let mut stdout = std::io::stdout().lock();
-    let _ = writebench::latency::render(&result, &mut stdout).and_then(|()| stdout.flush());
+    let _ = writebench::export::latency::render(&result, &mut stdout).and_then(|()| stdout.flush());
     let exported = export_files(&result, args.export_json.as_deref(), args.export_csv.as_deref());
     Ok(if any_ok && exported { ExitCode::SUCCESS } else { ExitCode::from(1) })
 }
@@ -117,7 +118,7 @@ fn run(args: &RunArgs) -> Result<ExitCode, UsageError> {
     if !args.no_space_check {
         // --size itself must fit; a larger case of a suite (the seed suite's 4 GiB file
         // creation) is skipped when its turn comes instead of refusing the whole run.
-        writebench::space::check_up_front(&args.path, suite.reference_size).map_err(UsageError)?;
+        writebench::measure::space::check_up_front(&args.path, suite.reference_size).map_err(UsageError)?;
     }
     // Before any other thread starts, so that every thread inherits the blocked mask.
     signals::install().map_err(|e| UsageError(format!("cannot set up signal handling: {}", plain(&e))))?;
@@ -145,11 +146,11 @@ fn run(args: &RunArgs) -> Result<ExitCode, UsageError> {
         progress.set_message(case.id.clone());
         // A case that no longer fits is skipped with the numbers, and the run goes on.
         // Creation cases check for themselves (ftruncate needs no space at all).
-        let creates = writebench::methods::by_name(&case.method).is_some_and(|m| m.creation().is_some());
+        let creates = writebench::measure::methods::by_name(&case.method).is_some_and(|m| m.creation().is_some());
         let too_big = if args.no_space_check || creates {
             None
         } else {
-            writebench::space::shortfall(scratch.path(), case.bytes)
+            writebench::measure::space::shortfall(scratch.path(), case.bytes)
         };
         let outcome = match too_big {
             Some(reason) => {
@@ -162,7 +163,7 @@ fn run(args: &RunArgs) -> Result<ExitCode, UsageError> {
     }
     for (index, &(plan, pattern, mode)) in latency_cases.iter().enumerate() {
         progress.set_message(format!("latency {} {mode}", pattern.name()));
-        let outcome = writebench::latency::run_case(cases.len() + index, plan, pattern, mode, &scratch);
+        let outcome = writebench::measure::latency::run_case(cases.len() + index, plan, pattern, mode, &scratch);
         progress.inc(1);
         done.push(outcome);
     }
@@ -214,8 +215,8 @@ fn export_files(result: &ResultFile, json: Option<&Path>, csv: Option<&Path>) ->
 /// The run's options exactly as they were applied, and the command line.
 fn options_json(
     args: &RunArgs,
-    suite: &writebench::suites::Suite,
-    settings: &writebench::runner::RunSettings,
+    suite: &writebench::plan::suites::Suite,
+    settings: &writebench::measure::runner::RunSettings,
 ) -> serde_json::Value {
     json!({
         "suite": suite.name,
@@ -232,7 +233,7 @@ fn options_json(
         "warmup": settings.warmup,
         "seed": settings.seed,
         "verify": settings.verify.is_some(),
-        "source_period_bytes": writebench::source::PERIOD,
+        "source_period_bytes": writebench::measure::source::PERIOD,
         // What the mapped methods ask of the kernel: nothing but mmap-populate's
         // MADV_POPULATE_WRITE, issued by each thread inside the timed span.
         "mmap_advice": {"madv_sequential": false, "map_populate": false, "mmap-populate": "MADV_POPULATE_WRITE, timed"},
@@ -245,7 +246,7 @@ fn options_json(
 fn announce(
     cases: &[writebench::plan::Case],
     latency_cases: usize,
-    settings: &writebench::runner::RunSettings,
+    settings: &writebench::measure::runner::RunSettings,
     target: &context::TargetInfo,
     scratch: &Scratch,
 ) {

@@ -3,9 +3,9 @@
 
 use serde::{Deserialize, Serialize};
 
+use crate::analysis::stats::Summary;
 use crate::context::{Host, TargetInfo};
 use crate::plan::Case;
-use crate::stats::Summary;
 
 pub const SCHEMA: &str = "writebench.v1";
 
@@ -140,7 +140,7 @@ pub struct Observation {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::methods;
+    use crate::measure::methods;
     use crate::plan::{Durability, FileState};
 
     #[test]

@@ -7,7 +7,7 @@ mod common;
 use std::process::Command;
 
 use common::{LoopFs, Tmpfs, entries, read_json};
-use writebench::source::{PERIOD, fill_pattern, first_mismatch};
+use writebench::measure::source::{PERIOD, fill_pattern, first_mismatch};
 
 #[test]
 fn direct_on_ext4_uses_o_direct_writes_aligned_chunks_and_refuses_100_bytes() {

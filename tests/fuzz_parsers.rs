@@ -6,7 +6,7 @@ use proptest::prelude::*;
 
 use clap::Parser;
 use writebench::cli::{Cli, Command};
-use writebench::units::{format_size, parse_size, split_list};
+use writebench::plan::units::{format_size, parse_size, split_list};
 
 const CASES: u32 = 2000;
 

@@ -4,7 +4,7 @@
 mod common;
 
 use common::{entries, read_json, writebench};
-use writebench::source::{PERIOD, fill_pattern, first_mismatch};
+use writebench::measure::source::{PERIOD, fill_pattern, first_mismatch};
 
 /// The methods that write through a descriptor, one call per chunk (or per iovecs).
 const SIMPLE: &str = "write,pwrite,writev,pwritev,fwrite";

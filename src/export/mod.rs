@@ -2,6 +2,7 @@
 
 pub mod csv;
 pub mod json;
+pub mod latency;
 pub mod table;
 
 use std::io::{self, Write};

@@ -4,12 +4,12 @@
 
 use std::io::{self, Write};
 
-use crate::latency::{is_latency_case, render_cases as render_latency};
-use crate::methods;
+use crate::analysis::stats::{Summary, format_mean_sd, format_seed_style};
+use crate::export::latency::{is_latency_case, render_cases as render_latency};
+use crate::measure::methods;
 use crate::plan::FileState;
+use crate::plan::units::format_size;
 use crate::result::{CaseResult, ResultFile, Status};
-use crate::stats::{Summary, format_mean_sd, format_seed_style};
-use crate::units::format_size;
 
 pub fn render(result: &ResultFile, out: &mut dyn Write) -> io::Result<()> {
     let target = &result.target;

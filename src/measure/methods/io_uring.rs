@@ -15,8 +15,8 @@ use std::sync::{Mutex, OnceLock};
 use ::io_uring::{IoUring, Probe, opcode, types};
 
 use super::{CallError, Family, Job, Method, Prepared, no_progress, sync_all};
-use crate::durability::{Durability, SyncCall};
-use crate::source::{Cursor, Source};
+use crate::measure::source::{Cursor, Source};
+use crate::plan::durability::{Durability, SyncCall};
 
 pub struct Uring {
     fixed: bool,
@@ -369,7 +369,7 @@ fn submit(ring: &IoUring, want: usize) -> io::Result<()> {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::source::{PERIOD, fill_pattern, first_mismatch};
+    use crate::measure::source::{PERIOD, fill_pattern, first_mismatch};
 
     /// A scripted kernel: per wait, completes the newest two queued writes (so out of
     /// order) with results from `script`, into `file`, counting writes of every byte.

@@ -9,8 +9,8 @@ use std::io;
 use std::os::fd::{AsRawFd, FromRawFd, OwnedFd, RawFd};
 use std::sync::{Arc, Mutex};
 
-use crate::methods::CallError;
-use crate::source::{PERIOD, fill_pattern, first_mismatch};
+use crate::measure::methods::CallError;
+use crate::measure::source::{PERIOD, fill_pattern, first_mismatch};
 
 /// What to check after each run.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]

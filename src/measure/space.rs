@@ -6,7 +6,7 @@
 use std::io;
 use std::path::Path;
 
-use crate::units::format_size;
+use crate::plan::units::format_size;
 
 /// Bytes available to unprivileged users on the file system holding `path`.
 pub fn free_bytes(path: &Path) -> io::Result<u64> {
@@ -70,7 +70,7 @@ pub fn check_writable(path: &Path) -> Result<(), String> {
     // SAFETY: access(2) on a valid path; W_OK|X_OK is what creating an entry needs.
     if unsafe { libc::access(c_path.as_ptr(), libc::W_OK | libc::X_OK) } != 0 {
         let error = io::Error::last_os_error();
-        return Err(format!("PATH {} is not writable: {}", path.display(), crate::cli::plain(&error)));
+        return Err(format!("PATH {} is not writable: {}", path.display(), crate::error::plain(&error)));
     }
     Ok(())
 }

@@ -4,12 +4,14 @@
 //! nothing of timing, statistics or output. Registering a new method is one new file
 //! and one line in [`ALL`].
 
-use std::fmt;
 use std::io;
 use std::os::fd::RawFd;
 
-use crate::durability::{Durability, Pacer, SyncCall};
-use crate::source::{Cursor, Source};
+pub use crate::error::CallError;
+pub(crate) use crate::error::{no_progress, retry_eintr};
+use crate::measure::durability::Pacer;
+use crate::measure::source::{Cursor, Source};
+use crate::plan::durability::{Durability, SyncCall};
 
 pub use create::CreateCall;
 
@@ -234,46 +236,6 @@ pub fn by_name(name: &str) -> Option<&'static dyn Method> {
 
 pub fn names() -> Vec<&'static str> {
     ALL.iter().map(|method| method.name()).collect()
-}
-
-/// A failed call, with enough context to act on: which call, where, and the OS text.
-#[derive(Debug)]
-pub struct CallError {
-    pub call: String,
-    pub error: io::Error,
-}
-
-impl CallError {
-    pub fn new(call: impl Into<String>, error: io::Error) -> CallError {
-        CallError { call: call.into(), error }
-    }
-}
-
-impl fmt::Display for CallError {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        write!(f, "{}: {}", self.call, self.error)
-    }
-}
-
-/// Runs a raw syscall that returns a byte count or -1, retrying on EINTR.
-#[inline]
-pub(crate) fn retry_eintr(mut call: impl FnMut() -> isize) -> io::Result<usize> {
-    loop {
-        let result = call();
-        if result >= 0 {
-            return Ok(result as usize);
-        }
-        let error = io::Error::last_os_error();
-        if error.kind() != io::ErrorKind::Interrupted {
-            return Err(error);
-        }
-    }
-}
-
-/// A call that reports zero bytes written for a non-empty buffer would loop forever;
-/// the kernel does not do that for regular files, so treat it as an error.
-pub(crate) fn no_progress() -> io::Error {
-    io::Error::new(io::ErrorKind::WriteZero, "the call wrote 0 bytes")
 }
 
 #[cfg(test)]

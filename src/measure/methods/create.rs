@@ -7,7 +7,7 @@ use std::io;
 use std::os::fd::RawFd;
 
 use super::{CallError, Family, Job, Method, Prepared};
-use crate::durability::{Commit, Durability};
+use crate::plan::durability::{Commit, Durability};
 
 pub struct Creation {
     name: &'static str,

@@ -5,11 +5,11 @@
 
 use std::time::{Duration, Instant};
 
-use crate::durability::{Commit, SyncCall};
-use crate::methods::{self, Family, Job, Part};
+use crate::measure::methods::{self, Family, Job, Part};
+use crate::measure::source::Source;
+use crate::measure::target::Scratch;
+use crate::plan::durability::{Commit, SyncCall};
 use crate::plan::{Case, Durability, FileState};
-use crate::source::Source;
-use crate::target::Scratch;
 
 #[derive(Debug, Clone, Copy)]
 pub struct Probe {

@@ -4,7 +4,8 @@
 use std::io;
 
 use super::{CallError, Family, Job, Method, Prepared, Span, SpanMethod, SpanRun};
-use crate::durability::{Durability, Pacer};
+use crate::measure::durability::Pacer;
+use crate::plan::durability::Durability;
 
 pub struct Fwrite;
 

@@ -11,80 +11,21 @@
 //! with the mode's flags) is outside the timed loop; the first `warmup` operations are
 //! done but not recorded.
 
-use std::io::{self, Write};
 use std::os::fd::{AsRawFd, RawFd};
 use std::time::Instant;
 
 use hdrhistogram::Histogram;
 use serde_json::json;
 
-use crate::durability::{Durability, Pacer};
-use crate::methods::{CallError, no_progress, retry_eintr};
-use crate::plan::{Case, FileState};
-use crate::result::{CaseResult, ResultFile, Run, Status};
-use crate::runner::{after_removal, open_flags_refusal, remove_files};
-use crate::source::{Cursor, Source};
-use crate::target::Scratch;
-
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum Pattern {
-    Overwrite0,
-    Append,
-}
-
-impl Pattern {
-    pub const ALL: [Pattern; 2] = [Pattern::Overwrite0, Pattern::Append];
-
-    pub fn name(self) -> &'static str {
-        match self {
-            Pattern::Overwrite0 => "overwrite0",
-            Pattern::Append => "append",
-        }
-    }
-}
-
-impl std::str::FromStr for Pattern {
-    type Err = String;
-    fn from_str(text: &str) -> Result<Self, String> {
-        Pattern::ALL
-            .into_iter()
-            .find(|p| p.name() == text)
-            .ok_or_else(|| format!("unknown pattern '{text}' (known: overwrite0, append)"))
-    }
-}
-
-/// What one `latency` invocation measures.
-#[derive(Debug, Clone)]
-pub struct Plan {
-    pub count: u64,
-    pub bytes: usize,
-    pub warmup: u64,
-    pub patterns: Vec<Pattern>,
-    pub durability: Vec<Durability>,
-    pub seed: u64,
-}
-
-/// The case of one pattern and mode, for the result file.
-pub fn case_of(plan: &Plan, pattern: Pattern, durability: Durability) -> Case {
-    let (method, state) = match pattern {
-        Pattern::Overwrite0 => ("pwrite", FileState::Overwrite),
-        Pattern::Append => ("write", FileState::Empty),
-    };
-    let bytes = plan.bytes as u64;
-    Case {
-        id: format!("latency {} {bytes}B {durability}", pattern.name()),
-        runtime: "native".into(),
-        method: method.into(),
-        state,
-        chunk_bytes: bytes,
-        iov: 1,
-        queue_depth: None,
-        threads: 1,
-        files: 1,
-        durability,
-        bytes: bytes * plan.count,
-    }
-}
+use crate::measure::durability::Pacer;
+use crate::measure::methods::{CallError, no_progress, retry_eintr};
+use crate::measure::runner::{after_removal, open_flags_refusal, remove_files};
+use crate::measure::source::{Cursor, Source};
+use crate::measure::target::Scratch;
+use crate::plan::FileState;
+use crate::plan::durability::Durability;
+use crate::plan::latency::{Pattern, Plan, case_of};
+use crate::result::{CaseResult, Run};
 
 /// Runs one pattern under one mode; an error makes the case failed or unsupported.
 pub fn run_case(index: usize, plan: &Plan, pattern: Pattern, durability: Durability, scratch: &Scratch) -> CaseResult {
@@ -226,77 +167,10 @@ fn summary(histogram: &Histogram<u64>) -> serde_json::Value {
     })
 }
 
-/// Whether a case of a result is a latency case (they share the result file with the
-/// throughput cases of `run`'s quick suite).
-pub fn is_latency_case(case: &Case) -> bool {
-    case.id.starts_with("latency ")
-}
-
-/// The table: one line per case, in µs as seed 002 prints them.
-pub fn render(result: &ResultFile, out: &mut dyn Write) -> io::Result<()> {
-    let target = &result.target;
-    writeln!(out, "# writebench latency on {} ({}, {})", target.path, target.fs_type, target.device)?;
-    if target.fs_type == "tmpfs" || target.fs_type == "ramfs" {
-        writeln!(out, "note: {} keeps files in memory: syncs do nothing there and nothing is durable", target.fs_type)?;
-    }
-    render_cases(&result.cases, out)
-}
-
-/// The latency lines of `cases` (others are left out), under their own header.
-pub fn render_cases(cases: &[CaseResult], out: &mut dyn Write) -> io::Result<()> {
-    writeln!(out, "µs per operation (the write, and the sync call when the mode makes one after it)")?;
-    let mut rows = vec![["case", "count", "mean", "p50", "p90", "p99", "p99.9", "max", "ops/s"].map(String::from)];
-    for case in cases.iter().filter(|c| is_latency_case(&c.case)) {
-        let label = case.case.id.trim_start_matches("latency ").to_string();
-        match (&case.latency_ns, case.status) {
-            (Some(latency), Status::Ok) => {
-                rows.push(latency_row(label, latency, case.ops_per_second));
-                if let Some(sync) = &case.sync_latency_ns {
-                    rows.push(latency_row("  of which the sync call".into(), sync, None));
-                }
-            }
-            _ => {
-                let reason = case.error.clone().unwrap_or_default();
-                let mut row: [String; 9] = Default::default();
-                row[0] = label;
-                row[1] = format!("{}: {reason}", case.status.name());
-                rows.push(row);
-            }
-        }
-    }
-    let widths: Vec<usize> = (0..9).map(|c| rows.iter().map(|r| r[c].chars().count()).max().unwrap_or(0)).collect();
-    for row in &rows {
-        let mut line = format!("    {:<w$}", row[0], w = widths[0]);
-        if row[2].is_empty() && !row[1].is_empty() && row[1].contains(':') {
-            line += &format!("  {}", row[1]);
-        } else {
-            for (column, cell) in row.iter().enumerate().skip(1) {
-                line += &format!("  {cell:>w$}", w = widths[column]);
-            }
-        }
-        writeln!(out, "{}", line.trim_end())?;
-    }
-    Ok(())
-}
-
-fn latency_row(label: String, latency: &serde_json::Value, ops: Option<f64>) -> [String; 9] {
-    let micros = |key: &str| latency[key].as_f64().map(|ns| format!("{:.2}", ns / 1000.0)).unwrap_or_default();
-    [
-        label,
-        latency["count"].as_u64().map(|n| n.to_string()).unwrap_or_default(),
-        micros("mean"),
-        micros("p50"),
-        micros("p90"),
-        micros("p99"),
-        micros("p999"),
-        micros("max"),
-        ops.map(|ops| format!("{ops:.0}")).unwrap_or_default(),
-    ]
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::result::Status;
 
     fn plan() -> Plan {
         Plan { count: 200, bytes: 8, warmup: 10, patterns: Pattern::ALL.to_vec(), durability: vec![], seed: 1 }

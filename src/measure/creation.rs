@@ -8,12 +8,12 @@ use std::io;
 use std::os::fd::{AsRawFd, IntoRawFd};
 use std::time::Instant;
 
-use crate::methods::{CallError, CreateCall};
+use crate::measure::methods::{CallError, CreateCall};
+use crate::measure::runner::{RunSettings, cpu_times, repeat_runs};
+use crate::measure::target::Scratch;
 use crate::plan::Case;
+use crate::plan::units::format_size;
 use crate::result::{CaseResult, Run, Status};
-use crate::runner::{RunSettings, cpu_times, repeat_runs};
-use crate::target::Scratch;
-use crate::units::format_size;
 
 pub fn run_case(
     index: usize,

@@ -5,12 +5,13 @@ use std::path::{Path, PathBuf};
 
 use clap::{Args, Parser, Subcommand, ValueEnum};
 
-use crate::methods;
+pub use crate::error::plain;
+use crate::measure::methods;
+use crate::measure::runner::RunSettings;
+use crate::measure::source::DEFAULT_SEED;
+use crate::plan::suites::Suite;
+use crate::plan::units::{format_size, parse_size, split_list};
 use crate::plan::{Durability, FileState, Layout};
-use crate::runner::RunSettings;
-use crate::source::DEFAULT_SEED;
-use crate::suites::Suite;
-use crate::units::{format_size, parse_size, split_list};
 
 /// Largest chunk: the seed documents go up to 1 GiB, and Linux moves at most
 /// 0x7ffff000 bytes per call anyway.
@@ -126,7 +127,7 @@ pub struct LatencyArgs {
 }
 
 impl LatencyArgs {
-    pub fn plan(&self) -> Result<crate::latency::Plan, UsageError> {
+    pub fn plan(&self) -> Result<crate::plan::latency::Plan, UsageError> {
         let usage = |message: String| UsageError(message);
         let bytes = parse_size(&self.bytes).map_err(|e| usage(format!("--bytes: {e}")))?;
         if bytes == 0 || bytes > MAX_CHUNK {
@@ -138,9 +139,9 @@ impl LatencyArgs {
         if self.warmup > MAX_LATENCY_COUNT {
             return Err(usage(format!("--warmup: must be at most {MAX_LATENCY_COUNT}")));
         }
-        let patterns = parse_list(&self.patterns, "--patterns", |s| s.parse::<crate::latency::Pattern>())?;
+        let patterns = parse_list(&self.patterns, "--patterns", |s| s.parse::<crate::plan::latency::Pattern>())?;
         let durability = parse_list(&self.durability, "--durability", |s| s.parse::<Durability>())?;
-        Ok(crate::latency::Plan {
+        Ok(crate::plan::latency::Plan {
             count: self.count,
             bytes: bytes as usize,
             warmup: self.warmup,
@@ -372,7 +373,7 @@ impl RunArgs {
             warmup: suite.warmup,
             seed: self.seed,
             keep_files: self.keep,
-            verify: verify.then_some(crate::verify::Verify { corrupt_at: self.corrupt_for_test }),
+            verify: verify.then_some(crate::measure::verify::Verify { corrupt_at: self.corrupt_for_test }),
             space_check: !self.no_space_check,
         }
     }
@@ -387,7 +388,7 @@ impl RunArgs {
 /// before anything is created, for `run` and `latency` alike.
 fn check_paths(path: &Path, json: &Option<PathBuf>, csv: &Option<PathBuf>) -> Result<(), UsageError> {
     check_dir(path)?;
-    crate::space::check_writable(path).map_err(UsageError)?;
+    crate::measure::space::check_writable(path).map_err(UsageError)?;
     for (option, file) in [("--export-json", json), ("--export-csv", csv)] {
         if let Some(file) = file {
             check_export_path(option, file)?;
@@ -423,15 +424,6 @@ fn check_export_path(option: &str, file: &Path) -> Result<(), UsageError> {
         return Err(UsageError(format!("{option}: directory {} does not exist", parent.display())));
     }
     Ok(())
-}
-
-/// An io::Error's text without the "(os error N)" suffix, for messages to people.
-pub fn plain(error: &std::io::Error) -> String {
-    let text = error.to_string();
-    match text.find(" (os error") {
-        Some(index) => text[..index].to_string(),
-        None => text,
-    }
 }
 
 fn parse_list<T: PartialEq>(

@@ -1,12 +1,17 @@
 //! Expands a suite and the user's option lists into the cases to run (DESIGN §1).
 
+pub mod durability;
+pub mod latency;
+pub mod suites;
+pub mod units;
+
 use std::str::FromStr;
 
 use serde::{Deserialize, Serialize};
 
-pub use crate::durability::Durability;
-use crate::methods::{self, Method};
-use crate::units::{format_size, format_size_compact};
+use crate::measure::methods::{self, Method};
+pub use crate::plan::durability::Durability;
+use crate::plan::units::{format_size, format_size_compact};
 
 /// The state of the file before the timed span opens.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Serialize, Deserialize)]

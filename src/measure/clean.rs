@@ -11,7 +11,8 @@ use std::os::unix::ffi::OsStrExt;
 use std::os::unix::fs::MetadataExt;
 use std::path::{Path, PathBuf};
 
-use crate::target::SCRATCH_PREFIX;
+use crate::error::plain;
+use crate::measure::target::SCRATCH_PREFIX;
 
 /// Removes the files in the scratch directory `path`, then the directory. Subdirectories
 /// (writebench makes none) are left, and then the directory stays: an error says so.
@@ -161,7 +162,7 @@ pub fn clean_command(parent: &Path, yes: bool) -> Result<bool, String> {
             item.path.display(),
             item.pid,
             item.files,
-            crate::units::format_size(item.bytes)
+            crate::plan::units::format_size(item.bytes)
         );
     }
     let count = stale.len();
@@ -192,10 +193,6 @@ pub fn clean_command(parent: &Path, yes: bool) -> Result<bool, String> {
         }
     }
     Ok(all_removed)
-}
-
-fn plain(error: &io::Error) -> String {
-    crate::cli::plain(error)
 }
 
 #[cfg(test)]

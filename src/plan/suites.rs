@@ -2,9 +2,9 @@
 //! (a [`Selection`]). The user's options override the same field in every part, and
 //! `--size` scales every part's size by the same factor.
 
-use crate::durability::{Commit, SyncCall};
-use crate::latency;
-use crate::methods;
+use crate::measure::methods;
+use crate::plan::durability::{Commit, SyncCall};
+use crate::plan::latency;
 use crate::plan::{Case, Durability, FileState, Layout, Selection, expand};
 
 const KIB: u64 = 1 << 10;
@@ -132,7 +132,7 @@ pub fn quick() -> Suite {
             Durability::of(Commit::ODsync),
             Durability::of(Commit::Every(1, SyncCall::Fdatasync)),
         ],
-        seed: crate::source::DEFAULT_SEED,
+        seed: crate::measure::source::DEFAULT_SEED,
     };
     Suite { name: "quick", reference_size: size, repeat: 5, warmup: 1, parts, latency: Some(latency) }
 }

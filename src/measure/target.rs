@@ -9,10 +9,10 @@ use std::os::unix::ffi::OsStrExt;
 use std::path::{Path, PathBuf};
 use std::time::{SystemTime, UNIX_EPOCH};
 
-use crate::durability::{DioAlignment, dio_alignment};
-use crate::methods::CallError;
+use crate::measure::durability::{DioAlignment, dio_alignment};
+use crate::measure::methods::CallError;
+use crate::measure::source::{Cursor, Source};
 use crate::plan::FileState;
-use crate::source::{Cursor, Source};
 
 /// Scratch directories are named `.writebench-<pid>-<nonce>`: recognisable as ours,
 /// unique per run, so two runs on the same PATH never share one.

@@ -6,13 +6,13 @@ use std::os::fd::{AsRawFd, RawFd};
 use std::sync::{Condvar, Mutex};
 use std::time::Instant;
 
-use crate::creation;
-use crate::durability::direct_refusal;
-use crate::methods::{self, CallError, Job, Part, Prepared, fsync_all};
+use crate::measure::creation;
+use crate::measure::durability::direct_refusal;
+use crate::measure::methods::{self, CallError, Job, Part, Prepared, fsync_all};
+use crate::measure::source::Source;
+use crate::measure::target::Scratch;
 use crate::plan::{Case, Durability};
 use crate::result::{CaseResult, Run, Status};
-use crate::source::Source;
-use crate::target::Scratch;
 
 #[derive(Debug, Clone)]
 pub struct RunSettings {
@@ -22,7 +22,7 @@ pub struct RunSettings {
     /// Leave each case's last file in the scratch directory (tests read it back).
     pub keep_files: bool,
     /// Read every run's files back after its timed span (`--verify`).
-    pub verify: Option<crate::verify::Verify>,
+    pub verify: Option<crate::measure::verify::Verify>,
     /// Skip creation cases that statvfs says cannot fit (off: let the call fail itself).
     pub space_check: bool,
 }
@@ -214,7 +214,7 @@ fn run_once(
     }
     if let Some(verify) = &settings.verify {
         // Untimed: the content must be what was written.
-        crate::verify::check(verify, &fds, &file_lens, seed)?;
+        crate::measure::verify::check(verify, &fds, &file_lens, seed)?;
     }
     Ok(Run {
         write_seconds: (written - started).as_secs_f64() + finish_seconds,
@@ -241,7 +241,7 @@ fn write_parts(prepared: &dyn Prepared, count: usize) -> Result<(Instant, Vec<In
         for index in 0..count {
             let gate = &gate;
             let spawned = std::thread::Builder::new().name(format!("writer-{index}")).spawn_scoped(scope, move || {
-                crate::signals::block_in_this_thread();
+                crate::measure::signals::block_in_this_thread();
                 if !gate.wait() {
                     return Ok(None);
                 }
@@ -332,8 +332,8 @@ pub fn peak_rss_bytes() -> u64 {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::measure::source::{PERIOD, fill_pattern, first_mismatch};
     use crate::plan::FileState;
-    use crate::source::{PERIOD, fill_pattern, first_mismatch};
 
     fn settings(keep: bool) -> RunSettings {
         RunSettings { repeat: 2, warmup: 1, seed: 9, keep_files: keep, verify: None, space_check: true }

@@ -24,8 +24,8 @@ use std::os::fd::{AsRawFd, FromRawFd, IntoRawFd, OwnedFd, RawFd};
 use std::ptr::NonNull;
 
 use super::{CallError, Family, Job, Method, Prepared, sync_all};
-use crate::durability::{Durability, SyncCall};
-use crate::source::{Cursor, page_size};
+use crate::measure::source::{Cursor, page_size};
+use crate::plan::durability::{Durability, SyncCall};
 
 /// How the threads of a run share the one file.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]

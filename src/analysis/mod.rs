@@ -1,0 +1,3 @@
+//! Statistics over the runs of a case. Pure functions: no I/O.
+
+pub mod stats;

@@ -1,0 +1,75 @@
+//! The latency table: one line per latency case, in µs as the small O_SYNC comparison
+//! printed them.
+
+use std::io::{self, Write};
+
+use crate::plan::Case;
+use crate::result::{CaseResult, ResultFile, Status};
+
+/// Whether a case of a result is a latency case (they share the result file with the
+/// throughput cases of `run`'s quick suite).
+pub fn is_latency_case(case: &Case) -> bool {
+    case.id.starts_with("latency ")
+}
+
+/// The table: one line per case, in µs as seed 002 prints them.
+pub fn render(result: &ResultFile, out: &mut dyn Write) -> io::Result<()> {
+    let target = &result.target;
+    writeln!(out, "# writebench latency on {} ({}, {})", target.path, target.fs_type, target.device)?;
+    if target.fs_type == "tmpfs" || target.fs_type == "ramfs" {
+        writeln!(out, "note: {} keeps files in memory: syncs do nothing there and nothing is durable", target.fs_type)?;
+    }
+    render_cases(&result.cases, out)
+}
+
+/// The latency lines of `cases` (others are left out), under their own header.
+pub fn render_cases(cases: &[CaseResult], out: &mut dyn Write) -> io::Result<()> {
+    writeln!(out, "µs per operation (the write, and the sync call when the mode makes one after it)")?;
+    let mut rows = vec![["case", "count", "mean", "p50", "p90", "p99", "p99.9", "max", "ops/s"].map(String::from)];
+    for case in cases.iter().filter(|c| is_latency_case(&c.case)) {
+        let label = case.case.id.trim_start_matches("latency ").to_string();
+        match (&case.latency_ns, case.status) {
+            (Some(latency), Status::Ok) => {
+                rows.push(latency_row(label, latency, case.ops_per_second));
+                if let Some(sync) = &case.sync_latency_ns {
+                    rows.push(latency_row("  of which the sync call".into(), sync, None));
+                }
+            }
+            _ => {
+                let reason = case.error.clone().unwrap_or_default();
+                let mut row: [String; 9] = Default::default();
+                row[0] = label;
+                row[1] = format!("{}: {reason}", case.status.name());
+                rows.push(row);
+            }
+        }
+    }
+    let widths: Vec<usize> = (0..9).map(|c| rows.iter().map(|r| r[c].chars().count()).max().unwrap_or(0)).collect();
+    for row in &rows {
+        let mut line = format!("    {:<w$}", row[0], w = widths[0]);
+        if row[2].is_empty() && !row[1].is_empty() && row[1].contains(':') {
+            line += &format!("  {}", row[1]);
+        } else {
+            for (column, cell) in row.iter().enumerate().skip(1) {
+                line += &format!("  {cell:>w$}", w = widths[column]);
+            }
+        }
+        writeln!(out, "{}", line.trim_end())?;
+    }
+    Ok(())
+}
+
+fn latency_row(label: String, latency: &serde_json::Value, ops: Option<f64>) -> [String; 9] {
+    let micros = |key: &str| latency[key].as_f64().map(|ns| format!("{:.2}", ns / 1000.0)).unwrap_or_default();
+    [
+        label,
+        latency["count"].as_u64().map(|n| n.to_string()).unwrap_or_default(),
+        micros("mean"),
+        micros("p50"),
+        micros("p90"),
+        micros("p99"),
+        micros("p999"),
+        micros("max"),
+        ops.map(|ops| format!("{ops:.0}")).unwrap_or_default(),
+    ]
+}

@@ -1,0 +1,16 @@
+//! Everything that touches files and clocks: the runner (cases, runs, hygiene), the
+//! methods (one file each), the scratch directory, the source data, verification,
+//! signals and free space.
+
+pub mod clean;
+pub mod creation;
+pub mod durability;
+pub mod estimate;
+pub mod latency;
+pub mod methods;
+pub mod runner;
+pub mod signals;
+pub mod source;
+pub mod space;
+pub mod target;
+pub mod verify;
