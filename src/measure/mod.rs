@@ -9,6 +9,7 @@ pub mod estimate;
 pub mod latency;
 pub mod methods;
 pub mod runner;
+pub mod scheduler;
 pub mod signals;
 pub mod source;
 pub mod space;
