@@ -23,19 +23,25 @@ impl fmt::Display for CallError {
     }
 }
 
-/// Runs a raw syscall that returns a byte count or -1, retrying on EINTR.
+/// Runs `call` again as long as it fails with EINTR: the one retry loop of the code.
 #[inline]
-pub fn retry_eintr(mut call: impl FnMut() -> isize) -> io::Result<usize> {
+pub fn retry<T>(mut call: impl FnMut() -> io::Result<T>) -> io::Result<T> {
     loop {
-        let result = call();
-        if result >= 0 {
-            return Ok(result as usize);
-        }
-        let error = io::Error::last_os_error();
-        if error.kind() != io::ErrorKind::Interrupted {
-            return Err(error);
+        match call() {
+            Err(error) if error.kind() == io::ErrorKind::Interrupted => continue,
+            outcome => return outcome,
         }
     }
+}
+
+/// Runs a raw syscall that returns a count (or 0) on success and -1 with errno on
+/// failure, retrying on EINTR.
+#[inline]
+pub fn retry_eintr(mut call: impl FnMut() -> isize) -> io::Result<usize> {
+    retry(|| {
+        let result = call();
+        if result >= 0 { Ok(result as usize) } else { Err(io::Error::last_os_error()) }
+    })
 }
 
 /// A call that reports zero bytes written for a non-empty buffer would loop forever;
@@ -50,5 +56,23 @@ pub fn plain(error: &std::io::Error) -> String {
     match text.find(" (os error") {
         Some(index) => text[..index].to_string(),
         None => text,
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn eintr_is_retried_and_other_errors_are_returned() {
+        let mut calls = 0;
+        let result = retry(|| {
+            calls += 1;
+            if calls < 3 { Err(io::Error::from_raw_os_error(libc::EINTR)) } else { Ok(calls) }
+        });
+        assert_eq!(result.unwrap(), 3);
+        let error = retry::<()>(|| Err(io::Error::from_raw_os_error(libc::EIO))).unwrap_err();
+        assert_eq!(error.raw_os_error(), Some(libc::EIO));
+        assert_eq!(retry_eintr(|| 7).unwrap(), 7);
     }
 }

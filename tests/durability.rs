@@ -16,7 +16,9 @@ fn direct_on_ext4_uses_o_direct_writes_aligned_chunks_and_refuses_100_bytes() {
     let json = out.path().join("r.json");
     let trace = out.path().join("strace.txt");
     let status = Command::new("strace")
-        .args(["-f", "-e", "trace=openat,fcntl", "-o"])
+        // -y shows the file each returned descriptor names: the timed descriptor is
+        // opened through /proc/self/fd, so the path argument does not say it.
+        .args(["-f", "-y", "-e", "trace=openat,fcntl", "-o"])
         .arg(&trace)
         .arg(env!("CARGO_BIN_EXE_writebench"))
         .args(["run", fs.path().to_str().unwrap(), "--methods", "write,pwrite,pwritev,io_uring"])

@@ -6,6 +6,7 @@ pub mod clean;
 pub mod creation;
 pub mod durability;
 pub mod estimate;
+pub mod fd;
 pub mod latency;
 pub mod methods;
 pub mod runner;

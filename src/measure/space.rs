@@ -4,19 +4,40 @@
 //! unprivileged user (`f_bavail`), so the root reserve stays untouched.
 
 use std::io;
+use std::os::fd::RawFd;
 use std::path::Path;
 
 use crate::plan::units::format_size;
 
-/// Bytes available to unprivileged users on the file system holding `path`.
-pub fn free_bytes(path: &Path) -> io::Result<u64> {
-    let c_path = std::ffi::CString::new(path.as_os_str().as_encoded_bytes())?;
+/// What to ask statvfs about: a path, or an open descriptor (fstatvfs).
+#[derive(Debug, Clone, Copy)]
+pub enum At<'a> {
+    Path(&'a Path),
+    Fd(RawFd),
+}
+
+/// `statvfs(2)` or `fstatvfs(2)`: the one place writebench asks a file system about itself.
+pub fn statvfs(at: At) -> io::Result<libc::statvfs> {
     // SAFETY: libc::statvfs is plain integers, for which all zeros is a valid value.
     let mut fs: libc::statvfs = unsafe { std::mem::zeroed() };
-    // SAFETY: statvfs with a valid path and out pointer.
-    if unsafe { libc::statvfs(c_path.as_ptr(), &mut fs) } != 0 {
+    let result = match at {
+        At::Path(path) => {
+            let c_path = std::ffi::CString::new(path.as_os_str().as_encoded_bytes())?;
+            // SAFETY: statvfs with a valid path and out pointer.
+            unsafe { libc::statvfs(c_path.as_ptr(), &mut fs) }
+        }
+        // SAFETY: fstatvfs with a valid out pointer; a bad descriptor is EBADF.
+        At::Fd(fd) => unsafe { libc::fstatvfs(fd, &mut fs) },
+    };
+    if result != 0 {
         return Err(io::Error::last_os_error());
     }
+    Ok(fs)
+}
+
+/// Bytes available to unprivileged users on the file system of `at`.
+pub fn free_bytes(at: At) -> io::Result<u64> {
+    let fs = statvfs(at)?;
     Ok((fs.f_bavail as u64).saturating_mul(fs.f_frsize as u64))
 }
 
@@ -29,7 +50,7 @@ pub fn needed_for(bytes: u64) -> u64 {
 /// The reason to skip a case of `bytes` in `dir`, or None when it fits.
 pub fn shortfall(dir: &Path, bytes: u64) -> Option<String> {
     let needed = needed_for(bytes);
-    match free_bytes(dir) {
+    match free_bytes(At::Path(dir)) {
         Ok(free) if free >= needed => None,
         Ok(free) => Some(format!(
             "not enough free space: the case needs {} ({} of data and a margin for metadata), {} is free",
@@ -44,7 +65,8 @@ pub fn shortfall(dir: &Path, bytes: u64) -> Option<String> {
 
 /// Before the run: the largest case's data must fit in what is free now.
 pub fn check_up_front(path: &Path, largest: u64) -> Result<(), String> {
-    let free = free_bytes(path).map_err(|e| format!("cannot read the free space of {}: {}", path.display(), e))?;
+    let free =
+        free_bytes(At::Path(path)).map_err(|e| format!("cannot read the free space of {}: {}", path.display(), e))?;
     if largest > free {
         return Err(format!(
             "--size {} does not fit in {}: {} is free (use a smaller --size)",
@@ -61,10 +83,7 @@ pub fn check_up_front(path: &Path, largest: u64) -> Result<(), String> {
 pub fn check_writable(path: &Path) -> Result<(), String> {
     let c_path = std::ffi::CString::new(path.as_os_str().as_encoded_bytes())
         .map_err(|_| format!("PATH {} contains a NUL byte", path.display()))?;
-    // SAFETY: libc::statvfs is plain integers, for which all zeros is a valid value.
-    let mut fs: libc::statvfs = unsafe { std::mem::zeroed() };
-    // SAFETY: statvfs with a valid path and out pointer.
-    if unsafe { libc::statvfs(c_path.as_ptr(), &mut fs) } == 0 && fs.f_flag & libc::ST_RDONLY != 0 {
+    if statvfs(At::Path(path)).is_ok_and(|fs| fs.f_flag & libc::ST_RDONLY != 0) {
         return Err(format!("PATH {} is on a read-only file system", path.display()));
     }
     // SAFETY: access(2) on a valid path; W_OK|X_OK is what creating an entry needs.
@@ -89,7 +108,10 @@ mod tests {
     #[test]
     fn a_huge_case_is_refused_and_a_small_one_fits() {
         let dir = tempfile::tempdir().unwrap();
-        assert!(free_bytes(dir.path()).unwrap() > 0);
+        assert!(free_bytes(At::Path(dir.path())).unwrap() > 0);
+        let open = std::fs::File::open(dir.path()).unwrap();
+        assert!(free_bytes(At::Fd(std::os::fd::AsRawFd::as_raw_fd(&open))).unwrap() > 0);
+        assert!(free_bytes(At::Fd(-1)).is_err());
         assert!(shortfall(dir.path(), 1).is_none());
         let reason = shortfall(dir.path(), 1 << 62).unwrap();
         assert!(reason.contains("is free"), "{reason}");

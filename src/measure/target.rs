@@ -9,9 +9,10 @@ use std::os::unix::ffi::OsStrExt;
 use std::path::{Path, PathBuf};
 use std::time::{SystemTime, UNIX_EPOCH};
 
+use crate::error::{CallError, no_progress, retry_eintr};
 use crate::measure::durability::{DioAlignment, dio_alignment};
-use crate::measure::methods::CallError;
 use crate::measure::source::{Cursor, Source};
+use crate::measure::space;
 use crate::plan::FileState;
 
 /// Scratch directories are named `.writebench-<pid>-<nonce>`: recognisable as ours,
@@ -86,42 +87,15 @@ impl Scratch {
         Ok(file)
     }
 
-    /// A new descriptor of `name` (created by [`Scratch::prepare`]) opened with the
-    /// durability mode's `flags` (O_SYNC, O_DSYNC, O_DIRECT): the state was prepared
-    /// without them, so only the timed run pays for them. O_DSYNC cannot be set with
-    /// fcntl(F_SETFL) on Linux, hence a new open rather than a flag change. It must be
-    /// the same file as `prepared` (same device and inode), or it is refused.
+    /// A new descriptor of `name`'s file (created by [`Scratch::prepare`], open as
+    /// `prepared`) opened with the durability mode's `flags` (O_SYNC, O_DSYNC,
+    /// O_DIRECT): the state was prepared without them, so only the timed run pays for
+    /// them. O_DSYNC cannot be set with fcntl(F_SETFL) on Linux, hence a new open rather
+    /// than a flag change; it goes through the descriptor, not the name, so it is the
+    /// same file whatever happened to the name.
     pub fn reopen(&self, name: &str, prepared: RawFd, flags: libc::c_int) -> Result<OwnedFd, CallError> {
-        let describe = || format!("open {name} with {}", flag_names(flags));
-        let c_name = CString::new(name).map_err(|error| CallError::new(describe(), error.into()))?;
-        // SAFETY: openat relative to our directory descriptor; the result is checked.
-        let fd = unsafe {
-            libc::openat(
-                self.dir.as_raw_fd(),
-                c_name.as_ptr(),
-                libc::O_RDWR | libc::O_NOFOLLOW | libc::O_CLOEXEC | flags,
-            )
-        };
-        if fd < 0 {
-            return Err(CallError::new(describe(), io::Error::last_os_error()));
-        }
-        // SAFETY: `fd` is a fresh descriptor we own.
-        let file = unsafe { OwnedFd::from_raw_fd(fd) };
-        let identity = |fd: RawFd| -> io::Result<(u64, u64)> {
-            // SAFETY: libc::stat is plain integers; fstat fills it.
-            let mut stat: libc::stat = unsafe { std::mem::zeroed() };
-            // SAFETY: fstat on an open descriptor with a valid out pointer.
-            if unsafe { libc::fstat(fd, &mut stat) } != 0 {
-                return Err(io::Error::last_os_error());
-            }
-            Ok((stat.st_dev, stat.st_ino))
-        };
-        let same = identity(prepared).and_then(|a| identity(file.as_raw_fd()).map(|b| a == b));
-        match same {
-            Ok(true) => Ok(file),
-            Ok(false) => Err(CallError::new(describe(), io::Error::other("the name now refers to another file"))),
-            Err(error) => Err(CallError::new(format!("fstat after {}", describe()), error)),
-        }
+        crate::measure::fd::reopen(prepared, libc::O_RDWR | flags)
+            .map_err(|error| CallError::new(format!("open {name} with {}", flag_names(flags)), error))
     }
 
     /// Whether this filesystem opens a file with `flags`, and the O_DIRECT alignment of
@@ -143,13 +117,7 @@ impl Scratch {
 
     /// Bytes an unprivileged writer may still allocate on the scratch directory's filesystem.
     pub fn free_bytes(&self) -> io::Result<u64> {
-        // SAFETY: libc::statvfs is plain integers, for which all zeros is a valid value.
-        let mut fs: libc::statvfs = unsafe { std::mem::zeroed() };
-        // SAFETY: fstatvfs on our open directory descriptor with a valid out pointer.
-        if unsafe { libc::fstatvfs(self.dir.as_raw_fd(), &mut fs) } != 0 {
-            return Err(io::Error::last_os_error());
-        }
-        Ok(fs.f_bavail as u64 * fs.f_frsize as u64)
+        space::free_bytes(space::At::Fd(self.dir.as_raw_fd()))
     }
 
     fn create_file(&self, name: &str) -> io::Result<OwnedFd> {
@@ -220,23 +188,14 @@ fn prefill(fd: RawFd, size: u64, seed: u64) -> Result<(), CallError> {
         let bytes = cursor.take(CHUNK.min((size - offset) as usize));
         let mut done = 0;
         while done < bytes.len() {
+            let at = offset + done as u64;
             // SAFETY: the slice is valid for reads of its length.
-            let written = unsafe {
-                libc::pwrite(
-                    fd,
-                    bytes[done..].as_ptr().cast(),
-                    bytes.len() - done,
-                    (offset + done as u64) as libc::off_t,
-                )
-            };
-            if written < 0 {
-                let error = io::Error::last_os_error();
-                if error.kind() == io::ErrorKind::Interrupted {
-                    continue;
-                }
-                return Err(CallError::new(format!("prefill write at offset {}", offset + done as u64), error));
-            }
-            done += written as usize;
+            let written = retry_eintr(|| unsafe {
+                libc::pwrite(fd, bytes[done..].as_ptr().cast(), bytes.len() - done, at as libc::off_t)
+            })
+            .and_then(|n| if n == 0 { Err(no_progress()) } else { Ok(n) })
+            .map_err(|error| CallError::new(format!("prefill write at offset {at}"), error))?;
+            done += written;
         }
         offset += bytes.len() as u64;
     }

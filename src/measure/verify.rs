@@ -6,10 +6,11 @@
 //! with special flags is not used for them.
 
 use std::io;
-use std::os::fd::{AsRawFd, FromRawFd, OwnedFd, RawFd};
+use std::os::fd::{AsRawFd, RawFd};
 use std::sync::{Arc, Mutex};
 
-use crate::measure::methods::CallError;
+use crate::error::{CallError, retry_eintr};
+use crate::measure::fd::reopen;
 use crate::measure::source::{PERIOD, fill_pattern, first_mismatch};
 
 /// What to check after each run.
@@ -46,21 +47,16 @@ pub fn check(verify: &Verify, files: &[RawFd], lens: &[u64], seed: u64) -> Resul
     let pattern = pattern(seed);
     let mut buffer = vec![0u8; READ_CHUNK];
     for (index, (&fd, &len)) in files.iter().zip(lens).enumerate() {
-        let reader = reopen(fd).map_err(|e| CallError::new(format!("verify: reopen file {index}"), e))?;
+        let reader =
+            reopen(fd, libc::O_RDONLY).map_err(|e| CallError::new(format!("verify: reopen file {index}"), e))?;
         let mut offset = 0u64;
         loop {
             let want = READ_CHUNK.min((len - offset) as usize).max(1);
             // SAFETY: pread into a buffer of at least `want` bytes.
-            let read =
-                unsafe { libc::pread(reader.as_raw_fd(), buffer.as_mut_ptr().cast(), want, offset as libc::off_t) };
-            if read < 0 {
-                let error = io::Error::last_os_error();
-                if error.kind() == io::ErrorKind::Interrupted {
-                    continue;
-                }
-                return Err(CallError::new(format!("verify: read of file {index} at offset {offset}"), error));
-            }
-            let read = read as usize;
+            let read = retry_eintr(|| unsafe {
+                libc::pread(reader.as_raw_fd(), buffer.as_mut_ptr().cast(), want, offset as libc::off_t)
+            })
+            .map_err(|error| CallError::new(format!("verify: read of file {index} at offset {offset}"), error))?;
             if read == 0 || offset >= len {
                 if offset != len || read != 0 {
                     let what = if offset < len { "shorter" } else { "longer" };
@@ -84,19 +80,8 @@ pub fn check(verify: &Verify, files: &[RawFd], lens: &[u64], seed: u64) -> Resul
     Ok(())
 }
 
-fn reopen(fd: RawFd) -> io::Result<OwnedFd> {
-    let path = std::ffi::CString::new(format!("/proc/self/fd/{fd}"))?;
-    // SAFETY: open of a path; the result is checked.
-    let reader = unsafe { libc::open(path.as_ptr(), libc::O_RDONLY | libc::O_CLOEXEC) };
-    if reader < 0 {
-        return Err(io::Error::last_os_error());
-    }
-    // SAFETY: a fresh descriptor we own.
-    Ok(unsafe { OwnedFd::from_raw_fd(reader) })
-}
-
 fn corrupt(fd: RawFd, offset: u64) -> Result<(), CallError> {
-    let writer = reopen_rw(fd).map_err(|e| CallError::new("corrupt-for-test: reopen", e))?;
+    let writer = reopen(fd, libc::O_RDWR).map_err(|e| CallError::new("corrupt-for-test: reopen", e))?;
     let mut byte = [0u8; 1];
     // SAFETY: pread/pwrite of one byte through a local buffer.
     let done = unsafe {
@@ -109,15 +94,4 @@ fn corrupt(fd: RawFd, offset: u64) -> Result<(), CallError> {
         return Err(CallError::new(format!("corrupt-for-test at offset {offset}"), io::Error::last_os_error()));
     }
     Ok(())
-}
-
-fn reopen_rw(fd: RawFd) -> io::Result<OwnedFd> {
-    let path = std::ffi::CString::new(format!("/proc/self/fd/{fd}"))?;
-    // SAFETY: open of a path; the result is checked.
-    let writer = unsafe { libc::open(path.as_ptr(), libc::O_RDWR | libc::O_CLOEXEC) };
-    if writer < 0 {
-        return Err(io::Error::last_os_error());
-    }
-    // SAFETY: a fresh descriptor we own.
-    Ok(unsafe { OwnedFd::from_raw_fd(writer) })
 }

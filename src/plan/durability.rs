@@ -13,13 +13,12 @@
 //! - `direct`, or `direct+MODE`: O_DIRECT (bypass the page cache) with any mode above.
 
 use std::fmt;
-use std::io;
 use std::os::fd::RawFd;
 use std::str::FromStr;
 
 use serde::{Deserialize, Serialize};
 
-use crate::error::CallError;
+use crate::error::{CallError, retry_eintr};
 
 /// The call that makes a file's data durable.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash)]
@@ -38,22 +37,15 @@ impl SyncCall {
 
     /// The call itself, checked, retried on EINTR.
     pub fn call(self, fd: RawFd) -> Result<(), CallError> {
-        loop {
-            // SAFETY: fsync/fdatasync on a descriptor the caller keeps open.
-            let result = unsafe {
-                match self {
-                    SyncCall::Fsync => libc::fsync(fd),
-                    SyncCall::Fdatasync => libc::fdatasync(fd),
-                }
-            };
-            if result == 0 {
-                return Ok(());
+        // SAFETY: fsync/fdatasync on a descriptor the caller keeps open.
+        retry_eintr(|| unsafe {
+            match self {
+                SyncCall::Fsync => libc::fsync(fd),
+                SyncCall::Fdatasync => libc::fdatasync(fd),
             }
-            let error = io::Error::last_os_error();
-            if error.kind() != io::ErrorKind::Interrupted {
-                return Err(CallError::new(self.name(), error));
-            }
-        }
+        } as isize)
+        .map(drop)
+        .map_err(|error| CallError::new(self.name(), error))
     }
 }
 

@@ -6,7 +6,8 @@
 use std::io;
 use std::os::fd::RawFd;
 
-use super::{CallError, Family, Job, Method, Prepared};
+use super::{CallError, Family, Job, Method, Prepared, retry_eintr};
+use crate::error::retry;
 use crate::plan::durability::{Commit, Durability};
 
 pub struct Creation {
@@ -61,45 +62,26 @@ impl Method for Creation {
 /// to writing a byte per block where the filesystem cannot preallocate.
 fn posix_fallocate(fd: RawFd, len: u64) -> io::Result<()> {
     let len = off_t(len)?;
-    loop {
-        // SAFETY: posix_fallocate on an open descriptor.
-        match unsafe { libc::posix_fallocate(fd, 0, len) } {
-            0 => return Ok(()),
-            libc::EINTR => continue,
-            errno => return Err(io::Error::from_raw_os_error(errno)),
-        }
-    }
+    // SAFETY: posix_fallocate on an open descriptor.
+    retry(|| match unsafe { libc::posix_fallocate(fd, 0, len) } {
+        0 => Ok(()),
+        errno => Err(io::Error::from_raw_os_error(errno)),
+    })
 }
 
 /// fallocate(2) mode 0: reserves blocks (unwritten extents); EOPNOTSUPP where the
 /// filesystem cannot, with no fallback.
 fn fallocate(fd: RawFd, len: u64) -> io::Result<()> {
     let len = off_t(len)?;
-    loop {
-        // SAFETY: fallocate on an open descriptor.
-        if unsafe { libc::fallocate(fd, 0, 0, len) } == 0 {
-            return Ok(());
-        }
-        let error = io::Error::last_os_error();
-        if error.kind() != io::ErrorKind::Interrupted {
-            return Err(error);
-        }
-    }
+    // SAFETY: fallocate on an open descriptor.
+    retry_eintr(|| unsafe { libc::fallocate(fd, 0, 0, len) } as isize).map(drop)
 }
 
 /// ftruncate(2): sets the length; no blocks are allocated (a sparse file).
 fn ftruncate(fd: RawFd, len: u64) -> io::Result<()> {
     let len = off_t(len)?;
-    loop {
-        // SAFETY: ftruncate on an open descriptor.
-        if unsafe { libc::ftruncate(fd, len) } == 0 {
-            return Ok(());
-        }
-        let error = io::Error::last_os_error();
-        if error.kind() != io::ErrorKind::Interrupted {
-            return Err(error);
-        }
-    }
+    // SAFETY: ftruncate on an open descriptor.
+    retry_eintr(|| unsafe { libc::ftruncate(fd, len) } as isize).map(drop)
 }
 
 fn off_t(len: u64) -> io::Result<libc::off_t> {

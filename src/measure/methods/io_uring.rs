@@ -15,6 +15,7 @@ use std::sync::{Mutex, OnceLock};
 use ::io_uring::{IoUring, Probe, opcode, types};
 
 use super::{CallError, Family, Job, Method, Prepared, no_progress, sync_all};
+use crate::error::retry;
 use crate::measure::source::{Cursor, Source};
 use crate::plan::durability::{Durability, SyncCall};
 
@@ -357,13 +358,7 @@ fn new_ring(entries: u32) -> io::Result<(IoUring, bool)> {
 /// `io_uring_enter`, retried on EINTR: the kernel keeps the entries it has not taken in
 /// the shared queue, so the retry submits exactly those.
 fn submit(ring: &IoUring, want: usize) -> io::Result<()> {
-    loop {
-        match ring.submit_and_wait(want) {
-            Ok(_) => return Ok(()),
-            Err(error) if error.kind() == io::ErrorKind::Interrupted => continue,
-            Err(error) => return Err(error),
-        }
-    }
+    retry(|| ring.submit_and_wait(want).map(drop))
 }
 
 #[cfg(test)]

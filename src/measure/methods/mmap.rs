@@ -20,11 +20,12 @@
 //! SIGBUS; the scratch directory is private (0700), so nothing else should.
 
 use std::io;
-use std::os::fd::{AsRawFd, FromRawFd, IntoRawFd, OwnedFd, RawFd};
+use std::os::fd::{AsRawFd, OwnedFd, RawFd};
 use std::ptr::NonNull;
 
 use super::{CallError, Family, Job, Method, Prepared, sync_all};
 use crate::measure::source::{Cursor, page_size};
+use crate::measure::{fd, space};
 use crate::plan::durability::{Durability, SyncCall};
 
 /// How the threads of a run share the one file.
@@ -102,7 +103,8 @@ impl Method for Mapped {
                 for part in job.parts {
                     let mut fd = job.files[part.file];
                     if self.sharing == Sharing::MapAndFdPerThread {
-                        let own = reopen(fd)?;
+                        let own = fd::reopen(fd, libc::O_RDWR)
+                            .map_err(|error| CallError::new("reopen via /proc/self/fd", error))?;
                         fd = own.as_raw_fd();
                         run.fds.push(own);
                     }
@@ -217,7 +219,7 @@ impl Prepared for MappedRun<'_> {
             map.unmap()?;
         }
         for fd in std::mem::take(&mut self.fds) {
-            close(fd)?;
+            fd::close(fd).map_err(|error| CallError::new("close of a per-thread descriptor", error))?;
         }
         Ok(())
     }
@@ -339,13 +341,7 @@ fn check_space(job: &Job) -> Result<(), CallError> {
         let allocated = file_stat(fd)?.st_blocks as u64 * 512;
         needed += len.saturating_sub(allocated);
     }
-    // SAFETY: libc::statvfs is plain integers, for which all zeros is a valid value.
-    let mut fs: libc::statvfs = unsafe { std::mem::zeroed() };
-    // SAFETY: fstatvfs on an open descriptor with a valid out pointer.
-    if unsafe { libc::fstatvfs(first, &mut fs) } != 0 {
-        return Err(CallError::new("fstatvfs", io::Error::last_os_error()));
-    }
-    let free = fs.f_bavail as u64 * fs.f_frsize as u64;
+    let free = space::free_bytes(space::At::Fd(first)).map_err(|error| CallError::new("fstatvfs", error))?;
     if needed > free {
         return Err(CallError::new(
             format!("mmap needs {needed} bytes free, the file system has {free} (a fault without space is SIGBUS)"),
@@ -379,42 +375,8 @@ fn advice_missing(advice: libc::c_int, name: &str) -> Option<String> {
     None
 }
 
-/// A new open file description of the same file (not a `dup`, which would share one).
-fn reopen(fd: RawFd) -> Result<OwnedFd, CallError> {
-    let path = format!("/proc/self/fd/{fd}\0");
-    // SAFETY: open of a NUL-terminated path; the result is checked.
-    let new = unsafe { libc::open(path.as_ptr().cast(), libc::O_RDWR | libc::O_CLOEXEC) };
-    if new < 0 {
-        return Err(CallError::new(format!("open {}", path.trim_end_matches('\0')), io::Error::last_os_error()));
-    }
-    // SAFETY: `new` is a fresh descriptor we own.
-    let own = unsafe { OwnedFd::from_raw_fd(new) };
-    // The magic link names the file the descriptor has open; make sure that is what we got.
-    let (old_stat, new_stat) = (file_stat(fd)?, file_stat(own.as_raw_fd())?);
-    if (old_stat.st_dev, old_stat.st_ino) != (new_stat.st_dev, new_stat.st_ino) {
-        return Err(CallError::new("reopen via /proc/self/fd", io::Error::other("opened a different file")));
-    }
-    Ok(own)
-}
-
 fn file_stat(fd: RawFd) -> Result<libc::stat, CallError> {
-    // SAFETY: libc::stat is plain integers, for which all zeros is a valid value.
-    let mut stat: libc::stat = unsafe { std::mem::zeroed() };
-    // SAFETY: fstat on an open descriptor with a valid out pointer.
-    if unsafe { libc::fstat(fd, &mut stat) } != 0 {
-        return Err(CallError::new("fstat", io::Error::last_os_error()));
-    }
-    Ok(stat)
-}
-
-/// close(2) with its result checked (dropping an OwnedFd ignores it). Not retried on
-/// EINTR: on Linux the descriptor is gone either way.
-fn close(fd: OwnedFd) -> Result<(), CallError> {
-    // SAFETY: we own the descriptor and give it up here.
-    if unsafe { libc::close(fd.into_raw_fd()) } != 0 {
-        return Err(CallError::new("close of a per-thread descriptor", io::Error::last_os_error()));
-    }
-    Ok(())
+    fd::fstat(fd).map_err(|error| CallError::new("fstat", error))
 }
 
 #[cfg(test)]
