@@ -1,29 +1,43 @@
-//! Runs the file creation cases (seed 003's "File Creation"): the timed span is open +
-//! `posix_fallocate`/`fallocate`/`ftruncate` + close; with `end`, an fsync before the
-//! close is the sync span. A size that statvfs says cannot fit is `skipped` before any
-//! call, unless the space check is off (`--no-space-check`), in which case the call's
-//! own error (ENOSPC) makes the case `failed`: never a bandwidth either way.
+//! The file creation cases (seed 003's "File Creation"): the timed span is open +
+//! `posix_fallocate`/`fallocate`/`ftruncate` + close. With `end`, the fsync comes
+//! before the close, and the sync span runs from the fsync to the close returned (the
+//! close is a closing step after the sync: it is timed where it happens). A size that
+//! statvfs says cannot fit is `skipped` before any call, unless the space check is off
+//! (`--no-space-check`), in which case the call's own error (ENOSPC) makes the case
+//! `failed`: never a bandwidth either way.
 
-use std::io;
-use std::os::fd::{AsRawFd, IntoRawFd};
+use std::os::fd::AsRawFd;
 use std::time::Instant;
 
-use crate::measure::methods::{CallError, CreateCall};
-use crate::measure::runner::{RunSettings, cpu_times, repeat_runs};
+use crate::error::CallError;
+use crate::measure::executor::Cpu;
+use crate::measure::fd;
+use crate::measure::hygiene::RunFiles;
+use crate::measure::methods::CreateCall;
+use crate::measure::scheduler::CaseRuns;
 use crate::measure::target::Scratch;
 use crate::plan::Case;
 use crate::plan::units::format_size;
-use crate::result::{CaseResult, Run, Status};
+use crate::result::{Run, Status};
 
-pub fn run_case(
-    index: usize,
-    case: &Case,
+/// A creation case, ready to run again and again.
+pub struct CreationRuns<'a> {
+    case: &'a Case,
     create: CreateCall,
-    scratch: &Scratch,
-    settings: &RunSettings,
-    on_run: &mut dyn FnMut(),
-) -> CaseResult {
-    if settings.space_check && create.allocates {
+    scratch: &'a Scratch,
+    files: RunFiles<'a>,
+}
+
+/// The case's runs, or the case refused up front (a size that cannot fit, said with
+/// the numbers).
+pub fn prepare<'a>(
+    files: RunFiles<'a>,
+    case: &'a Case,
+    create: CreateCall,
+    scratch: &'a Scratch,
+    space_check: bool,
+) -> Result<CreationRuns<'a>, (Status, String)> {
+    if space_check && create.allocates {
         match scratch.free_bytes() {
             Ok(free) if case.bytes > free => {
                 let reason = format!(
@@ -32,41 +46,53 @@ pub fn run_case(
                     format_size(case.bytes),
                     format_size(free)
                 );
-                return CaseResult::without_result(case.clone(), Status::Skipped, reason);
+                return Err((Status::Skipped, reason));
             }
             Ok(_) => {}
             Err(error) => {
-                return CaseResult::without_result(case.clone(), Status::Failed, format!("statvfs: {error}"));
+                return Err((Status::Failed, format!("statvfs: {error}")));
             }
         }
     }
-    repeat_runs(index, 1, case, scratch, settings, on_run, |names| create_once(&names[0], case, create, scratch))
+    Ok(CreationRuns { case, create, scratch, files })
 }
 
+impl CaseRuns for CreationRuns<'_> {
+    fn run_once(&mut self, number: u32) -> Result<Run, (Status, String)> {
+        let (case, create, scratch) = (self.case, self.create, self.scratch);
+        self.files.run(number, |names| create_once(&names[0], case, create, scratch))
+    }
+}
+
+/// One timed creation; afterwards (untimed) the file is synced if the mode did not, so
+/// that the next run does not pay for this one's metadata.
 fn create_once(name: &str, case: &Case, create: CreateCall, scratch: &Scratch) -> Result<Run, CallError> {
-    let cpu_before = cpu_times();
+    let cpu = Cpu::of_this_thread();
     let started = Instant::now();
     let file = scratch.create_empty(name).map_err(|error| CallError::new(format!("create {name}"), error))?;
     (create.call)(file.as_raw_fd(), case.bytes)
         .map_err(|error| CallError::new(format!("{} of {} bytes", case.method, case.bytes), error))?;
-    let mut sync_seconds = 0.0;
-    if let Some(call) = case.durability.end_sync() {
-        let sync_started = Instant::now();
+    let end_sync = case.durability.end_sync();
+    let created = Instant::now();
+    if let Some(call) = end_sync {
         call.call(file.as_raw_fd())?;
-        sync_seconds = sync_started.elapsed().as_secs_f64();
     }
-    // SAFETY: we own the descriptor and give it up here; close's result is checked.
-    if unsafe { libc::close(file.into_raw_fd()) } != 0 {
-        return Err(CallError::new(format!("close {name}"), io::Error::last_os_error()));
+    fd::close(file).map_err(|error| CallError::new(format!("close {name}"), error))?;
+    let closed = Instant::now();
+    let cpu = Cpu::of_this_thread().since(cpu);
+    if end_sync.is_none() {
+        scratch.sync_name(name).map_err(|error| CallError::new(format!("fsync {name} after the run"), error))?;
     }
-    let seconds = started.elapsed().as_secs_f64();
-    let cpu_after = cpu_times();
+    let (write_seconds, sync_seconds) = match end_sync {
+        Some(_) => ((created - started).as_secs_f64(), (closed - created).as_secs_f64()),
+        None => ((closed - started).as_secs_f64(), 0.0),
+    };
     Ok(Run {
-        write_seconds: seconds - sync_seconds,
+        write_seconds,
         sync_seconds,
         setup_seconds: 0.0,
-        thread_seconds: vec![seconds],
-        user_seconds: cpu_after.0 - cpu_before.0,
-        sys_seconds: cpu_after.1 - cpu_before.1,
+        thread_seconds: vec![write_seconds],
+        user_seconds: cpu.user,
+        sys_seconds: cpu.sys,
     })
 }

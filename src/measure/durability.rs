@@ -1,32 +1,63 @@
-//! Durability at run time: the per-call hook that syncs every N calls, and the
-//! O_DIRECT alignment a case must meet. The modes themselves are `plan::durability`.
+//! Durability at run time: the rule that syncs every N calls, and the O_DIRECT
+//! alignment a case must meet. The modes themselves are `plan::durability`.
 
 use std::os::fd::RawFd;
+use std::sync::atomic::{AtomicU64, AtomicUsize, Ordering};
 
 use crate::error::CallError;
 use crate::plan::durability::SyncCall;
 
-/// The hook of `every:N`: a method asks it after each call (each chunk, or each
-/// vectored call), and it syncs when N calls have passed since the last sync. `finish`
-/// syncs the calls left over at the end of the span, so that every byte the span wrote
-/// is durable when it returns.
-pub struct Pacer {
+/// The `every:N` rule of one run, shared by all its writers: a sync every N calls *of
+/// the case*, counted across its threads, so that T threads make as many syncs as one
+/// thread would (one pacer per thread made each thread sync its own leftover calls at
+/// the end: T syncs where the label says one). The thread whose call makes the count a
+/// multiple of N syncs. When the parts end, the calls not yet synced are synced once:
+/// in one file by the last writer to end (a sync of the file covers every writer's
+/// calls), with a file per thread by each writer whose file has such calls.
+pub struct Pacing {
     every: Option<(u32, SyncCall)>,
-    since: u32,
+    calls: AtomicU64,
+    ended: AtomicUsize,
+    writers: usize,
+    shared_file: bool,
 }
 
-impl Pacer {
-    pub fn new(every: Option<(u32, SyncCall)>) -> Pacer {
-        Pacer { every, since: 0 }
+impl Pacing {
+    /// The rule for a run of `writers` parts into `files` files (one file: shared).
+    pub fn new(every: Option<(u32, SyncCall)>, writers: usize, files: usize) -> Pacing {
+        Pacing { every, calls: AtomicU64::new(0), ended: AtomicUsize::new(0), writers, shared_file: files == 1 }
     }
 
-    /// Counts one call; true when the caller must now make its data durable (methods
-    /// with their own way to sync, e.g. stdio's fflush or msync, use this).
+    /// The sync call of `every:N`, if the mode has one.
+    pub fn call(&self) -> Option<SyncCall> {
+        self.every.map(|(_, call)| call)
+    }
+
+    /// One writer's view of the rule; each part makes its own.
+    pub fn pacer(&self) -> Pacer<'_> {
+        Pacer { pacing: self, since: 0 }
+    }
+}
+
+/// The hook of `every:N` in one writer: a method asks it after each call (each chunk, or
+/// each vectored call), and once more as its part ends ([`Pacer::at_end`]).
+pub struct Pacer<'a> {
+    pacing: &'a Pacing,
+    /// This writer's calls since it last synced.
+    since: u64,
+}
+
+impl Pacer<'_> {
+    /// Counts one call of the case; true when the caller must now make the file durable
+    /// (methods with their own way to sync, e.g. stdio's fflush or msync, use this).
     #[inline]
     pub fn due(&mut self) -> bool {
-        let Some((n, _)) = self.every else { return false };
+        let Some((n, _)) = self.pacing.every else { return false };
         self.since += 1;
-        if self.since >= n {
+        // AcqRel: a writer that sees the count its call made also sees every call
+        // counted before, so its sync starts after those calls returned.
+        let count = self.pacing.calls.fetch_add(1, Ordering::AcqRel) + 1;
+        if count % u64::from(n) == 0 {
             self.since = 0;
             return true;
         }
@@ -36,31 +67,30 @@ impl Pacer {
     /// Counts one call on `fd` and syncs it when due.
     #[inline]
     pub fn after_call(&mut self, fd: RawFd) -> Result<(), CallError> {
-        if self.due() { self.sync(fd) } else { Ok(()) }
+        if self.due() { self.sync_now(fd) } else { Ok(()) }
     }
 
-    /// True when calls since the last sync are not yet durable.
-    pub fn pending(&self) -> bool {
-        self.every.is_some() && self.since > 0
-    }
-
-    /// Syncs the calls left since the last sync, if any.
-    pub fn finish(&mut self, fd: RawFd) -> Result<(), CallError> {
-        if self.pending() {
-            self.since = 0;
-            self.sync(fd)?;
+    /// Asked once, as the part ends: true when this writer must now sync the calls not
+    /// yet synced (see [`Pacing`]), so that every byte of the run is durable when its
+    /// last part returns.
+    pub fn at_end(&mut self) -> bool {
+        let Some((n, _)) = self.pacing.every else { return false };
+        if !self.pacing.shared_file {
+            return self.since > 0;
         }
-        Ok(())
+        let last = self.pacing.ended.fetch_add(1, Ordering::AcqRel) + 1 == self.pacing.writers;
+        last && self.pacing.calls.load(Ordering::Acquire) % u64::from(n) != 0
     }
 
-    /// Syncs now (the caller saw [`Pacer::due`] or [`Pacer::pending`]); nothing is pending after.
+    /// [`Pacer::at_end`], and the sync of `fd` when it says so.
+    pub fn finish(&mut self, fd: RawFd) -> Result<(), CallError> {
+        if self.at_end() { self.sync_now(fd) } else { Ok(()) }
+    }
+
+    /// Syncs `fd` now (the caller saw [`Pacer::due`] or [`Pacer::at_end`]).
     pub fn sync_now(&mut self, fd: RawFd) -> Result<(), CallError> {
         self.since = 0;
-        self.sync(fd)
-    }
-
-    fn sync(&self, fd: RawFd) -> Result<(), CallError> {
-        match self.every {
+        match self.pacing.every {
             Some((_, call)) => call.call(fd),
             None => Ok(()),
         }
@@ -144,12 +174,45 @@ mod tests {
 
     #[test]
     fn the_pacer_syncs_every_n_calls_and_the_rest_at_the_end() {
-        let mut pacer = Pacer::new(Some((3, SyncCall::Fdatasync)));
+        let pacing = Pacing::new(Some((3, SyncCall::Fdatasync)), 1, 1);
+        let mut pacer = pacing.pacer();
         let due: Vec<bool> = (0..7).map(|_| pacer.due()).collect();
         assert_eq!(due, [false, false, true, false, false, true, false]);
-        assert!(pacer.pending());
-        let mut none = Pacer::new(None);
-        assert!(!none.due() && !none.pending());
+        assert!(pacer.at_end());
+        let none = Pacing::new(None, 1, 1);
+        let mut pacer = none.pacer();
+        assert!(!pacer.due() && !pacer.at_end());
+    }
+
+    /// Syncs `threads` writers make with `calls` calls each under every:`n`, into one
+    /// file or a file each: the count of due syncs plus those at the end.
+    fn syncs(n: u32, threads: usize, calls: usize, files: usize) -> usize {
+        let pacing = Pacing::new(Some((n, SyncCall::Fsync)), threads, files);
+        std::thread::scope(|scope| {
+            let workers: Vec<_> = (0..threads)
+                .map(|_| {
+                    scope.spawn(|| {
+                        let mut pacer = pacing.pacer();
+                        (0..calls).filter(|_| pacer.due()).count() + usize::from(pacer.at_end())
+                    })
+                })
+                .collect();
+            workers.into_iter().map(|worker| worker.join().unwrap()).sum()
+        })
+    }
+
+    #[test]
+    fn every_n_counts_the_calls_of_the_case_not_of_each_thread() {
+        // 2 threads x 32 calls, every:4: 16 syncs, as one thread would make.
+        assert_eq!(syncs(4, 2, 32, 1), 16);
+        // every:64 over 64 calls is one sync, not one per thread at its end.
+        assert_eq!(syncs(64, 2, 32, 1), 1);
+        assert_eq!(syncs(64, 4, 16, 1), 1);
+        // 2 x 17 calls, every:4: 8 due, and the 2 calls left synced once.
+        assert_eq!(syncs(4, 2, 17, 1), 9);
+        assert_eq!(syncs(4, 1, 16, 1), 4, "nothing left at the end");
+        // A file each: a file with calls not yet synced is synced by its own writer.
+        assert_eq!(syncs(64, 2, 32, 2), 2);
     }
 
     #[test]

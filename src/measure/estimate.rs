@@ -5,6 +5,7 @@
 
 use std::time::{Duration, Instant};
 
+use crate::measure::durability::Pacing;
 use crate::measure::methods::{self, Family, Job, Part};
 use crate::measure::source::Source;
 use crate::measure::target::Scratch;
@@ -48,6 +49,7 @@ pub fn probe(scratch: &Scratch) -> Option<Probe> {
                 queue_depth: 1,
                 source,
                 durability,
+                pacing: Pacing::new(durability.every(), 1, 1),
             };
             let prepared = pwrite.prepare(&job).ok()?;
             let started = Instant::now();
@@ -56,7 +58,8 @@ pub fn probe(scratch: &Scratch) -> Option<Probe> {
             prepared.sync().ok()?;
             Some((written, started.elapsed().as_secs_f64()))
         });
-        let _ = scratch.remove(name);
+        // Committed, so that the first case does not pay for the probe's files.
+        let _ = scratch.remove(name).and_then(|()| scratch.sync_dir());
         result
     };
     let (written, synced) = time("probe-bandwidth", PROBE_BYTES, chunk, Durability::End)?;

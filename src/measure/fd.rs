@@ -6,6 +6,8 @@ use std::ffi::CString;
 use std::io;
 use std::os::fd::{AsRawFd, FromRawFd, IntoRawFd, OwnedFd, RawFd};
 
+use crate::error::retry_eintr;
+
 /// `fstat(2)` of an open descriptor.
 pub fn fstat(fd: RawFd) -> io::Result<libc::stat> {
     // SAFETY: libc::stat is plain integers, for which all zeros is a valid value.
@@ -15,6 +17,13 @@ pub fn fstat(fd: RawFd) -> io::Result<libc::stat> {
         return Err(io::Error::last_os_error());
     }
     Ok(stat)
+}
+
+/// `fsync(2)`, retried on EINTR (the untimed syncs of hygiene; timed syncs go through
+/// `SyncCall`, which names the call in its error).
+pub fn fsync(fd: RawFd) -> io::Result<()> {
+    // SAFETY: fsync of a descriptor; a bad one is EBADF.
+    retry_eintr(|| unsafe { libc::fsync(fd) } as isize).map(drop)
 }
 
 /// A new open file description of the file `fd` has open, with `flags` (`O_RDONLY`,

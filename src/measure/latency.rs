@@ -9,7 +9,9 @@
 //! sync call; the sync call is also recorded alone (`sync_latency_ns`). `end` has one
 //! sync after the loop, timed as the run's sync span. Preparing the file (and opening it
 //! with the mode's flags) is outside the timed loop; the first `warmup` operations are
-//! done but not recorded.
+//! done but not recorded. The run's `write_seconds` is the wall time of the timed loop
+//! (two clock reads around it), and its CPU times are the thread's over the loop and
+//! the sync (`getrusage` around them): measured, never a 0 standing for "not read".
 
 use std::os::fd::{AsRawFd, RawFd};
 use std::time::Instant;
@@ -17,27 +19,28 @@ use std::time::Instant;
 use hdrhistogram::Histogram;
 use serde_json::json;
 
-use crate::measure::durability::Pacer;
-use crate::measure::methods::{CallError, no_progress, retry_eintr};
-use crate::measure::runner::{after_removal, open_flags_refusal, remove_files};
+use crate::error::{CallError, no_progress, retry_eintr};
+use crate::measure::durability::Pacing;
+use crate::measure::executor::Cpu;
+use crate::measure::hygiene::RunFiles;
+use crate::measure::runner::open_flags_refusal;
 use crate::measure::source::{Cursor, Source};
 use crate::measure::target::Scratch;
 use crate::plan::FileState;
-use crate::plan::durability::Durability;
+use crate::plan::durability::{Durability, SyncCall};
 use crate::plan::latency::{Pattern, Plan, case_of};
 use crate::result::{CaseResult, Run};
 
 /// Runs one pattern under one mode; an error makes the case failed or unsupported.
 pub fn run_case(index: usize, plan: &Plan, pattern: Pattern, durability: Durability, scratch: &Scratch) -> CaseResult {
     let case = case_of(plan, pattern, durability);
-    let name = format!("latency{index:04}.dat");
     let file_len = if pattern == Pattern::Overwrite0 { plan.bytes as u64 } else { case.bytes };
     let probe = format!("latency{index:04}-probe.dat");
     if let Err((status, reason)) = open_flags_refusal(&probe, durability, plan.bytes as u64, &[file_len], scratch) {
         return CaseResult::without_result(case, status, reason);
     }
-    let outcome = measure(&name, plan, pattern, durability, scratch);
-    match after_removal(outcome, remove_files(scratch, std::slice::from_ref(&name))) {
+    let mut files = RunFiles::new(scratch, format!("latency{index:04}"), 1, false);
+    match files.run(0, |names| measure(&names[0], plan, pattern, durability, scratch)) {
         Ok(measured) => {
             let mut result = CaseResult::measured(case, vec![measured.run]);
             result.latency_ns = Some(summary(&measured.operations));
@@ -79,12 +82,14 @@ fn measure(
     let fd = file.as_raw_fd();
     let mut operations = histogram();
     let mut syncs = histogram();
-    let mut pacer = Pacer::new(durability.every());
+    let pacing = Pacing::new(durability.every(), 1, 1);
+    let mut pacer = pacing.pacer();
     let mut cursor = Cursor::new(&source, 0);
-    let (mut write_ns, mut sync_ns) = (0u64, 0u64);
     let mut loop_started = Instant::now();
+    let mut cpu = Cpu::of_this_thread();
     for number in 0..plan.warmup + plan.count {
         if number == plan.warmup {
+            cpu = Cpu::of_this_thread();
             loop_started = Instant::now();
         }
         let bytes = match pattern {
@@ -101,31 +106,33 @@ fn measure(
             None
         };
         if number >= plan.warmup {
-            let end = synced.unwrap_or(written);
-            operations.saturating_record(nanos(end - started));
-            write_ns += nanos(end - started);
+            operations.saturating_record(nanos(synced.unwrap_or(written) - started));
             if let Some(synced) = synced {
                 syncs.saturating_record(nanos(synced - written));
             }
         }
     }
-    let loop_seconds = loop_started.elapsed().as_secs_f64();
+    let loop_ended = Instant::now();
     let sync_seconds = match durability.end_sync() {
         Some(call) => {
-            let started = Instant::now();
             call.call(fd)?;
-            sync_ns += nanos(started.elapsed());
-            sync_ns as f64 * 1e-9
+            loop_ended.elapsed().as_secs_f64()
         }
         None => 0.0,
     };
+    let cpu = Cpu::of_this_thread().since(cpu);
+    if durability.end_sync().is_none() {
+        // Untimed: the next case must not pay for this one's writeback.
+        SyncCall::Fsync.call(fd)?;
+    }
+    let loop_seconds = (loop_ended - loop_started).as_secs_f64();
     let run = Run {
-        write_seconds: write_ns as f64 * 1e-9,
+        write_seconds: loop_seconds,
         sync_seconds,
         setup_seconds: 0.0,
         thread_seconds: vec![loop_seconds],
-        user_seconds: 0.0,
-        sys_seconds: 0.0,
+        user_seconds: cpu.user,
+        sys_seconds: cpu.sys,
     };
     Ok(Measured { run, operations, syncs, ops_per_second: plan.count as f64 / loop_seconds })
 }

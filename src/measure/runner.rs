@@ -1,17 +1,20 @@
-//! Runs cases: warm-up, repetitions, the timed spans, and hygiene between runs
-//! (DESIGN §2). The runner knows nothing of a method's internals.
+//! Runs cases: refusals up front, then each run (DESIGN §2): the files prepared in
+//! their state, the parts written by an executor, the timed spans made into a `Run`,
+//! then the untimed sync, verification and removal. The runner knows nothing of a
+//! method's internals: the executor and the method do the writing.
 
-use std::io;
 use std::os::fd::{AsRawFd, RawFd};
-use std::sync::{Condvar, Mutex};
-use std::time::Instant;
 
+use crate::error::CallError;
 use crate::measure::creation;
-use crate::measure::durability::direct_refusal;
-use crate::measure::methods::{self, CallError, Job, Part, Prepared, fsync_all};
+use crate::measure::durability::{Pacing, direct_refusal};
+use crate::measure::executor::{Execution, Executor, InProcess};
+use crate::measure::hygiene::{RunFiles, status_of};
+use crate::measure::methods::{self, Job, Part, fsync_all};
+use crate::measure::scheduler::CaseRuns;
 use crate::measure::source::Source;
 use crate::measure::target::Scratch;
-use crate::plan::{Case, Durability};
+use crate::plan::{Case, Durability, FileState};
 use crate::result::{CaseResult, Run, Status};
 
 #[derive(Debug, Clone)]
@@ -19,7 +22,7 @@ pub struct RunSettings {
     pub repeat: u32,
     pub warmup: u32,
     pub seed: u64,
-    /// Leave each case's last file in the scratch directory (tests read it back).
+    /// Leave each case's last files in the scratch directory (tests read them back).
     pub keep_files: bool,
     /// Read every run's files back after its timed span (`--verify`).
     pub verify: Option<crate::measure::verify::Verify>,
@@ -37,71 +40,149 @@ pub fn run_case(
     settings: &RunSettings,
     on_run: &mut dyn FnMut(),
 ) -> CaseResult {
-    let method = methods::by_name(&case.method).expect("the plan only holds registered methods");
-    if let Some(reason) = method.unsupported_reason().or_else(|| method.durability_refusal(case.durability)) {
-        return CaseResult::without_result(case.clone(), Status::Unsupported, reason);
-    }
-    if let Some(create) = method.creation() {
-        return creation::run_case(index, case, create, scratch, settings, on_run);
-    }
-    let parts = split(case.bytes, case.chunk_bytes, case.threads, case.files);
-    let lens: Vec<u64> = if case.files > 1 { parts.iter().map(|p| p.len).collect() } else { vec![case.bytes] };
-    let probe = format!("case{index:04}-probe.dat");
-    if let Err((status, reason)) = open_flags_refusal(&probe, case.durability, case.chunk_bytes, &lens, scratch) {
-        return CaseResult::without_result(case.clone(), status, reason);
-    }
-    repeat_runs(index, case.files, case, scratch, settings, on_run, |names| {
-        run_once(names, &parts, case, scratch, source, settings)
-    })
-}
-
-/// The runs of a case, `warmup + repeat` of them: `run` makes one into the files it is
-/// given (`files` of them, named per case and run). Hygiene: every run starts without
-/// the previous run's files (the run synced them); the last run's stay with `--keep`.
-/// `on_run` follows each run; an error ends the case with its status and text.
-pub(crate) fn repeat_runs(
-    index: usize,
-    files: u32,
-    case: &Case,
-    scratch: &Scratch,
-    settings: &RunSettings,
-    on_run: &mut dyn FnMut(),
-    mut run: impl FnMut(&[String]) -> Result<Run, CallError>,
-) -> CaseResult {
-    let total = settings.warmup + settings.repeat;
-    let mut runs = Vec::with_capacity(settings.repeat as usize);
-    for number in 0..total {
-        let names: Vec<String> = (0..files).map(|file| format!("case{index:04}-run{number}-f{file}.dat")).collect();
-        let outcome = run(&names);
-        let last = number + 1 == total;
-        let keep = settings.keep_files && last && outcome.is_ok();
-        let removal = if keep { None } else { remove_files(scratch, &names) };
+    let mut runs = match prepare_case(index, case, scratch, source, settings) {
+        Ok(runs) => runs,
+        Err((status, reason)) => return CaseResult::without_result(case.clone(), status, reason),
+    };
+    let mut measured = Vec::with_capacity(settings.repeat as usize);
+    for number in 0..settings.warmup + settings.repeat {
+        let outcome = runs.run_once(number);
         on_run();
-        match after_removal(outcome, removal) {
-            Ok(run) if number >= settings.warmup => runs.push(run),
+        match outcome {
+            Ok(run) if number >= settings.warmup => measured.push(run),
             Ok(_) => {}
             Err((status, reason)) => return CaseResult::without_result(case.clone(), status, reason),
         }
     }
-    CaseResult::measured(case.clone(), runs)
+    CaseResult::measured(case.clone(), measured)
 }
 
-/// Removes a run's files; the first failure, described.
-pub(crate) fn remove_files(scratch: &Scratch, names: &[String]) -> Option<String> {
-    names.iter().find_map(|name| scratch.remove(name).err().map(|error| format!("remove {name}: {error}")))
+/// A case ready to run again and again, or why it is refused up front, before any of
+/// its runs: `unsupported`, `skipped` or `failed`, with the reason (as the error of
+/// [`CaseRuns::run_once`]; `CaseResult::without_result` makes it the case's result).
+pub fn prepare_case<'a>(
+    index: usize,
+    case: &'a Case,
+    scratch: &'a Scratch,
+    source: &'a Source,
+    settings: &'a RunSettings,
+) -> Result<Box<dyn CaseRuns + 'a>, (Status, String)> {
+    let Some(method) = methods::find(&case.runtime, &case.method) else {
+        let reason = format!("the {} runtime has no method {}", case.runtime, case.method);
+        return Err((Status::Unsupported, reason));
+    };
+    let refusal = method
+        .unsupported_reason()
+        .or_else(|| method.durability_refusal(case.durability))
+        .or_else(|| if case.state == FileState::Empty { method.empty_file_refusal() } else { None });
+    if let Some(reason) = refusal {
+        return Err((Status::Unsupported, reason));
+    }
+    let files = RunFiles::new(scratch, format!("case{index:04}"), case.files, settings.keep_files);
+    if let Some(create) = method.creation() {
+        let runs = creation::prepare(files, case, create, scratch, settings.space_check)?;
+        return Ok(Box::new(runs));
+    }
+    let parts = split(case.bytes, case.chunk_bytes, case.threads, case.files);
+    let file_lens: Vec<u64> = if case.files > 1 { parts.iter().map(|p| p.len).collect() } else { vec![case.bytes] };
+    let probe = format!("case{index:04}-probe.dat");
+    open_flags_refusal(&probe, case.durability, case.chunk_bytes, &file_lens, scratch)?;
+    let executor = Box::new(InProcess::new(method));
+    Ok(Box::new(WriteRuns { work: WriteCase { case, parts, file_lens, executor, scratch, source, settings }, files }))
 }
 
-/// A run's outcome once its files were removed. The run's own error is the finding (an
-/// EIO from fsync, say); a removal that failed after it (the filesystem went read-only)
-/// only follows it. A removal that failed after a good run fails the case.
-pub(crate) fn after_removal<T>(outcome: Result<T, CallError>, removal: Option<String>) -> Result<T, (Status, String)> {
-    match (outcome, removal) {
-        (Err(error), removal) => {
-            let then = removal.map(|removal| format!("; then {removal}")).unwrap_or_default();
-            Err((status_of(&error.error), format!("{error}{then}")))
+/// A write case, ready to run again and again.
+struct WriteRuns<'a> {
+    work: WriteCase<'a>,
+    files: RunFiles<'a>,
+}
+
+impl CaseRuns for WriteRuns<'_> {
+    fn run_once(&mut self, number: u32) -> Result<Run, (Status, String)> {
+        let work = &self.work;
+        self.files.run(number, |names| work.run(names))
+    }
+}
+
+/// What every run of a write case shares.
+struct WriteCase<'a> {
+    case: &'a Case,
+    parts: Vec<Part>,
+    file_lens: Vec<u64>,
+    executor: Box<dyn Executor + 'a>,
+    scratch: &'a Scratch,
+    source: &'a Source,
+    settings: &'a RunSettings,
+}
+
+impl WriteCase<'_> {
+    /// One run into the files `names`.
+    fn run(&self, names: &[String]) -> Result<Run, CallError> {
+        let case = self.case;
+        let seed = self.settings.seed;
+        // Untimed: create the files and bring them into their state.
+        let flags = case.durability.open_flags();
+        let mut files = Vec::with_capacity(names.len());
+        for (name, &len) in names.iter().zip(&self.file_lens) {
+            let prepared = self.scratch.prepare(name, case.state, len, seed)?;
+            // The timed run gets a descriptor with the mode's open flags; the state was
+            // prepared without them.
+            files.push(if flags != 0 { self.scratch.reopen(name, prepared.as_raw_fd(), flags)? } else { prepared });
         }
-        (Ok(_), Some(removal)) => Err((Status::Failed, removal)),
-        (Ok(value), None) => Ok(value),
+        let fds: Vec<RawFd> = files.iter().map(|f| f.as_raw_fd()).collect();
+        let job = Job {
+            files: &fds,
+            file_lens: &self.file_lens,
+            parts: &self.parts,
+            chunk: case.chunk_bytes as usize,
+            iov: case.iov as usize,
+            queue_depth: case.queue_depth.unwrap_or(1) as usize,
+            source: self.source,
+            durability: case.durability,
+            pacing: Pacing::new(case.durability.every(), self.parts.len(), fds.len()),
+        };
+        let run = run_of(&self.executor.execute(&job)?);
+        if case.durability.end_sync().is_none() {
+            // Untimed: the next run must not pay for this run's writeback.
+            fsync_all(&fds)?;
+        }
+        if let Some(verify) = &self.settings.verify {
+            // Untimed: the content must be what was written.
+            crate::measure::verify::check(verify, &fds, &self.file_lens, seed)?;
+        }
+        Ok(run)
+    }
+}
+
+/// The timed spans of an execution (see `methods::Prepared`): the write span from the
+/// earliest start to the last part written; the sync span, the one sync, or with a
+/// sync per file from the last part written to the last sync returned. The closing
+/// steps end the sync span when there is one, else the write span. CPU time is the
+/// writers' and the executing thread's over those spans.
+fn run_of(execution: &Execution) -> Run {
+    let parts = &execution.parts;
+    let start = parts.iter().map(|p| p.start).fold(f64::INFINITY, f64::min);
+    let written = parts.iter().map(|p| p.end).fold(f64::NEG_INFINITY, f64::max);
+    let last_synced = parts.iter().filter_map(|p| p.synced).reduce(f64::max);
+    let sync = match (execution.sync, last_synced) {
+        (Some(sync), _) => Some(sync.seconds()),
+        (None, Some(synced)) => Some(synced - written),
+        (None, None) => None,
+    };
+    let close = execution.close.map_or(0.0, |close| close.seconds());
+    let (write_seconds, sync_seconds) = match sync {
+        Some(sync) => (written - start, sync + close),
+        // No sync call, no sync time: not the few nanoseconds between two clock reads.
+        None => (written - start + close, 0.0),
+    };
+    let cpu = parts.iter().fold(execution.cpu, |cpu, part| cpu.plus(part.cpu));
+    Run {
+        write_seconds,
+        sync_seconds,
+        setup_seconds: execution.setup_seconds,
+        thread_seconds: parts.iter().map(|part| part.end - start).collect(),
+        user_seconds: cpu.user,
+        sys_seconds: cpu.sys,
     }
 }
 
@@ -154,170 +235,6 @@ pub fn split(size: u64, chunk: u64, threads: u32, files: u32) -> Vec<Part> {
     parts
 }
 
-fn run_once(
-    names: &[String],
-    parts: &[Part],
-    case: &Case,
-    scratch: &Scratch,
-    source: &Source,
-    settings: &RunSettings,
-) -> Result<Run, CallError> {
-    let seed = settings.seed;
-    let method = methods::by_name(&case.method).expect("the plan only holds registered methods");
-    // Untimed: create the files and bring them into their state.
-    let file_lens: Vec<u64> = if case.files > 1 { parts.iter().map(|p| p.len).collect() } else { vec![case.bytes] };
-    let mut files = Vec::with_capacity(names.len());
-    let flags = case.durability.open_flags();
-    for (name, &len) in names.iter().zip(&file_lens) {
-        let prepared = scratch.prepare(name, case.state, len, seed)?;
-        // The timed run gets a descriptor with the mode's open flags; the state was
-        // prepared without them.
-        files.push(if flags != 0 { scratch.reopen(name, prepared.as_raw_fd(), flags)? } else { prepared });
-    }
-    let fds: Vec<RawFd> = files.iter().map(|f| f.as_raw_fd()).collect();
-    let job = Job {
-        files: &fds,
-        file_lens: &file_lens,
-        parts,
-        chunk: case.chunk_bytes as usize,
-        iov: case.iov as usize,
-        queue_depth: case.queue_depth.unwrap_or(1) as usize,
-        source,
-        durability: case.durability,
-    };
-    // Untimed but recorded: the method's set-up (rings, registered buffers).
-    let setup_started = Instant::now();
-    let mut prepared = method.prepare(&job)?;
-    let setup_seconds = setup_started.elapsed().as_secs_f64();
-
-    let cpu_before = cpu_times();
-    // Instant is CLOCK_MONOTONIC on Linux; it is read only outside the write loops.
-    let (started, thread_ends) = write_parts(prepared.as_ref(), parts.len())?;
-    let written = Instant::now();
-    // every:N, osync and odsync commit inside the write span; only `end` has a sync span.
-    let sync_seconds = if case.durability.end_sync().is_some() {
-        prepared.sync()?;
-        written.elapsed().as_secs_f64()
-    } else {
-        // No sync call, no sync time: not the few nanoseconds between two clock reads.
-        0.0
-    };
-    let finish_started = Instant::now();
-    prepared.finish()?;
-    let finish_seconds = finish_started.elapsed().as_secs_f64();
-    let cpu_after = cpu_times();
-    drop(prepared);
-
-    if case.durability.end_sync().is_none() {
-        // Untimed: the next run must not pay for this run's writeback.
-        fsync_all(&fds)?;
-    }
-    if let Some(verify) = &settings.verify {
-        // Untimed: the content must be what was written.
-        crate::measure::verify::check(verify, &fds, &file_lens, seed)?;
-    }
-    Ok(Run {
-        write_seconds: (written - started).as_secs_f64() + finish_seconds,
-        sync_seconds,
-        setup_seconds,
-        thread_seconds: thread_ends.iter().map(|end| (*end - started).as_secs_f64()).collect(),
-        user_seconds: cpu_after.0 - cpu_before.0,
-        sys_seconds: cpu_after.1 - cpu_before.1,
-    })
-}
-
-/// Writes every part, each from its own thread when there are several. The threads are
-/// created and waiting before the clock starts; one gate releases them together; the
-/// span closes when the last one is done. Returns the start and each part's end.
-fn write_parts(prepared: &dyn Prepared, count: usize) -> Result<(Instant, Vec<Instant>), CallError> {
-    if count == 1 {
-        let started = Instant::now();
-        prepared.write_part(0)?;
-        return Ok((started, vec![Instant::now()]));
-    }
-    let gate = Gate::default();
-    std::thread::scope(|scope| {
-        let mut workers = Vec::with_capacity(count);
-        for index in 0..count {
-            let gate = &gate;
-            let spawned = std::thread::Builder::new().name(format!("writer-{index}")).spawn_scoped(scope, move || {
-                crate::measure::signals::block_in_this_thread();
-                if !gate.wait() {
-                    return Ok(None);
-                }
-                prepared.write_part(index).map(|()| Some(Instant::now()))
-            });
-            match spawned {
-                Ok(worker) => workers.push(worker),
-                Err(error) => {
-                    // Release the threads already waiting, without letting them write.
-                    gate.open(false);
-                    return Err(CallError::new(format!("start writer thread {index} of {count}"), error));
-                }
-            }
-        }
-        let started = Instant::now();
-        gate.open(true);
-        let mut ends = Vec::with_capacity(count);
-        let mut first_error = None;
-        for worker in workers {
-            match worker.join().expect("a writer thread panicked") {
-                Ok(end) => ends.extend(end),
-                Err(error) => first_error = first_error.or(Some(error)),
-            }
-        }
-        match first_error {
-            Some(error) => Err(error),
-            None => Ok((started, ends)),
-        }
-    })
-}
-
-/// A start line for writer threads: they wait until it opens, then go (true) or give up
-/// (false). Unlike a barrier it can be opened for fewer threads than were planned.
-#[derive(Default)]
-struct Gate {
-    state: Mutex<Option<bool>>,
-    opened: Condvar,
-}
-
-impl Gate {
-    fn wait(&self) -> bool {
-        let mut state = self.state.lock().unwrap_or_else(|e| e.into_inner());
-        loop {
-            if let Some(go) = *state {
-                return go;
-            }
-            state = self.opened.wait(state).unwrap_or_else(|e| e.into_inner());
-        }
-    }
-
-    fn open(&self, go: bool) {
-        *self.state.lock().unwrap_or_else(|e| e.into_inner()) = Some(go);
-        self.opened.notify_all();
-    }
-}
-
-/// Errors that mean "this system cannot do that", as opposed to "it went wrong".
-pub fn status_of(error: &io::Error) -> Status {
-    match error.raw_os_error() {
-        Some(libc::EOPNOTSUPP) | Some(libc::ENOSYS) => Status::Unsupported,
-        _ => Status::Failed,
-    }
-}
-
-/// (user, system) CPU seconds of the whole process, so worker threads count too.
-pub(crate) fn cpu_times() -> (f64, f64) {
-    // SAFETY: getrusage fills the struct we pass.
-    let usage = unsafe {
-        let mut usage: libc::rusage = std::mem::zeroed();
-        libc::getrusage(libc::RUSAGE_SELF, &mut usage);
-        usage
-    };
-    let seconds = |tv: libc::timeval| tv.tv_sec as f64 + tv.tv_usec as f64 * 1e-6;
-    (seconds(usage.ru_utime), seconds(usage.ru_stime))
-}
-
 /// Peak resident set size of this process so far, in bytes.
 pub fn peak_rss_bytes() -> u64 {
     // SAFETY: getrusage fills the struct we pass.
@@ -332,25 +249,12 @@ pub fn peak_rss_bytes() -> u64 {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::measure::executor::{Cpu, Given, Interval, PartTimes};
     use crate::measure::source::{PERIOD, fill_pattern, first_mismatch};
-    use crate::plan::FileState;
+    use crate::plan::Layout;
 
     fn settings(keep: bool) -> RunSettings {
         RunSettings { repeat: 2, warmup: 1, seed: 9, keep_files: keep, verify: None, space_check: true }
-    }
-
-    #[test]
-    fn a_runs_own_error_comes_before_the_removal_error_that_followed_it() {
-        let eio = CallError::new("fsync", io::Error::from_raw_os_error(libc::EIO));
-        let (status, reason) = after_removal::<()>(Err(eio), Some("remove f: Read-only".into())).unwrap_err();
-        assert_eq!(status, Status::Failed);
-        assert!(reason.starts_with("fsync: Input/output error"), "{reason}");
-        assert!(reason.ends_with("; then remove f: Read-only"), "{reason}");
-        let unsupported = CallError::new("fallocate", io::Error::from_raw_os_error(libc::EOPNOTSUPP));
-        assert_eq!(after_removal::<()>(Err(unsupported), None).unwrap_err().0, Status::Unsupported);
-        // A good run whose files cannot be removed fails the case; otherwise the run stands.
-        assert_eq!(after_removal(Ok(1), Some("remove f: x".into())), Err((Status::Failed, "remove f: x".into())));
-        assert_eq!(after_removal(Ok(1), None), Ok(1));
     }
 
     #[test]
@@ -408,9 +312,100 @@ mod tests {
         assert_eq!(split(100, 100, 2, 1)[1].len, 0);
     }
 
+    fn part(start: f64, end: f64, synced: Option<f64>, user: f64, sys: f64) -> PartTimes {
+        PartTimes { start, end, synced, cpu: Cpu { user, sys } }
+    }
+
+    /// One run of a two-thread pwrite case into real files, with the times `execution`
+    /// says instead of measured ones.
+    fn run_with(execution: Execution, files: u32, durability: Durability) -> Run {
+        let parent = tempfile::tempdir().unwrap();
+        let scratch = Scratch::create(parent.path()).unwrap();
+        let source = Source::new(9, 4096).unwrap();
+        let settings = settings(false);
+        let case = Case::new(methods::by_name("pwrite").unwrap(), FileState::Empty, 4096, 1, durability, 8192)
+            .with_threads(2, if files > 1 { Layout::FilePerThread } else { Layout::OneFile });
+        let parts = split(case.bytes, case.chunk_bytes, case.threads, case.files);
+        let file_lens = if files > 1 { vec![4096, 4096] } else { vec![8192] };
+        let executor = Box::new(Given(execution));
+        let work = WriteCase {
+            case: &case,
+            parts,
+            file_lens,
+            executor,
+            scratch: &scratch,
+            source: &source,
+            settings: &settings,
+        };
+        let mut runs = WriteRuns { work, files: RunFiles::new(&scratch, "case0000".into(), files, false) };
+        let run = runs.run_once(0).unwrap();
+        assert_eq!(std::fs::read_dir(scratch.path()).unwrap().count(), 0, "the run's files are removed");
+        run
+    }
+
+    fn close_enough(a: f64, b: f64) -> bool {
+        (a - b).abs() < 1e-12
+    }
+
     #[test]
-    fn unsupported_and_failed_are_told_apart() {
-        assert_eq!(status_of(&io::Error::from_raw_os_error(libc::EOPNOTSUPP)), Status::Unsupported);
-        assert_eq!(status_of(&io::Error::from_raw_os_error(libc::ENOSPC)), Status::Failed);
+    fn one_file_write_span_is_first_start_to_last_end_and_closing_after_the_sync_is_sync_time() {
+        let execution = Execution {
+            setup_seconds: 0.25,
+            parts: vec![part(1.0, 3.0, None, 0.1, 0.2), part(1.125, 2.5, None, 0.3, 0.4)],
+            sync: Some(Interval { start: 3.25, end: 4.0 }),
+            close: Some(Interval { start: 4.0, end: 4.5 }),
+            cpu: Cpu { user: 0.01, sys: 0.02 },
+        };
+        let run = run_with(execution, 1, Durability::End);
+        assert!(close_enough(run.write_seconds, 2.0), "{run:?}");
+        // The sync (0.75) and the munmap that had to wait for it (0.5): not write time.
+        assert!(close_enough(run.sync_seconds, 1.25), "{run:?}");
+        assert_eq!(run.thread_seconds, [2.0, 1.5]);
+        assert_eq!(run.setup_seconds, 0.25);
+        assert!(close_enough(run.user_seconds, 0.41) && close_enough(run.sys_seconds, 0.62), "{run:?}");
+    }
+
+    #[test]
+    fn file_per_thread_sync_span_runs_from_the_last_write_to_the_last_sync() {
+        let execution = Execution {
+            setup_seconds: 0.0,
+            // Part 0 ends last (3.0); part 1 ends first but its sync returns last (4.0).
+            parts: vec![part(1.0, 3.0, Some(3.5), 0.0, 0.0), part(1.0, 2.5, Some(4.0), 0.0, 0.0)],
+            sync: None,
+            close: None,
+            cpu: Cpu::default(),
+        };
+        let run = run_with(execution, 2, Durability::End);
+        assert!(close_enough(run.write_seconds, 2.0) && close_enough(run.sync_seconds, 1.0), "{run:?}");
+    }
+
+    #[test]
+    fn without_a_sync_closing_steps_end_the_write_span() {
+        let execution = Execution {
+            setup_seconds: 0.0,
+            parts: vec![part(0.5, 1.0, None, 0.0, 0.0), part(0.5, 1.5, None, 0.0, 0.0)],
+            sync: None,
+            close: Some(Interval { start: 1.5, end: 1.75 }),
+            cpu: Cpu::default(),
+        };
+        let run = run_with(execution, 1, Durability::None);
+        assert!(close_enough(run.write_seconds, 1.25) && run.sync_seconds == 0.0, "{run:?}");
+    }
+
+    #[test]
+    fn mmap_refuses_the_empty_state_with_the_reason() {
+        let parent = tempfile::tempdir().unwrap();
+        let scratch = Scratch::create(parent.path()).unwrap();
+        let source = Source::new(9, 4096).unwrap();
+        for method in ["mmap", "mmap-maps", "mmap-fds", "mmap-populate"] {
+            let case = Case::new(methods::by_name(method).unwrap(), FileState::Empty, 4096, 1, Durability::End, 8192);
+            let result = run_case(0, &case, &scratch, &source, &settings(false), &mut || {});
+            assert_eq!(result.status, Status::Unsupported, "{method}");
+            let reason = result.error.unwrap();
+            assert!(reason.contains("mmap cannot extend a file") && reason.contains("sparse state"), "{reason}");
+            let sparse = Case { state: FileState::Sparse, ..case };
+            let result = run_case(0, &sparse, &scratch, &source, &settings(false), &mut || {});
+            assert!(result.status == Status::Ok || method == "mmap-populate", "{method}: {:?}", result.error);
+        }
     }
 }

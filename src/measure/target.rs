@@ -12,7 +12,7 @@ use std::time::{SystemTime, UNIX_EPOCH};
 use crate::error::{CallError, no_progress, retry_eintr};
 use crate::measure::durability::{DioAlignment, dio_alignment};
 use crate::measure::source::{Cursor, Source};
-use crate::measure::space;
+use crate::measure::{fd, space};
 use crate::plan::FileState;
 
 /// Scratch directories are named `.writebench-<pid>-<nonce>`: recognisable as ours,
@@ -80,10 +80,7 @@ impl Scratch {
             }
             FileState::Overwrite => prefill(fd, size, seed)?,
         }
-        // SAFETY: fsync on a descriptor we own.
-        if unsafe { libc::fsync(fd) } != 0 {
-            return Err(CallError::new("fsync after preparing the file", io::Error::last_os_error()));
-        }
+        fd::fsync(fd).map_err(|error| CallError::new("fsync after preparing the file", error))?;
         Ok(file)
     }
 
@@ -94,7 +91,7 @@ impl Scratch {
     /// than a flag change; it goes through the descriptor, not the name, so it is the
     /// same file whatever happened to the name.
     pub fn reopen(&self, name: &str, prepared: RawFd, flags: libc::c_int) -> Result<OwnedFd, CallError> {
-        crate::measure::fd::reopen(prepared, libc::O_RDWR | flags)
+        fd::reopen(prepared, libc::O_RDWR | flags)
             .map_err(|error| CallError::new(format!("open {name} with {}", flag_names(flags)), error))
     }
 
@@ -106,7 +103,10 @@ impl Scratch {
             let reopened = self.reopen(name, file.as_raw_fd(), flags)?;
             Ok(dio_alignment(reopened.as_raw_fd()))
         });
-        self.remove(name).map_err(|error| CallError::new(format!("remove {name}"), error))?;
+        // Committed, so that the case's first run does not pay for the probe's unlink.
+        self.remove(name)
+            .and_then(|()| self.sync_dir())
+            .map_err(|error| CallError::new(format!("remove {name}"), error))?;
         result
     }
 
@@ -137,6 +137,28 @@ impl Scratch {
         }
         // SAFETY: `fd` is a fresh descriptor we own.
         Ok(unsafe { OwnedFd::from_raw_fd(fd) })
+    }
+
+    /// Commits the directory's entries (creations and removals): fsync of the directory.
+    pub fn sync_dir(&self) -> io::Result<()> {
+        fd::fsync(self.dir.as_raw_fd())
+    }
+
+    /// Makes `name`'s data and metadata durable (untimed hygiene for runs that closed
+    /// their file without a sync): opened again by name, fsynced, closed.
+    pub fn sync_name(&self, name: &str) -> io::Result<()> {
+        let c_name = CString::new(name)?;
+        // SAFETY: openat relative to our directory descriptor; the result is checked.
+        let fd = unsafe {
+            libc::openat(self.dir.as_raw_fd(), c_name.as_ptr(), libc::O_RDONLY | libc::O_NOFOLLOW | libc::O_CLOEXEC)
+        };
+        if fd < 0 {
+            return Err(io::Error::last_os_error());
+        }
+        // SAFETY: `fd` is a fresh descriptor we own.
+        let file = unsafe { OwnedFd::from_raw_fd(fd) };
+        fd::fsync(file.as_raw_fd())?;
+        fd::close(file)
     }
 
     /// Removes a file this run created.

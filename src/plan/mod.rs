@@ -120,7 +120,7 @@ impl Case {
     ) -> Case {
         let mut case = Case {
             id: String::new(),
-            runtime: "native".to_string(),
+            runtime: methods::NATIVE.to_string(),
             method: method.name().to_string(),
             state,
             chunk_bytes,
@@ -152,7 +152,7 @@ impl Case {
 
     fn make_id(&self) -> String {
         let mut parts = Vec::new();
-        if self.runtime != "native" {
+        if self.runtime != methods::NATIVE {
             parts.push(self.runtime.clone());
         }
         parts.push(self.method.clone());

@@ -92,13 +92,13 @@ fn write_all(stream: *mut libc::FILE, span: &Span) -> Result<(), CallError> {
             flush_and_sync(stream, &mut pacer)?;
         }
     }
-    if pacer.pending() {
+    if pacer.at_end() {
         flush_and_sync(stream, &mut pacer)?;
     }
     Ok(())
 }
 
-fn flush_and_sync(stream: *mut libc::FILE, pacer: &mut Pacer) -> Result<(), CallError> {
+fn flush_and_sync(stream: *mut libc::FILE, pacer: &mut Pacer<'_>) -> Result<(), CallError> {
     // SAFETY: `stream` is open.
     if unsafe { libc::fflush(stream) } != 0 {
         return Err(CallError::new("fflush", io::Error::last_os_error()));

@@ -14,10 +14,10 @@ use std::sync::{Mutex, OnceLock};
 
 use ::io_uring::{IoUring, Probe, opcode, types};
 
-use super::{CallError, Family, Job, Method, Prepared, no_progress, sync_all};
+use super::{CallError, Family, Job, Method, Prepared, no_progress};
 use crate::error::retry;
 use crate::measure::source::{Cursor, Source};
-use crate::plan::durability::{Durability, SyncCall};
+use crate::plan::durability::Durability;
 
 pub struct Uring {
     fixed: bool,
@@ -125,7 +125,11 @@ impl Prepared for UringRun<'_> {
     }
 
     fn sync(&self) -> Result<(), CallError> {
-        sync_all(self.job.files, self.job.durability.end_sync().unwrap_or(SyncCall::Fsync))
+        self.job.sync_files()
+    }
+
+    fn sync_part(&self, index: usize) -> Result<(), CallError> {
+        self.job.sync_part_file(index)
     }
 }
 

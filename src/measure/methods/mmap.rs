@@ -9,12 +9,19 @@
 //! - `mmap-populate`: like `mmap`, but each thread first faults its whole part in with
 //!   one `madvise(MADV_POPULATE_WRITE)` (Linux 5.14), then copies.
 //!
-//! What is timed: sizing the file and `mmap(2)` are set-up (untimed, recorded as
-//! `setup_seconds`); the page faults and copies are the write span, and so is `munmap`
-//! (in `finish`); `msync(MS_SYNC)` is the sync span. `MADV_SEQUENTIAL` is not used: on
+//! What is timed: `mmap(2)` is set-up (untimed, recorded as `setup_seconds`); the page
+//! faults and copies are the write span; `msync(MS_SYNC)` is the sync. On Linux msync
+//! is a data sync of the range (what fdatasync does), so the fsync modes (`end`,
+//! `every:N`) add an fsync of the file for the metadata and the fdatasync modes do not.
+//! `munmap` (in `finish`) comes after the sync, since msync needs the map: it ends the
+//! sync span when there is one, else the write span. `MADV_SEQUENTIAL` is not used: on
 //! tmpfs it changed nothing beyond the noise. `MAP_POPULATE` is not used either: it
 //! would fault the pages in inside mmap(2), out of the timed span, which made the write
 //! span look 2-4x faster than it is; `mmap-populate` does that work timed instead.
+//!
+//! A map cannot extend its file: touching it beyond the end of the file raises SIGBUS.
+//! The file must be sized first, which is the `sparse` state, so `empty` is refused
+//! rather than measured as `sparse` under another name.
 //!
 //! If another process truncated the file during a run, touching the map would raise
 //! SIGBUS; the scratch directory is private (0700), so nothing else should.
@@ -23,7 +30,7 @@ use std::io;
 use std::os::fd::{AsRawFd, OwnedFd, RawFd};
 use std::ptr::NonNull;
 
-use super::{CallError, Family, Job, Method, Prepared, sync_all};
+use super::{CallError, Family, Job, Method, Prepared};
 use crate::measure::source::{Cursor, page_size};
 use crate::measure::{fd, space};
 use crate::plan::durability::{Durability, SyncCall};
@@ -73,6 +80,13 @@ impl Method for Mapped {
         self.prefault.then(|| advice_missing(libc::MADV_POPULATE_WRITE, "MADV_POPULATE_WRITE")).flatten()
     }
 
+    fn empty_file_refusal(&self) -> Option<String> {
+        Some(format!(
+            "{}: mmap cannot extend a file: the file must be sized first, which is the sparse state",
+            self.name
+        ))
+    }
+
     /// Stores into a map do not go through write(2), so the open flags mean nothing to
     /// them; saying "osync" for a case that is not would mislead.
     fn durability_refusal(&self, durability: Durability) -> Option<String> {
@@ -81,11 +95,11 @@ impl Method for Mapped {
         })
     }
 
-    /// Sizes the file(s) and makes the map(s) (and descriptors): untimed set-up.
+    /// Makes the map(s) (and descriptors): untimed set-up.
     fn prepare<'a>(&'a self, job: &'a Job<'a>) -> Result<Box<dyn Prepared + 'a>, CallError> {
         check_space(job)?;
         for (&fd, &len) in job.files.iter().zip(job.file_lens) {
-            size_file(fd, len)?;
+            check_length(fd, len)?;
         }
         let page = page_size() as u64;
         let mut run =
@@ -141,13 +155,10 @@ impl Prepared for MappedRun<'_> {
         let part = self.job.parts[index];
         let target = self.targets[index];
         let len = part.len as usize;
-        if len == 0 {
-            return Ok(());
-        }
         let map = &self.maps[target.map];
         // Checked once per part, so that every copy below stays inside the map.
         assert!(target.start + len <= map.len, "part {index} does not fit its map");
-        if self.prefault {
+        if self.prefault && len > 0 {
             let window = Window::of(target.start as u64, len as u64, page_size() as u64);
             // SAFETY: the window starts on a page, as madvise needs (the map's base is
             // page-aligned), and lies inside the live map (checked above). Populating only
@@ -167,9 +178,9 @@ impl Prepared for MappedRun<'_> {
             }
         }
         let mut cursor = Cursor::new(self.job.source, part.offset);
-        // every:N: msync(MS_SYNC) of the range copied since the last sync, every N chunks.
-        let mut pacer = self.job.span(index).pacer();
-        let mut synced = 0usize;
+        // every:N / every-fdatasync:N: the file is synced when the case's count says.
+        let every = self.job.pacing.call().unwrap_or(SyncCall::Fsync);
+        let mut pacer = self.job.pacing.pacer();
         let mut done = 0usize;
         while done < len {
             let piece = self.job.chunk.min(len - done);
@@ -183,35 +194,28 @@ impl Prepared for MappedRun<'_> {
             }
             done += piece;
             if pacer.due() {
-                msync_range(map, target.start + synced, done - synced)?;
-                synced = done;
+                self.sync_file(part.file, every)?;
             }
         }
-        if pacer.pending() {
-            msync_range(map, target.start + synced, done - synced)?;
+        if pacer.at_end() {
+            self.sync_file(part.file, every)?;
         }
         Ok(())
     }
 
-    /// `msync(MS_SYNC)` of every map: on Linux, an `fdatasync` of the mapped range;
-    /// `end` (fsync) adds an fsync of each file for the metadata, `end-fdatasync` does not.
     fn sync(&self) -> Result<(), CallError> {
-        for map in &self.maps {
-            // SAFETY: msync of a live mapping, with the address and length mmap returned.
-            if unsafe { libc::msync(map.base.as_ptr().cast(), map.len, libc::MS_SYNC) } != 0 {
-                return Err(CallError::new(
-                    format!("msync of {} bytes of file {}", map.len, map.file),
-                    io::Error::last_os_error(),
-                ));
-            }
-        }
-        if self.job.durability.end_sync() == Some(SyncCall::Fsync) {
-            sync_all(self.job.files, SyncCall::Fsync)?;
-        }
-        Ok(())
+        (0..self.job.files.len()).try_for_each(|file| self.sync_file(file, self.job.end_call()))
     }
 
-    /// `munmap` every map, then close the descriptors this run opened; timed.
+    fn sync_part(&self, index: usize) -> Result<(), CallError> {
+        self.sync_file(self.job.parts[index].file, self.job.end_call())
+    }
+
+    fn closes(&self) -> bool {
+        true
+    }
+
+    /// `munmap` every map, then close the descriptors this run opened.
     fn finish(&mut self) -> Result<(), CallError> {
         // Taken out of `self`, so an early return leaves the rest to their own Drop
         // and nothing is unmapped or closed twice.
@@ -225,21 +229,26 @@ impl Prepared for MappedRun<'_> {
     }
 }
 
-/// `msync(MS_SYNC)` of `len` bytes of `map` from index `start`, widened to pages.
-fn msync_range(map: &Map, start: usize, len: usize) -> Result<(), CallError> {
-    let window = Window::of(start as u64, len as u64, page_size() as u64);
-    // SAFETY: the window starts on a page of the live map and ends inside it (start +
-    // len <= map.len is checked by the caller's loop).
-    let result = unsafe {
-        libc::msync(map.base.as_ptr().add(window.offset as usize).cast(), window.len as usize, libc::MS_SYNC)
-    };
-    if result != 0 {
-        return Err(CallError::new(
-            format!("msync of {} bytes at {} of file {}", window.len, window.offset, map.file),
-            io::Error::last_os_error(),
-        ));
+impl MappedRun<'_> {
+    /// Makes file `file` durable: `msync(MS_SYNC)` of every map of it (on Linux, a data
+    /// sync of the mapped range, like fdatasync), and for `call` fsync an fsync of the
+    /// file for its metadata. Other writers may still be copying into the maps: the
+    /// sync covers what they copied before it, as an fsync does for write(2).
+    fn sync_file(&self, file: usize, call: SyncCall) -> Result<(), CallError> {
+        for map in self.maps.iter().filter(|map| map.file == file) {
+            // SAFETY: msync of a live mapping, with the address and length mmap returned.
+            if unsafe { libc::msync(map.base.as_ptr().cast(), map.len, libc::MS_SYNC) } != 0 {
+                return Err(CallError::new(
+                    format!("msync of {} bytes of file {}", map.len, map.file),
+                    io::Error::last_os_error(),
+                ));
+            }
+        }
+        match call {
+            SyncCall::Fsync => SyncCall::Fsync.call(self.job.files[file]),
+            SyncCall::Fdatasync => Ok(()),
+        }
     }
-    Ok(())
 }
 
 /// One live shared mapping; unmapped by [`Map::unmap`] (checked) or, after an error,
@@ -351,15 +360,15 @@ fn check_space(job: &Job) -> Result<(), CallError> {
     Ok(())
 }
 
-/// Gives the file its final length before it is mapped: touching a map beyond the end
-/// of the file raises SIGBUS. Only the `empty` state needs it; the others are sized.
-fn size_file(fd: RawFd, len: u64) -> Result<(), CallError> {
+/// The file must already have its final length (the sparse, prealloc and overwrite
+/// states give it): touching a map beyond the end of the file raises SIGBUS.
+fn check_length(fd: RawFd, len: u64) -> Result<(), CallError> {
     let size = file_stat(fd)?.st_size as u64;
     if size < len {
-        // SAFETY: ftruncate on an open descriptor.
-        if unsafe { libc::ftruncate(fd, len as libc::off_t) } != 0 {
-            return Err(CallError::new(format!("ftruncate to {len}"), io::Error::last_os_error()));
-        }
+        return Err(CallError::new(
+            format!("mmap of {len} bytes"),
+            io::Error::other(format!("the file has {size} bytes: a map cannot extend it")),
+        ));
     }
     Ok(())
 }

@@ -9,7 +9,7 @@ use std::os::fd::RawFd;
 
 pub use crate::error::CallError;
 pub(crate) use crate::error::{no_progress, retry_eintr};
-use crate::measure::durability::Pacer;
+use crate::measure::durability::{Pacer, Pacing};
 use crate::measure::source::{Cursor, Source};
 use crate::plan::durability::{Durability, SyncCall};
 
@@ -59,8 +59,8 @@ pub struct Span<'a> {
     /// iovecs per call (vectored methods only).
     pub iov: usize,
     pub source: &'a Source,
-    /// `every:N`: sync after every N calls (see [`Span::pacer`]).
-    pub every: Option<(u32, SyncCall)>,
+    /// `every:N`, shared by the run's writers (see [`Span::pacer`]).
+    pub pacing: &'a Pacing,
 }
 
 impl Span<'_> {
@@ -78,9 +78,10 @@ impl Span<'_> {
         Ok(())
     }
 
-    /// The hook a method asks after each call; it syncs when the durability mode says.
-    pub fn pacer(&self) -> Pacer {
-        Pacer::new(self.every)
+    /// The hook a method asks after each call and as the span ends; it syncs when the
+    /// durability mode says.
+    pub fn pacer(&self) -> Pacer<'_> {
+        self.pacing.pacer()
     }
 }
 
@@ -105,6 +106,8 @@ pub struct Job<'a> {
     pub queue_depth: usize,
     pub source: &'a Source,
     pub durability: Durability,
+    /// `every:N` across the run's writers: `Pacing::new(durability.every(), parts, files)`.
+    pub pacing: Pacing,
 }
 
 impl Job<'_> {
@@ -117,8 +120,24 @@ impl Job<'_> {
             chunk: self.chunk,
             iov: self.iov,
             source: self.source,
-            every: self.durability.every(),
+            pacing: &self.pacing,
         }
+    }
+
+    /// The call of an `end` mode (fsync when the mode has none, for callers that sync
+    /// anyway).
+    pub fn end_call(&self) -> SyncCall {
+        self.durability.end_sync().unwrap_or(SyncCall::Fsync)
+    }
+
+    /// Sync span of a one-file run: the `end` call on every file, in order.
+    pub fn sync_files(&self) -> Result<(), CallError> {
+        sync_all(self.files, self.end_call())
+    }
+
+    /// Sync span of a file-per-thread run: the `end` call on part `index`'s file.
+    pub fn sync_part_file(&self, index: usize) -> Result<(), CallError> {
+        self.end_call().call(self.files[self.parts[index].file])
     }
 }
 
@@ -151,6 +170,11 @@ pub trait Method: Sync {
     fn creation(&self) -> Option<CreateCall> {
         None
     }
+    /// Why the method cannot start from an empty file, if it cannot (asked once per
+    /// case in the `empty` state).
+    fn empty_file_refusal(&self) -> Option<String> {
+        None
+    }
     /// Why the method cannot honour `durability`, if it cannot (asked once per case).
     fn durability_refusal(&self, _durability: Durability) -> Option<String> {
         None
@@ -159,14 +183,33 @@ pub trait Method: Sync {
     fn prepare<'a>(&'a self, job: &'a Job<'a>) -> Result<Box<dyn Prepared + 'a>, CallError>;
 }
 
-/// A run, ready to go. The runner calls `write_part` once per part, each from its own
-/// thread when there are several, then `sync` if the durability mode asks, then `finish`.
+/// A run, ready to go. The executor calls `write_part` once per part, each from its
+/// own thread when there are several; with an `end` mode, a one-file run then gets one
+/// `sync` after every part, and in a file-per-thread run each writer calls `sync_part`
+/// for its own file as soon as its part is written; `finish` comes last.
+///
+/// Which span each call is in (DESIGN §2.2, as the executor times them):
+/// - write span: from the first writer's start to the last `write_part` returned;
+///   closing steps that must come before the data can be made durable are part of
+///   `write_part` (fwrite's `fclose` flushes stdio's buffer into the kernel);
+/// - sync span: one-file, the `sync` call; file-per-thread, from the last part written
+///   to the last `sync_part` returned;
+/// - `finish` (munmap, close of descriptors the method opened) is timed where it
+///   happens, after the parts and after the sync: it ends the sync span when the run
+///   has one (msync needs the map, so munmap cannot come earlier), else the write span.
 pub trait Prepared: Sync {
-    /// Timed (write span): writes part `index` completely.
+    /// Write span: writes part `index` completely.
     fn write_part(&self, index: usize) -> Result<(), CallError>;
-    /// Timed (sync span): makes the written data durable.
+    /// Sync span, one-file layouts: makes every file of the run durable.
     fn sync(&self) -> Result<(), CallError>;
-    /// Timed (write span): what the method must do after writing, e.g. `munmap`.
+    /// Sync span, file-per-thread layouts: makes part `index`'s file durable; called by
+    /// the thread that wrote the part, right after it.
+    fn sync_part(&self, index: usize) -> Result<(), CallError>;
+    /// Whether [`Prepared::finish`] has anything to do (then it is timed).
+    fn closes(&self) -> bool {
+        false
+    }
+    /// The closing steps that must wait for every part and the sync, e.g. `munmap`.
     fn finish(&mut self) -> Result<(), CallError> {
         Ok(())
     }
@@ -195,7 +238,11 @@ impl<M: SpanMethod> Prepared for SpanRun<'_, M> {
     }
 
     fn sync(&self) -> Result<(), CallError> {
-        sync_all(self.job.files, self.job.durability.end_sync().unwrap_or(SyncCall::Fsync))
+        self.job.sync_files()
+    }
+
+    fn sync_part(&self, index: usize) -> Result<(), CallError> {
+        self.job.sync_part_file(index)
     }
 }
 
@@ -212,7 +259,11 @@ pub fn sync_all(files: &[RawFd], call: SyncCall) -> Result<(), CallError> {
     Ok(())
 }
 
-/// Every native method, in the order the table shows them within a family.
+/// The runtime whose methods are this crate's own code: raw syscalls, C-equivalent.
+pub const NATIVE: &str = "native";
+
+/// Every native method, in the order the table shows them within a family. A new
+/// method is one file and one line here.
 pub static ALL: &[&dyn Method] = &[
     &mmap::MMAP,
     &mmap::MMAP_MAPS,
@@ -230,8 +281,19 @@ pub static ALL: &[&dyn Method] = &[
     &create::FTRUNCATE,
 ];
 
+/// Every runtime and the methods it has: a new runtime is one line here.
+static RUNTIMES: &[(&str, &[&dyn Method])] = &[(NATIVE, ALL)];
+
+/// The method `name` of `runtime`, if that runtime has it.
+pub fn find(runtime: &str, name: &str) -> Option<&'static dyn Method> {
+    let (_, methods) = RUNTIMES.iter().find(|(known, _)| *known == runtime)?;
+    methods.iter().copied().find(|method| method.name() == name)
+}
+
+/// What a method name means (its family, whether it is vectored...): the plan's
+/// vocabulary, asked of the native runtime, which has every method.
 pub fn by_name(name: &str) -> Option<&'static dyn Method> {
-    ALL.iter().copied().find(|method| method.name() == name)
+    find(NATIVE, name)
 }
 
 pub fn names() -> Vec<&'static str> {
@@ -250,5 +312,7 @@ mod tests {
             assert_eq!(names.iter().filter(|other| *other == name).count(), 1);
         }
         assert!(by_name("mmap-private").is_none());
+        assert_eq!(find(NATIVE, "pwritev").unwrap().name(), "pwritev");
+        assert!(find("cobol", "pwritev").is_none(), "keyed by runtime too");
     }
 }

@@ -1,0 +1,455 @@
+//! The executor seam (DESIGN §5, after hyperfine's `benchmark/executor.rs`). The runner
+//! prepares a run's files; an executor writes the parts behind a start line, syncs as
+//! the durability mode says, and returns when each part started and ended, when each
+//! sync ended, and the CPU time of each writer. The runner turns that into a `Run`.
+//!
+//! [`InProcess`] runs the native methods on threads of this process. Child processes
+//! (the other runtimes) and MPI ranks fit the same shape: they report times in seconds
+//! from one origin of their own and CPU times per writer. [`Given`] returns given times,
+//! so that the arithmetic on top of it is tested without a clock.
+
+use std::sync::{Condvar, Mutex};
+use std::time::Instant;
+
+use crate::error::CallError;
+use crate::measure::methods::{Job, Method, Prepared};
+
+/// CPU seconds of one thread, user and system.
+#[derive(Debug, Clone, Copy, Default, PartialEq)]
+pub struct Cpu {
+    pub user: f64,
+    pub sys: f64,
+}
+
+impl Cpu {
+    /// `getrusage(RUSAGE_THREAD)`: the calling thread's CPU time so far. Per thread, so
+    /// that each writer's time is its own, and nothing else the process does is in it.
+    pub fn of_this_thread() -> Cpu {
+        // SAFETY: getrusage fills the struct we pass; RUSAGE_THREAD cannot fail on Linux.
+        let usage = unsafe {
+            let mut usage: libc::rusage = std::mem::zeroed();
+            libc::getrusage(libc::RUSAGE_THREAD, &mut usage);
+            usage
+        };
+        let seconds = |tv: libc::timeval| tv.tv_sec as f64 + tv.tv_usec as f64 * 1e-6;
+        Cpu { user: seconds(usage.ru_utime), sys: seconds(usage.ru_stime) }
+    }
+
+    /// The CPU time used since `before` (read on the same thread).
+    pub fn since(self, before: Cpu) -> Cpu {
+        Cpu { user: self.user - before.user, sys: self.sys - before.sys }
+    }
+
+    pub fn plus(self, other: Cpu) -> Cpu {
+        Cpu { user: self.user + other.user, sys: self.sys + other.sys }
+    }
+}
+
+/// A stretch of a run, in seconds from the executor's origin.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct Interval {
+    pub start: f64,
+    pub end: f64,
+}
+
+impl Interval {
+    pub fn seconds(self) -> f64 {
+        self.end - self.start
+    }
+}
+
+/// One part as its writer saw it, in seconds from the executor's origin.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct PartTimes {
+    /// The writer passed the start line: every writer had arrived.
+    pub start: f64,
+    /// Its last write call returned.
+    pub end: f64,
+    /// Its own sync returned (file-per-thread layouts with an `end` mode).
+    pub synced: Option<f64>,
+    /// The writer thread's CPU time over its part and its sync.
+    pub cpu: Cpu,
+}
+
+/// What an executor reports of one run.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Execution {
+    /// The method's untimed set-up (rings, maps), recorded apart.
+    pub setup_seconds: f64,
+    /// One per part, in part order.
+    pub parts: Vec<PartTimes>,
+    /// The one sync after every part (one-file layouts with an `end` mode).
+    pub sync: Option<Interval>,
+    /// The closing steps after the parts and the sync (munmap, close).
+    pub close: Option<Interval>,
+    /// CPU time of the executing thread over the sync and the closing steps.
+    pub cpu: Cpu,
+}
+
+/// Writes the parts of a prepared run (DESIGN §5).
+pub trait Executor {
+    /// What the executor itself adds to what it measures, in words.
+    fn overhead(&self) -> &'static str;
+    /// Writes every part of `job` behind a start line, syncs as `job.durability` says
+    /// (see [`Prepared`] for which span each call is in), and reports the times.
+    fn execute(&self, job: &Job) -> Result<Execution, CallError>;
+}
+
+/// The native methods on threads of this process.
+pub struct InProcess {
+    method: &'static dyn Method,
+    /// Runs in each writer thread before it arrives at the start line (tests make
+    /// start-up slow with it).
+    startup: fn(usize),
+}
+
+impl InProcess {
+    pub fn new(method: &'static dyn Method) -> InProcess {
+        InProcess { method, startup: |_| {} }
+    }
+
+    /// As [`InProcess::new`], with `startup(part)` run by each writer thread before it
+    /// arrives at the start line.
+    pub fn with_startup(method: &'static dyn Method, startup: fn(usize)) -> InProcess {
+        InProcess { method, startup }
+    }
+
+    /// Writes every part, each from its own thread when there are several, and with
+    /// `own_sync` syncs each part's file from its writer right after the part.
+    ///
+    /// The start line: every writer thread is created and has arrived before any of
+    /// them goes, so no thread's start-up (creation, stack, signal mask) is inside the
+    /// span. Each writer then reads its own start as it passes the line, and the span
+    /// opens at the earliest of them: what remains in it is the wake-up of the writers
+    /// that waited, which any program that starts threads together pays too, and
+    /// neither a clock read by another thread nor its scheduling is in it. Times
+    /// relative to an origin are also what a child process or an MPI rank can report.
+    fn write_parts(
+        &self,
+        prepared: &dyn Prepared,
+        count: usize,
+        own_sync: bool,
+        origin: Instant,
+    ) -> Result<Vec<PartTimes>, CallError> {
+        let seconds = || origin.elapsed().as_secs_f64();
+        let write = |index: usize| -> Result<PartTimes, CallError> {
+            let cpu = Cpu::of_this_thread();
+            let start = seconds();
+            prepared.write_part(index)?;
+            let end = seconds();
+            let synced = if own_sync {
+                prepared.sync_part(index)?;
+                Some(seconds())
+            } else {
+                None
+            };
+            Ok(PartTimes { start, end, synced, cpu: Cpu::of_this_thread().since(cpu) })
+        };
+        if count == 1 {
+            return Ok(vec![write(0)?]);
+        }
+        let line = StartLine::new(count);
+        std::thread::scope(|scope| {
+            let mut workers = Vec::with_capacity(count);
+            for index in 0..count {
+                let (line, write, startup) = (&line, &write, self.startup);
+                let spawned =
+                    std::thread::Builder::new().name(format!("writer-{index}")).spawn_scoped(scope, move || {
+                        crate::measure::signals::block_in_this_thread();
+                        startup(index);
+                        if !line.arrive() {
+                            return Ok(None);
+                        }
+                        write(index).map(Some)
+                    });
+                match spawned {
+                    Ok(worker) => workers.push(worker),
+                    Err(error) => {
+                        // Release the threads already waiting, without letting them write.
+                        line.call_off();
+                        return Err(CallError::new(format!("start writer thread {index} of {count}"), error));
+                    }
+                }
+            }
+            let mut parts = Vec::with_capacity(count);
+            let mut first_error = None;
+            for worker in workers {
+                match worker.join().expect("a writer thread panicked") {
+                    Ok(times) => parts.extend(times),
+                    Err(error) => first_error = first_error.or(Some(error)),
+                }
+            }
+            first_error.map_or(Ok(parts), Err)
+        })
+    }
+}
+
+impl Executor for InProcess {
+    fn overhead(&self) -> &'static str {
+        "in-process threads, no copy: each writer calls the method on the shared source buffer"
+    }
+
+    fn execute(&self, job: &Job) -> Result<Execution, CallError> {
+        let setup_started = Instant::now();
+        let mut prepared = self.method.prepare(job)?;
+        let setup_seconds = setup_started.elapsed().as_secs_f64();
+        let end_sync = job.durability.end_sync().is_some();
+        // A file per thread: each writer syncs its own file, so N files do not pay N
+        // syncs one after another.
+        let own_sync = end_sync && job.files.len() > 1;
+        // Instant is CLOCK_MONOTONIC on Linux; it is read only outside the write loops.
+        let origin = Instant::now();
+        let seconds = || origin.elapsed().as_secs_f64();
+        let parts = self.write_parts(prepared.as_ref(), job.parts.len(), own_sync, origin)?;
+        let cpu = Cpu::of_this_thread();
+        let sync = if end_sync && !own_sync {
+            let start = seconds();
+            prepared.sync()?;
+            Some(Interval { start, end: seconds() })
+        } else {
+            None
+        };
+        let close = if prepared.closes() {
+            let start = seconds();
+            prepared.finish()?;
+            Some(Interval { start, end: seconds() })
+        } else {
+            None
+        };
+        Ok(Execution { setup_seconds, parts, sync, close, cpu: Cpu::of_this_thread().since(cpu) })
+    }
+}
+
+/// An executor that writes nothing and reports the times it was given: tests of what
+/// the runner makes of an execution.
+pub struct Given(pub Execution);
+
+impl Executor for Given {
+    fn overhead(&self) -> &'static str {
+        "none: given times, nothing written"
+    }
+
+    fn execute(&self, _job: &Job) -> Result<Execution, CallError> {
+        Ok(self.0.clone())
+    }
+}
+
+/// The start line of a run's writer threads: each one arrives and waits; when the last
+/// one arrives, all go. Unlike `std::sync::Barrier`, it can be called off (when
+/// starting thread k failed), and then the waiting threads give up instead of writing.
+struct StartLine {
+    /// Arrivals so far, and the decision once there is one (true: go).
+    state: Mutex<(usize, Option<bool>)>,
+    decided: Condvar,
+    writers: usize,
+}
+
+impl StartLine {
+    fn new(writers: usize) -> StartLine {
+        StartLine { state: Mutex::new((0, None)), decided: Condvar::new(), writers }
+    }
+
+    /// Arrives and waits for the others; true: go, false: the run was called off.
+    fn arrive(&self) -> bool {
+        let mut state = self.state.lock().unwrap_or_else(|e| e.into_inner());
+        state.0 += 1;
+        if state.0 == self.writers && state.1.is_none() {
+            state.1 = Some(true);
+            self.decided.notify_all();
+        }
+        loop {
+            if let Some(go) = state.1 {
+                return go;
+            }
+            state = self.decided.wait(state).unwrap_or_else(|e| e.into_inner());
+        }
+    }
+
+    fn call_off(&self) {
+        let mut state = self.state.lock().unwrap_or_else(|e| e.into_inner());
+        state.1.get_or_insert(false);
+        self.decided.notify_all();
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use std::os::fd::RawFd;
+    use std::thread::ThreadId;
+    use std::time::Duration;
+
+    use super::*;
+    use crate::measure::durability::Pacing;
+    use crate::measure::methods::{Family, Part};
+    use crate::measure::source::Source;
+    use crate::plan::Durability;
+
+    /// What a fake method was asked to do, and by which thread.
+    #[derive(Debug, Clone, Copy, PartialEq)]
+    enum Call {
+        Write(usize),
+        SyncPart(usize),
+        Sync,
+        Finish,
+    }
+
+    /// A method that writes nothing and records its calls; `finish` takes `closing`.
+    struct Fake {
+        calls: Mutex<Vec<(Call, ThreadId)>>,
+        closing: Duration,
+    }
+
+    impl Fake {
+        const fn new(closing: Duration) -> Fake {
+            Fake { calls: Mutex::new(Vec::new()), closing }
+        }
+
+        fn record(&self, call: Call) {
+            self.calls.lock().unwrap().push((call, std::thread::current().id()));
+        }
+
+        fn calls(&self) -> Vec<(Call, ThreadId)> {
+            self.calls.lock().unwrap().clone()
+        }
+    }
+
+    struct FakeRun<'a>(&'a Fake);
+
+    impl Method for Fake {
+        fn name(&self) -> &'static str {
+            "fake"
+        }
+        fn family(&self) -> Family {
+            Family::Simple
+        }
+        fn prepare<'a>(&'a self, _job: &'a Job<'a>) -> Result<Box<dyn Prepared + 'a>, CallError> {
+            Ok(Box::new(FakeRun(self)))
+        }
+    }
+
+    impl Prepared for FakeRun<'_> {
+        fn write_part(&self, index: usize) -> Result<(), CallError> {
+            self.0.record(Call::Write(index));
+            Ok(())
+        }
+        fn sync(&self) -> Result<(), CallError> {
+            self.0.record(Call::Sync);
+            Ok(())
+        }
+        fn sync_part(&self, index: usize) -> Result<(), CallError> {
+            self.0.record(Call::SyncPart(index));
+            Ok(())
+        }
+        fn closes(&self) -> bool {
+            !self.0.closing.is_zero()
+        }
+        fn finish(&mut self) -> Result<(), CallError> {
+            std::thread::sleep(self.0.closing);
+            self.0.record(Call::Finish);
+            Ok(())
+        }
+    }
+
+    /// Runs two parts of `fake` into `files` files under `durability`.
+    fn execute(fake: &'static Fake, startup: fn(usize), files: usize, durability: Durability) -> Execution {
+        let source = Source::new(1, 4096).unwrap();
+        let fds: Vec<RawFd> = vec![-1; files];
+        let parts: Vec<Part> = (0..2).map(|i| Part { file: i % files, offset: 0, len: 4096 }).collect();
+        let job = Job {
+            files: &fds,
+            file_lens: &[4096, 4096][..files],
+            parts: &parts,
+            chunk: 4096,
+            iov: 1,
+            queue_depth: 1,
+            source: &source,
+            durability,
+            pacing: Pacing::new(durability.every(), 2, files),
+        };
+        InProcess::with_startup(fake, startup).execute(&job).unwrap()
+    }
+
+    #[test]
+    fn a_slow_writer_start_up_is_not_in_the_span() {
+        static FAKE: Fake = Fake::new(Duration::ZERO);
+        // The second writer takes a second to start; the writes themselves take nothing.
+        let slow_second = |index| {
+            if index == 1 {
+                std::thread::sleep(Duration::from_secs(1));
+            }
+        };
+        let execution = execute(&FAKE, slow_second, 1, Durability::None);
+        let start = execution.parts.iter().map(|p| p.start).fold(f64::INFINITY, f64::min);
+        let end = execution.parts.iter().map(|p| p.end).fold(0.0, f64::max);
+        assert!(end - start < 0.5, "the span holds the start-up: {execution:?}");
+        assert!(start >= 1.0, "the clock started before every writer had arrived: {execution:?}");
+    }
+
+    #[test]
+    fn with_a_file_each_every_writer_syncs_its_own_file_right_after_its_part() {
+        static FAKE: Fake = Fake::new(Duration::ZERO);
+        let execution = execute(&FAKE, |_| {}, 2, Durability::End);
+        let calls = FAKE.calls();
+        for index in 0..2 {
+            let writer = calls.iter().find(|(call, _)| *call == Call::Write(index)).unwrap().1;
+            let syncer = calls.iter().find(|(call, _)| *call == Call::SyncPart(index)).unwrap().1;
+            assert_eq!(writer, syncer, "part {index} is synced by its writer: {calls:?}");
+            assert_ne!(writer, std::thread::current().id());
+            let part = execution.parts[index];
+            assert!(part.synced.is_some_and(|synced| synced >= part.end), "{part:?}");
+        }
+        assert!(!calls.iter().any(|(call, _)| *call == Call::Sync), "no sync of all files after: {calls:?}");
+        assert_eq!(execution.sync, None);
+    }
+
+    #[test]
+    fn one_file_gets_one_sync_after_every_part_then_the_closing_steps() {
+        static FAKE: Fake = Fake::new(Duration::from_millis(200));
+        let execution = execute(&FAKE, |_| {}, 1, Durability::End);
+        let calls: Vec<Call> = FAKE.calls().into_iter().map(|(call, _)| call).collect();
+        assert_eq!(calls[2..], [Call::Sync, Call::Finish], "{calls:?}");
+        let (sync, close) = (execution.sync.unwrap(), execution.close.unwrap());
+        let written = execution.parts.iter().map(|p| p.end).fold(0.0, f64::max);
+        assert!(written <= sync.start && sync.end <= close.start, "{execution:?}");
+        assert!(close.seconds() >= 0.2, "the closing steps are timed where they happen: {execution:?}");
+        assert!(execution.parts.iter().all(|part| part.synced.is_none()));
+    }
+
+    #[test]
+    fn the_start_line_waits_for_every_writer_and_can_be_called_off() {
+        let line = StartLine::new(3);
+        let arrived = std::thread::scope(|scope| {
+            let waiting: Vec<_> = (0..2).map(|_| scope.spawn(|| line.arrive())).collect();
+            // Two of three arrived: nobody goes until the third, or until called off.
+            while line.state.lock().unwrap().0 < 2 {
+                std::thread::yield_now();
+            }
+            line.call_off();
+            waiting.into_iter().map(|w| w.join().unwrap()).collect::<Vec<_>>()
+        });
+        assert_eq!(arrived, [false, false]);
+        let line = StartLine::new(2);
+        let went = std::thread::scope(|scope| {
+            let other = scope.spawn(|| line.arrive());
+            line.arrive() && other.join().unwrap()
+        });
+        assert!(went);
+    }
+
+    #[test]
+    fn cpu_time_is_the_calling_threads_own() {
+        let before = Cpu::of_this_thread();
+        // Another thread burns 50 ms of CPU while this one waits for it.
+        std::thread::scope(|scope| {
+            scope.spawn(|| {
+                let start = Cpu::of_this_thread();
+                let mut x = 0u64;
+                while Cpu::of_this_thread().since(start).user + Cpu::of_this_thread().since(start).sys < 0.05 {
+                    x = std::hint::black_box(x.wrapping_mul(31).wrapping_add(1));
+                }
+            });
+        });
+        let waited = Cpu::of_this_thread().since(before);
+        assert!(waited.user + waited.sys < 0.04, "the other thread's CPU time is not ours: {waited:?}");
+    }
+}
