@@ -111,8 +111,15 @@ fn run(args: &RunArgs) -> Result<ExitCode, UsageError> {
     if cases.is_empty() {
         return Err(UsageError("the options select no case".into()));
     }
-    // A chunk larger than its case's size is one call of the whole size.
-    let max_chunk = cases.iter().map(|c| c.chunk_bytes.min(c.bytes)).max().unwrap_or(1) as usize;
+    // A chunk larger than its case's size is one call of the whole size. Only the write
+    // cases read the source: a file creation case's "chunk" is its whole size, and
+    // sizing the buffer to it took that much memory from the page cache.
+    let max_chunk = cases
+        .iter()
+        .filter(|c| writebench::measure::methods::by_name(&c.method).is_some_and(|m| m.creation().is_none()))
+        .map(|c| c.chunk_bytes.min(c.bytes))
+        .max()
+        .unwrap_or(1) as usize;
     let source = Source::new(settings.seed, max_chunk)
         .map_err(|e| UsageError(format!("cannot allocate the {max_chunk}-byte source buffer: {}", plain(&e))))?;
     if !args.no_space_check {
@@ -233,6 +240,7 @@ fn options_json(
         "warmup": settings.warmup,
         "seed": settings.seed,
         "verify": settings.verify.is_some(),
+        "drop_cache": settings.drop_cache,
         "source_period_bytes": writebench::measure::source::PERIOD,
         // What the mapped methods ask of the kernel: nothing but mmap-populate's
         // MADV_POPULATE_WRITE, issued by each thread inside the timed span.

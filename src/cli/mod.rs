@@ -223,8 +223,10 @@ pub struct RunArgs {
     pub qd: Option<String>,
 
     /// When the data is made durable: none (page cache only); end / end-fdatasync (one
-    /// fsync / fdatasync after the last write, timed apart as the sync span); every:N /
-    /// every-fdatasync:N (fsync / fdatasync after every N calls, inside the write span);
+    /// fsync / fdatasync after the last write, timed apart as the sync span; with a file
+    /// per thread, each thread syncs its own file); every:N / every-fdatasync:N (fsync /
+    /// fdatasync after every N calls of the case, counted across all its threads, inside
+    /// the write span, and once more for the calls left at the end);
     /// osync / odsync (opened with O_SYNC / O_DSYNC); direct (O_DIRECT), alone or as
     /// direct+MODE, e.g. direct+end, direct+odsync [default: end].
     #[arg(long, value_name = "LIST")]
@@ -271,6 +273,12 @@ pub struct RunArgs {
     /// that does not fit meets the filesystem's own error (ENOSPC).
     #[arg(long)]
     pub no_space_check: bool,
+
+    /// Drop each prepared file's pages from the page cache before its run
+    /// (posix_fadvise DONTNEED, after the file is synced, untimed): without it, the
+    /// overwrite state starts cache-warm, its pages still in memory from preparing it.
+    #[arg(long)]
+    pub drop_cache: bool,
 }
 
 /// Bad input, as the single line the user will see.
@@ -375,6 +383,7 @@ impl RunArgs {
             keep_files: self.keep,
             verify: verify.then_some(crate::measure::verify::Verify { corrupt_at: self.corrupt_for_test }),
             space_check: !self.no_space_check,
+            drop_cache: self.drop_cache,
         }
     }
 

@@ -210,6 +210,29 @@ mod tests {
     }
 
     #[test]
+    fn the_run_is_the_timed_loop_and_its_cpu_time_is_measured() {
+        let parent = tempfile::tempdir().unwrap();
+        let scratch = Scratch::create(parent.path()).unwrap();
+        // Fewer durable operations: each one is a commit on this disk.
+        for (index, (mode, count)) in [("none", 20_000), ("every-fdatasync:1", 500)].into_iter().enumerate() {
+            let plan = Plan { count, ..plan() };
+            let result = run_case(index, &plan, Pattern::Overwrite0, mode.parse().unwrap(), &scratch);
+            let run = &result.runs[0];
+            // write_seconds is the loop's wall time, of which ops_per_second is made.
+            let ops = result.ops_per_second.unwrap();
+            assert!((ops * run.write_seconds - count as f64).abs() < 1e-6, "{mode}: {run:?}");
+            // It holds every operation, and what the loop does between them.
+            let operations = result.latency_ns.as_ref().unwrap()["mean"].as_f64().unwrap() * count as f64 * 1e-9;
+            assert!(run.write_seconds >= operations * 0.99, "{mode}: {run:?} vs {operations}");
+            // Hundreds of system calls take CPU time, and one thread cannot use more than
+            // the wall time (plus the clock's and getrusage's granularity).
+            let cpu = run.user_seconds + run.sys_seconds;
+            assert!(cpu > 0.0, "{mode}: CPU time read, not a 0 standing in for it: {run:?}");
+            assert!(cpu <= run.write_seconds + run.sync_seconds + 0.01, "{mode}: {run:?}");
+        }
+    }
+
+    #[test]
     fn direct_with_8_bytes_is_unsupported_with_the_reason() {
         let parent = tempfile::tempdir().unwrap();
         let scratch = Scratch::create(parent.path()).unwrap();

@@ -9,6 +9,7 @@ use crate::error::CallError;
 use crate::measure::creation;
 use crate::measure::durability::{Pacing, direct_refusal};
 use crate::measure::executor::{Execution, Executor, InProcess};
+use crate::measure::fd;
 use crate::measure::hygiene::{RunFiles, status_of};
 use crate::measure::methods::{self, Job, Part, fsync_all};
 use crate::measure::scheduler::CaseRuns;
@@ -28,6 +29,9 @@ pub struct RunSettings {
     pub verify: Option<crate::measure::verify::Verify>,
     /// Skip creation cases that statvfs says cannot fit (off: let the call fail itself).
     pub space_check: bool,
+    /// `--drop-cache`: drop each prepared file's pages from the page cache before the
+    /// timed span (the overwrite state is otherwise cache-warm).
+    pub drop_cache: bool,
 }
 
 /// Runs one case `warmup + repeat` times; `on_run` is called after each run (progress).
@@ -125,6 +129,11 @@ impl WriteCase<'_> {
         let mut files = Vec::with_capacity(names.len());
         for (name, &len) in names.iter().zip(&self.file_lens) {
             let prepared = self.scratch.prepare(name, case.state, len, seed)?;
+            if self.settings.drop_cache {
+                // Untimed, after prepare's fsync: the pages are clean, so they can go.
+                fd::drop_cache(prepared.as_raw_fd())
+                    .map_err(|error| CallError::new(format!("posix_fadvise(DONTNEED) of {name}"), error))?;
+            }
             // The timed run gets a descriptor with the mode's open flags; the state was
             // prepared without them.
             files.push(if flags != 0 { self.scratch.reopen(name, prepared.as_raw_fd(), flags)? } else { prepared });
@@ -254,7 +263,15 @@ mod tests {
     use crate::plan::Layout;
 
     fn settings(keep: bool) -> RunSettings {
-        RunSettings { repeat: 2, warmup: 1, seed: 9, keep_files: keep, verify: None, space_check: true }
+        RunSettings {
+            repeat: 2,
+            warmup: 1,
+            seed: 9,
+            keep_files: keep,
+            verify: None,
+            space_check: true,
+            drop_cache: false,
+        }
     }
 
     #[test]

@@ -1,13 +1,19 @@
 //! What makes written data durable (DESIGN §1 "durability"): the modes, their
-//! spelling, the open flags they need, the per-call hook that syncs every N calls,
-//! and the O_DIRECT alignment a case must meet.
+//! spelling, the open flags and the sync calls they need. The rule that syncs every N
+//! calls at run time and the O_DIRECT alignment are in `measure::durability`.
 //!
 //! Spellings (`--durability`, comma-separated):
 //! - `none`: page cache only;
 //! - `end` / `end-fdatasync`: one fsync / fdatasync after the last write (the sync span);
-//! - `every:N` / `every-fdatasync:N`: fsync / fdatasync after every N calls, inside the
-//!   write span (the loop cannot go on until the sync returns), and once more after the
-//!   last call if it was not synced;
+//!   with a file per thread, each thread syncs its own file as soon as its part is
+//!   written, and the sync span runs from the last write's end to the last sync's end;
+//! - `every:N` / `every-fdatasync:N`: fsync / fdatasync after every N calls *of the
+//!   case*, counted across all its threads (T threads make as many syncs as one thread
+//!   would), inside the write span (the loop cannot go on until the sync returns); the
+//!   thread whose call makes the count a multiple of N syncs, and the calls left at the
+//!   end are synced once (one file: by the last thread to finish; a file per thread: by
+//!   each thread whose file has such calls). For mmap, the sync is msync, plus an
+//!   fsync for `every:N` (msync is a data sync, like fdatasync);
 //! - `osync` / `odsync`: the file is opened with O_SYNC / O_DSYNC: every call is durable
 //!   when it returns;
 //! - `direct`, or `direct+MODE`: O_DIRECT (bypass the page cache) with any mode above.

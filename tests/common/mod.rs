@@ -105,3 +105,34 @@ impl Drop for LoopFs {
         let _ = Command::new("umount").arg("-d").arg(self.mount_point.path()).status();
     }
 }
+
+/// One call strace saw: the thread that made it and the rest of strace's line.
+pub struct Traced {
+    pub tid: u32,
+    pub line: String,
+}
+
+/// Runs `writebench ARGS` under `strace -f -y -e trace=CALLS` (-y: each descriptor
+/// with the path it names) and returns the calls in order, a call that another
+/// thread's interrupted kept once, at its start.
+pub fn strace(calls: &str, args: &[&str]) -> (Vec<Traced>, Output) {
+    let out = tempfile::tempdir().unwrap();
+    let trace = out.path().join("strace.txt");
+    let output = Command::new("strace")
+        .args(["-f", "-y", "-qq", "-e", &format!("trace={calls}"), "-o"])
+        .arg(&trace)
+        .arg(env!("CARGO_BIN_EXE_writebench"))
+        .args(args)
+        .output()
+        .expect("strace is needed for this test (CI installs it)");
+    let text = std::fs::read_to_string(&trace).unwrap_or_default();
+    let calls = text
+        .lines()
+        .filter(|line| !line.contains("resumed>"))
+        .filter_map(|line| {
+            let (tid, rest) = line.split_once(' ')?;
+            Some(Traced { tid: tid.parse().ok()?, line: rest.trim_start().to_string() })
+        })
+        .collect();
+    (calls, output)
+}
