@@ -241,6 +241,7 @@ fn options_json(
         "seed": settings.seed,
         "verify": settings.verify.is_some(),
         "drop_cache": settings.drop_cache,
+        "executor": writebench::measure::executor::InProcess::OVERHEAD,
         "source_period_bytes": writebench::measure::source::PERIOD,
         // What the mapped methods ask of the kernel: nothing but mmap-populate's
         // MADV_POPULATE_WRITE, issued by each thread inside the timed span.

@@ -70,7 +70,9 @@ pub struct Run {
     /// between the fastest and the slowest shows stragglers.
     #[serde(default)]
     pub thread_seconds: Vec<f64>,
-    /// CPU time of the process over write + sync.
+    /// CPU time over write + sync: each writer thread's over its part (and its own
+    /// sync), plus the executing thread's over the one sync and the closing steps
+    /// (getrusage RUSAGE_THREAD); latency cases, the thread's over the timed loop.
     pub user_seconds: f64,
     pub sys_seconds: f64,
 }

@@ -104,6 +104,10 @@ pub struct InProcess {
 }
 
 impl InProcess {
+    /// What this executor adds, recorded in the result's options.
+    pub const OVERHEAD: &'static str =
+        "in-process threads, no copy: each writer calls the method on the shared source buffer";
+
     pub fn new(method: &'static dyn Method) -> InProcess {
         InProcess { method, startup: |_| {} }
     }
@@ -186,7 +190,7 @@ impl InProcess {
 
 impl Executor for InProcess {
     fn overhead(&self) -> &'static str {
-        "in-process threads, no copy: each writer calls the method on the shared source buffer"
+        InProcess::OVERHEAD
     }
 
     fn execute(&self, job: &Job) -> Result<Execution, CallError> {
