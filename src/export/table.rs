@@ -4,7 +4,7 @@
 
 use std::io::{self, Write};
 
-use crate::analysis::stats::{Summary, format_mean_sd, format_seed_style};
+use crate::analysis::stats::{NOISY_CI, Summary, format_mean_sd, format_seed_style};
 use crate::export::latency::{is_latency_case, render_cases as render_latency};
 use crate::measure::methods;
 use crate::plan::FileState;
@@ -17,9 +17,9 @@ pub fn render(result: &ResultFile, out: &mut dyn Write) -> io::Result<()> {
     let usual_size = most_common_size(result);
     writeln!(
         out,
-        "{} per run unless a line says otherwise; GB/s as ( min: a, mean ± sd, max: b ) over {} runs; durable includes the sync",
+        "{} per run unless a line says otherwise; GB/s as ( min: a, mean ± sd, max: b ) over {}; durable includes the sync (— where the mode never syncs)",
         format_size(usual_size),
-        result.options.get("repeat").and_then(|v| v.as_u64()).unwrap_or(0)
+        runs_wording(&result.options)
     )?;
     if target.fs_type == "tmpfs" || target.fs_type == "ramfs" {
         writeln!(
@@ -99,24 +99,67 @@ fn row(result: &CaseResult, usual_size: u64) -> [String; 4] {
         format!(", {}", format_size(result.case.bytes))
     };
     let label = format!("{}{size}, sync {}:", result.case.label(), result.case.durability);
-    match (result.status, result.stats, result.durable_stats) {
-        (Status::Ok, Some(buffered), Some(durable)) => {
-            let buffered = buffered.scaled(1e-9);
-            let durable = durable.scaled(1e-9);
-            let mut notes = Vec::new();
-            if buffered.is_noisy() || durable.is_noisy() {
-                notes.push(format!("noisy (cv {:.0} %)", 100.0 * buffered.cv().max(durable.cv())));
-            }
+    match (result.status, result.stats) {
+        (Status::Ok, Some(buffered)) => {
+            let durable = match result.durable_stats {
+                Some(durable) => durable_text(&durable.scaled(1e-9)),
+                // Nothing was made durable, so there is no durable figure to show.
+                None => "durable —".to_string(),
+            };
+            let mut notes: Vec<String> = noise_note(result).into_iter().collect();
+            notes.extend(outlier_note(result));
             if let Some(spread) = thread_spread(result) {
                 notes.push(format!("threads spread {:.0} %", 100.0 * spread));
             }
-            [label, format!("{} GB/s", format_seed_style(&buffered)), durable_text(&durable), notes.join(", ")]
+            [label, format!("{} GB/s", format_seed_style(&buffered.scaled(1e-9))), durable, notes.join(", ")]
         }
-        (status, _, _) => {
+        (status, _) => {
             let reason = result.error.clone().unwrap_or_default();
             [label, format!("{}: {reason}", status.name()), String::new(), String::new()]
         }
     }
+}
+
+/// "5 runs", or with `--target-ci` "5 to 7 runs (...)": read from the options applied.
+fn runs_wording(options: &serde_json::Value) -> String {
+    let number = |key: &str| options.get(key).and_then(|v| v.as_u64()).unwrap_or(0);
+    match options.get("target_ci").and_then(|v| v.as_f64()) {
+        Some(pct) => format!(
+            "{} to {} runs, until the 95 % CI of the mean is within ±{pct} % (noisy: not reached)",
+            number("min_runs"),
+            number("max_runs")
+        ),
+        None => {
+            format!("{} runs (noisy: the 95 % CI of the mean wider than ±{:.0} %)", number("repeat"), 100.0 * NOISY_CI)
+        }
+    }
+}
+
+/// "noisy" only where the case missed its `--target-ci`, or, without one, where the
+/// 95 % CI of the mean time is wider than ±5 %; the interval is stated either way.
+fn noise_note(result: &CaseResult) -> Option<String> {
+    match result.target_ci {
+        Some(target) if !target.met => Some(match target.reached_pct {
+            Some(reached) => format!("noisy: CI ±{reached:.1} % after {} runs", target.runs),
+            None => format!("noisy: no CI from {} run", target.runs),
+        }),
+        Some(_) => None,
+        None => {
+            let ci = result.ci_relative()?;
+            (ci > NOISY_CI).then(|| format!("noisy: CI ±{:.1} %", 100.0 * ci))
+        }
+    }
+}
+
+/// The outlying runs by number; a first run among them suggests too short a warm-up.
+fn outlier_note(result: &CaseResult) -> Option<String> {
+    if result.outliers.is_empty() {
+        return None;
+    }
+    let numbers: Vec<String> = result.outliers.iter().map(u32::to_string).collect();
+    let plural = if numbers.len() > 1 { "s" } else { "" };
+    let warmup = if result.first_run_outlier { " (first run: warm-up too short?)" } else { "" };
+    Some(format!("outlier run{plural} {}{warmup}", numbers.join(", ")))
 }
 
 fn durable_text(durable: &Summary) -> String {

@@ -68,5 +68,6 @@ fn create_once(name: &str, case: &Case, create: CreateCall, scratch: &Scratch) -
         thread_seconds: vec![seconds],
         user_seconds: cpu_after.0 - cpu_before.0,
         sys_seconds: cpu_after.1 - cpu_before.1,
+        ..Run::default()
     })
 }

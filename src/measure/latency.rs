@@ -126,6 +126,7 @@ fn measure(
         thread_seconds: vec![loop_seconds],
         user_seconds: 0.0,
         sys_seconds: 0.0,
+        ..Run::default()
     };
     Ok(Measured { run, operations, syncs, ops_per_second: plan.count as f64 / loop_seconds })
 }

@@ -223,6 +223,7 @@ fn run_once(
         thread_seconds: thread_ends.iter().map(|end| (*end - started).as_secs_f64()).collect(),
         user_seconds: cpu_after.0 - cpu_before.0,
         sys_seconds: cpu_after.1 - cpu_before.1,
+        ..Run::default()
     })
 }
 
