@@ -9,20 +9,21 @@ use std::os::fd::{AsRawFd, IntoRawFd};
 use std::time::Instant;
 
 use crate::measure::methods::{CallError, CreateCall};
-use crate::measure::runner::{RunSettings, cpu_times, repeat_runs};
+use crate::measure::runner::{FileRuns, RunSettings, cpu_times};
+use crate::measure::scheduler::CaseRuns;
 use crate::measure::target::Scratch;
 use crate::plan::Case;
 use crate::plan::units::format_size;
-use crate::result::{CaseResult, Run, Status};
+use crate::result::{Run, Status};
 
-pub fn run_case(
+/// The case ready for the scheduler, or why not: it cannot fit (skipped), or statvfs failed.
+pub fn case_runs<'a>(
     index: usize,
-    case: &Case,
+    case: &'a Case,
     create: CreateCall,
-    scratch: &Scratch,
+    scratch: &'a Scratch,
     settings: &RunSettings,
-    on_run: &mut dyn FnMut(),
-) -> CaseResult {
+) -> Result<Box<dyn CaseRuns + 'a>, (Status, String)> {
     if settings.space_check && create.allocates {
         match scratch.free_bytes() {
             Ok(free) if case.bytes > free => {
@@ -32,15 +33,15 @@ pub fn run_case(
                     format_size(case.bytes),
                     format_size(free)
                 );
-                return CaseResult::without_result(case.clone(), Status::Skipped, reason);
+                return Err((Status::Skipped, reason));
             }
             Ok(_) => {}
             Err(error) => {
-                return CaseResult::without_result(case.clone(), Status::Failed, format!("statvfs: {error}"));
+                return Err((Status::Failed, format!("statvfs: {error}")));
             }
         }
     }
-    repeat_runs(index, 1, case, scratch, settings, on_run, |names| create_once(&names[0], case, create, scratch))
+    Ok(FileRuns::boxed(index, 1, scratch, settings, move |names| create_once(&names[0], case, create, scratch)))
 }
 
 fn create_once(name: &str, case: &Case, create: CreateCall, scratch: &Scratch) -> Result<Run, CallError> {

@@ -1,5 +1,5 @@
-//! Runs cases: warm-up, repetitions, the timed spans, and hygiene between runs
-//! (DESIGN §2). The runner knows nothing of a method's internals.
+//! Runs cases: the timed spans of one run, and hygiene between runs (DESIGN §2); the
+//! order of the runs is the scheduler's. The runner knows nothing of a method's internals.
 
 use std::io;
 use std::os::fd::{AsRawFd, RawFd};
@@ -9,6 +9,7 @@ use std::time::Instant;
 use crate::measure::creation;
 use crate::measure::durability::direct_refusal;
 use crate::measure::methods::{self, CallError, Job, Part, Prepared, fsync_all};
+use crate::measure::scheduler::{self, CaseRuns, Order, Schedule};
 use crate::measure::source::Source;
 use crate::measure::target::Scratch;
 use crate::plan::{Case, Durability};
@@ -27,8 +28,8 @@ pub struct RunSettings {
     pub space_check: bool,
 }
 
-/// Runs one case `warmup + repeat` times; `on_run` is called after each run (progress).
-/// An error ends the case: it gets a status and the OS text, never a number.
+/// Runs one case `warmup + repeat` times, back to back; `on_run` is called after each
+/// run. An error ends the case: it gets a status and the OS text, never a number.
 pub fn run_case(
     index: usize,
     case: &Case,
@@ -37,53 +38,81 @@ pub fn run_case(
     settings: &RunSettings,
     on_run: &mut dyn FnMut(),
 ) -> CaseResult {
+    match case_runs(index, case, scratch, source, settings) {
+        Err((status, reason)) => CaseResult::without_result(case.clone(), status, reason),
+        Ok(runs) => {
+            let schedule = Schedule::fixed(settings.repeat, settings.warmup, Order::Grouped, settings.seed);
+            let mut results = scheduler::run(vec![(case.clone(), runs)], &schedule, &mut |_| on_run());
+            results.pop().expect("one case in, one result out")
+        }
+    }
+}
+
+/// The case ready for the scheduler's rounds, or why it cannot run here at all (the
+/// method or the filesystem refuses it): its status and the reason.
+pub fn case_runs<'a>(
+    index: usize,
+    case: &'a Case,
+    scratch: &'a Scratch,
+    source: &'a Source,
+    settings: &'a RunSettings,
+) -> Result<Box<dyn CaseRuns + 'a>, (Status, String)> {
     let method = methods::by_name(&case.method).expect("the plan only holds registered methods");
     if let Some(reason) = method.unsupported_reason().or_else(|| method.durability_refusal(case.durability)) {
-        return CaseResult::without_result(case.clone(), Status::Unsupported, reason);
+        return Err((Status::Unsupported, reason));
     }
     if let Some(create) = method.creation() {
-        return creation::run_case(index, case, create, scratch, settings, on_run);
+        return creation::case_runs(index, case, create, scratch, settings);
     }
     let parts = split(case.bytes, case.chunk_bytes, case.threads, case.files);
     let lens: Vec<u64> = if case.files > 1 { parts.iter().map(|p| p.len).collect() } else { vec![case.bytes] };
     let probe = format!("case{index:04}-probe.dat");
-    if let Err((status, reason)) = open_flags_refusal(&probe, case.durability, case.chunk_bytes, &lens, scratch) {
-        return CaseResult::without_result(case.clone(), status, reason);
-    }
-    repeat_runs(index, case.files, case, scratch, settings, on_run, |names| {
+    open_flags_refusal(&probe, case.durability, case.chunk_bytes, &lens, scratch)?;
+    Ok(FileRuns::boxed(index, case.files, scratch, settings, move |names| {
         run_once(names, &parts, case, scratch, source, settings)
-    })
+    }))
 }
 
-/// The runs of a case, `warmup + repeat` of them: `run` makes one into the files it is
-/// given (`files` of them, named per case and run). Hygiene: every run starts without
-/// the previous run's files (the run synced them); the last run's stay with `--keep`.
-/// `on_run` follows each run; an error ends the case with its status and text.
-pub(crate) fn repeat_runs(
+/// The runs of a case, one at a time for the scheduler: `run` makes one into the files
+/// it is given (`files` of them, named per case and run). Hygiene: every run starts
+/// without the previous run's files (the run synced them). With `--keep`, a run's files
+/// stay until the case's next run, so that each case's last run's files stay.
+pub(crate) struct FileRuns<'a, F> {
     index: usize,
     files: u32,
-    case: &Case,
-    scratch: &Scratch,
-    settings: &RunSettings,
-    on_run: &mut dyn FnMut(),
-    mut run: impl FnMut(&[String]) -> Result<Run, CallError>,
-) -> CaseResult {
-    let total = settings.warmup + settings.repeat;
-    let mut runs = Vec::with_capacity(settings.repeat as usize);
-    for number in 0..total {
-        let names: Vec<String> = (0..files).map(|file| format!("case{index:04}-run{number}-f{file}.dat")).collect();
-        let outcome = run(&names);
-        let last = number + 1 == total;
-        let keep = settings.keep_files && last && outcome.is_ok();
-        let removal = if keep { None } else { remove_files(scratch, &names) };
-        on_run();
-        match after_removal(outcome, removal) {
-            Ok(run) if number >= settings.warmup => runs.push(run),
-            Ok(_) => {}
-            Err((status, reason)) => return CaseResult::without_result(case.clone(), status, reason),
-        }
+    scratch: &'a Scratch,
+    keep: bool,
+    kept: Vec<String>,
+    run: F,
+}
+
+impl<'a, F: FnMut(&[String]) -> Result<Run, CallError> + 'a> FileRuns<'a, F> {
+    pub(crate) fn boxed(
+        index: usize,
+        files: u32,
+        scratch: &'a Scratch,
+        settings: &RunSettings,
+        run: F,
+    ) -> Box<dyn CaseRuns + 'a> {
+        Box::new(FileRuns { index, files, scratch, keep: settings.keep_files, kept: Vec::new(), run })
     }
-    CaseResult::measured(case.clone(), runs)
+}
+
+impl<F: FnMut(&[String]) -> Result<Run, CallError>> CaseRuns for FileRuns<'_, F> {
+    fn run_once(&mut self, number: u32) -> Result<Run, (Status, String)> {
+        if let Some(removal) = remove_files(self.scratch, &std::mem::take(&mut self.kept)) {
+            return Err((Status::Failed, removal));
+        }
+        let names: Vec<String> =
+            (0..self.files).map(|file| format!("case{:04}-run{number}-f{file}.dat", self.index)).collect();
+        let outcome = (self.run)(&names);
+        let keep = self.keep && outcome.is_ok();
+        let removal = if keep { None } else { remove_files(self.scratch, &names) };
+        if keep {
+            self.kept = names;
+        }
+        after_removal(outcome, removal)
+    }
 }
 
 /// Removes a run's files; the first failure, described.
