@@ -106,9 +106,14 @@ fn run(args: &RunArgs) -> Result<ExitCode, UsageError> {
     args.check_paths()?;
     let settings = args.settings(&suite);
     let schedule = args.schedule(&suite)?;
+    let dropped = args.dropped_notes(&suite);
     let cases = suite.cases();
     if cases.is_empty() {
-        return Err(UsageError("the options select no case".into()));
+        let why = if dropped.is_empty() { String::new() } else { format!(" ({})", dropped.join("; ")) };
+        return Err(UsageError(format!("the options select no case{why}")));
+    }
+    for note in &dropped {
+        eprintln!("writebench: no case for {note}");
     }
     // A chunk larger than its case's size is one call of the whole size.
     let max_chunk = cases.iter().map(|c| c.chunk_bytes.min(c.bytes)).max().unwrap_or(1) as usize;

@@ -12,7 +12,7 @@ use crate::measure::scheduler::{Order, Schedule};
 use crate::measure::source::DEFAULT_SEED;
 use crate::plan::suites::Suite;
 use crate::plan::units::{format_size, parse_size, split_list};
-use crate::plan::{Durability, FileState, Layout};
+use crate::plan::{DropReason, Durability, FileState, Layout};
 
 /// Largest chunk: the seed documents go up to 1 GiB, and Linux moves at most
 /// 0x7ffff000 bytes per call anyway.
@@ -215,7 +215,8 @@ pub struct RunArgs {
     pub threads: Option<String>,
 
     /// With several threads: one-file (disjoint ranges; offset methods only) and/or
-    /// file-per-thread (the size split over one file per thread) [default: both].
+    /// file-per-thread (the size split over one file per thread) [default: both, each
+    /// where the method has it].
     #[arg(long, value_name = "LIST")]
     pub layout: Option<String>,
 
@@ -411,6 +412,21 @@ impl RunArgs {
             verify: verify.then_some(crate::measure::verify::Verify { corrupt_at: self.corrupt_for_test }),
             space_check: !self.no_space_check,
         }
+    }
+
+    /// The combinations the user's own --threads or --layout asked for that yield no
+    /// case, one line each (a suite's own combinations that do not apply stay silent:
+    /// "both layouts" means both where the method has them).
+    pub fn dropped_notes(&self, suite: &Suite) -> Vec<String> {
+        suite
+            .dropped()
+            .iter()
+            .filter(|dropped| match dropped.reason {
+                DropReason::Layout(_) => self.layout.is_some(),
+                DropReason::TooFewChunks { .. } => self.threads.is_some(),
+            })
+            .map(|dropped| dropped.describe())
+            .collect()
     }
 
     /// How many runs each case gets, and in which order. An explicit `--repeat` fixes

@@ -7,7 +7,7 @@ use serde::Serialize;
 use crate::measure::methods;
 use crate::plan::durability::{Commit, SyncCall};
 use crate::plan::latency;
-use crate::plan::{Case, Durability, FileState, Layout, Selection, expand};
+use crate::plan::{Case, Dropped, Durability, FileState, Layout, Selection, expand, expand_and_drop};
 
 const KIB: u64 = 1 << 10;
 const MIB: u64 = 1 << 20;
@@ -36,6 +36,19 @@ impl Suite {
             "seed" => Some(seed()),
             _ => None,
         }
+    }
+
+    /// The combinations of methods, threads and layouts that yield no case, each once.
+    pub fn dropped(&self) -> Vec<Dropped> {
+        let mut all: Vec<Dropped> = Vec::new();
+        for part in &self.parts {
+            for entry in expand_and_drop(part).1 {
+                if !all.contains(&entry) {
+                    all.push(entry);
+                }
+            }
+        }
+        all
     }
 
     /// Every case of every part, without duplicates, in table order.
@@ -164,7 +177,8 @@ fn part(methods: &[&str], states: &[FileState], chunks: &[u64], size: u64) -> Se
         iov: vec![1],
         durability: vec![Durability::End],
         threads: vec![1],
-        layouts: vec![Layout::OneFile],
+        // Both layouts wherever a method has them (threads > 1 only), as --layout says.
+        layouts: Layout::ALL.to_vec(),
         queue_depths: vec![1],
         keep_oversized_chunks: false,
         size_in_id: false,
@@ -184,7 +198,6 @@ pub fn quick() -> Suite {
     core.iov = vec![1, 128];
     let mut parallel = part(&["pwrite", "write"], &two_states, &[MIB], size);
     parallel.threads = vec![2];
-    parallel.layouts = Layout::ALL.to_vec();
     let mut mapped = part(&["mmap", "mmap-maps", "mmap-fds"], &two_states, &[MIB], size);
     mapped.threads = vec![1, 2];
     let mut uring = part(&["io_uring"], &two_states, &[4 * KIB], size);
@@ -234,7 +247,6 @@ pub fn seed() -> Suite {
     vectored.iov = vec![128];
     let mut parallel = part(&["pwrite"], &states, &[MIB], GIB);
     parallel.threads = threads;
-    parallel.layouts = Layout::ALL.to_vec();
     let simple_chunks = [KIB, 4 * KIB, 8 * KIB, 16 * KIB, 64 * KIB, MIB, 16 * MIB, 64 * MIB, 512 * MIB, GIB];
     let simple = part(&["fwrite", "write"], &states, &simple_chunks, GIB);
 
@@ -244,8 +256,10 @@ pub fn seed() -> Suite {
     let blocking = part(&["write"], &[FileState::Empty], &[4 * KIB], seed004_size);
     let mut pwrite = part(&["pwrite"], &[FileState::Empty], &[4 * KIB], seed004_size);
     pwrite.threads = vec![1, 10];
+    pwrite.layouts = vec![Layout::OneFile];
     let mut uring = part(&["io_uring"], &[FileState::Empty], &[4 * KIB], seed004_size);
     uring.threads = vec![1, 10, 100];
+    uring.layouts = vec![Layout::OneFile];
     uring.queue_depths = vec![1, 128];
     let mut parts = vec![mapped, vectored, parallel, simple, blocking, pwrite, uring];
     for part in &mut parts {
