@@ -25,18 +25,26 @@ use crate::measure::target::Scratch;
 use crate::plan::FileState;
 use crate::plan::durability::Durability;
 use crate::plan::latency::{Pattern, Plan, case_of};
-use crate::result::{CaseResult, Run};
+use crate::result::{CaseResult, Run, Status};
 
 /// Runs one pattern under one mode; an error makes the case failed or unsupported.
 pub fn run_case(index: usize, plan: &Plan, pattern: Pattern, durability: Durability, scratch: &Scratch) -> CaseResult {
     let case = case_of(plan, pattern, durability);
     let name = format!("latency{index:04}.dat");
     let file_len = if pattern == Pattern::Overwrite0 { plan.bytes as u64 } else { case.bytes };
+    let source = match Source::new(plan.seed, plan.bytes) {
+        Ok(source) => source,
+        Err(error) => {
+            let reason = CallError::new("allocate the source buffer", error).to_string();
+            return CaseResult::without_result(case, Status::Failed, reason);
+        }
+    };
     let probe = format!("latency{index:04}-probe.dat");
-    if let Err((status, reason)) = open_flags_refusal(&probe, durability, plan.bytes as u64, &[file_len], scratch) {
+    let refusal = open_flags_refusal(&probe, durability, plan.bytes as u64, &[file_len], &source, scratch);
+    if let Err((status, reason)) = refusal {
         return CaseResult::without_result(case, status, reason);
     }
-    let outcome = measure(&name, plan, pattern, durability, scratch);
+    let outcome = measure(&name, plan, pattern, durability, &source, scratch);
     match after_removal(outcome, remove_files(scratch, std::slice::from_ref(&name))) {
         Ok(measured) => {
             let mut result = CaseResult::measured(case, vec![measured.run]);
@@ -66,9 +74,9 @@ fn measure(
     plan: &Plan,
     pattern: Pattern,
     durability: Durability,
+    source: &Source,
     scratch: &Scratch,
 ) -> Result<Measured, CallError> {
-    let source = Source::new(plan.seed, plan.bytes).map_err(|e| CallError::new("allocate the source buffer", e))?;
     let (state, len) = match pattern {
         Pattern::Overwrite0 => (FileState::Overwrite, plan.bytes as u64),
         Pattern::Append => (FileState::Empty, 0),
@@ -80,7 +88,7 @@ fn measure(
     let mut operations = histogram();
     let mut syncs = histogram();
     let mut pacer = Pacer::new(durability.every());
-    let mut cursor = Cursor::new(&source, 0);
+    let mut cursor = Cursor::new(source, 0);
     let (mut write_ns, mut sync_ns) = (0u64, 0u64);
     let mut loop_started = Instant::now();
     for number in 0..plan.warmup + plan.count {

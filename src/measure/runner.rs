@@ -67,7 +67,7 @@ pub fn case_runs<'a>(
     let parts = split(case.bytes, case.chunk_bytes, case.threads, case.files);
     let lens: Vec<u64> = if case.files > 1 { parts.iter().map(|p| p.len).collect() } else { vec![case.bytes] };
     let probe = format!("case{index:04}-probe.dat");
-    open_flags_refusal(&probe, case.durability, case.chunk_bytes, &lens, scratch)?;
+    open_flags_refusal(&probe, case.durability, case.chunk_bytes, &lens, source, scratch)?;
     Ok(FileRuns::boxed(index, case.files, scratch, settings, move |names| {
         run_once(names, &parts, case, scratch, source, settings)
     }))
@@ -136,12 +136,14 @@ pub(crate) fn after_removal<T>(outcome: Result<T, CallError>, removal: Option<St
 
 /// Whether the filesystem opens files with the case's flags, and, for O_DIRECT, whether
 /// the case's calls meet the alignment (asked on a throw-away file, once per case).
-/// `probe` is the name of the throw-away file; `lens` the lengths of the case's files.
+/// `probe` is the name of the throw-away file; `lens` the lengths of the case's files;
+/// `source` the data the calls will write, whose memory must be aligned too.
 pub fn open_flags_refusal(
     probe: &str,
     durability: Durability,
     chunk: u64,
     lens: &[u64],
+    source: &Source,
     scratch: &Scratch,
 ) -> Result<(), (Status, String)> {
     let flags = durability.open_flags();
@@ -158,7 +160,7 @@ pub fn open_flags_refusal(
         (status, error.to_string())
     })?;
     if durability.direct {
-        if let Some(reason) = direct_refusal(&alignment, chunk, lens) {
+        if let Some(reason) = direct_refusal(&alignment, chunk, lens, source.buffer().as_ptr() as usize) {
             return Err((Status::Unsupported, reason));
         }
     }
