@@ -176,3 +176,50 @@ fn write_aligned(out: &mut dyn Write, rows: &[[String; 4]]) -> io::Result<()> {
     }
     Ok(())
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::plan::{Case, FileState};
+    use crate::result::{Run, TargetCi};
+
+    fn measured(mode: &str, times: &[f64]) -> CaseResult {
+        let method = methods::by_name("pwrite").unwrap();
+        let case = Case::new(method, FileState::Empty, 1 << 20, 1, mode.parse().unwrap(), 1 << 30);
+        let runs = times.iter().map(|&t| Run { write_seconds: t, sync_seconds: 0.1, ..Run::default() }).collect();
+        CaseResult::measured(case, runs)
+    }
+
+    #[test]
+    fn a_mode_that_never_syncs_shows_a_dash_for_durable() {
+        let [_, buffered, durable, _] = row(&measured("none", &[1.0, 1.0, 1.0]), 1 << 30);
+        assert!(buffered.starts_with("( min: "), "{buffered}");
+        assert_eq!(durable, "durable —");
+        let [_, _, durable, _] = row(&measured("end", &[1.0, 1.0, 1.0]), 1 << 30);
+        assert!(durable.starts_with("durable 0.976") && durable.ends_with(" GB/s"), "{durable}");
+    }
+
+    #[test]
+    fn noisy_only_where_the_target_was_missed_or_without_one_the_ci_is_wide() {
+        let quiet = measured("none", &[1.0, 1.01, 0.99, 1.0]);
+        assert_eq!(row(&quiet, 1 << 30)[3], "");
+        let wide = measured("none", &[1.0, 1.5, 0.7, 1.2]);
+        let ci = 100.0 * wide.ci_relative().unwrap();
+        assert_eq!(row(&wide, 1 << 30)[3], format!("noisy: CI ±{ci:.1} %"));
+        let mut met = wide.clone();
+        met.target_ci = Some(TargetCi { pct: 50.0, met: true, runs: 4, reached_pct: Some(ci) });
+        assert_eq!(row(&met, 1 << 30)[3], "", "a met target is not noisy, however wide");
+        let mut missed = quiet.clone();
+        missed.target_ci = Some(TargetCi { pct: 0.1, met: false, runs: 4, reached_pct: Some(1.23) });
+        assert_eq!(row(&missed, 1 << 30)[3], "noisy: CI ±1.2 % after 4 runs");
+    }
+
+    #[test]
+    fn outliers_are_listed_and_a_first_one_suggests_a_short_warm_up() {
+        let result = measured("none", &[3.0, 1.0, 1.01, 0.99, 1.0, 1.02]);
+        let notes = row(&result, 1 << 30)[3].clone();
+        assert!(notes.ends_with("outlier run 1 (first run: warm-up too short?)"), "{notes}");
+        let later = measured("none", &[1.0, 1.0, 1.01, 0.99, 5.0, 9.0, 1.02]);
+        assert!(row(&later, 1 << 30)[3].ends_with("outlier runs 5, 6"), "{}", row(&later, 1 << 30)[3]);
+    }
+}
