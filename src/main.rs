@@ -12,7 +12,8 @@ use serde_json::json;
 use writebench::cli::{Cli, Command, LatencyArgs, RunArgs, UsageError, plain};
 use writebench::context;
 use writebench::export::{self, write_atomically};
-use writebench::measure::runner::{peak_rss_bytes, run_case};
+use writebench::measure::runner::{peak_rss_bytes, prepare_case};
+use writebench::measure::scheduler::{self, Schedule};
 use writebench::measure::source::Source;
 use writebench::measure::target::Scratch;
 use writebench::measure::{estimate, signals};
@@ -83,16 +84,13 @@ fn latency(args: &LatencyArgs) -> Result<ExitCode, UsageError> {
         tool: Tool::this(),
         host: context::host(),
         target,
-        options: json!({
-            "command": "latency",
-            "count": plan.count,
-            "bytes": plan.bytes,
-            "warmup": plan.warmup,
-            "patterns": args.patterns,
-            "durability": args.durability,
-            "seed": plan.seed,
-            "argv": std::env::args().collect::<Vec<_>>(),
-        }),
+        options: {
+            let mut options = json!({"command": "latency", "argv": std::env::args().collect::<Vec<_>>()});
+            if let (Some(options), serde_json::Value::Object(applied)) = (options.as_object_mut(), plan.applied()) {
+                options.extend(applied);
+            }
+            options
+        },
         cases: results,
         observations: Vec::new(),
         complete: true,
@@ -107,9 +105,15 @@ fn run(args: &RunArgs) -> Result<ExitCode, UsageError> {
     let suite = args.suite()?;
     args.check_paths()?;
     let settings = args.settings(&suite);
+    let schedule = args.schedule(&suite)?;
+    let dropped = args.dropped_notes(&suite);
     let cases = suite.cases();
     if cases.is_empty() {
-        return Err(UsageError("the options select no case".into()));
+        let why = if dropped.is_empty() { String::new() } else { format!(" ({})", dropped.join("; ")) };
+        return Err(UsageError(format!("the options select no case{why}")));
+    }
+    for note in &dropped {
+        eprintln!("writebench: no case for {note}");
     }
     // A chunk larger than its case's size is one call of the whole size. Only the write
     // cases read the source: a file creation case's "chunk" is its whole size, and
@@ -124,7 +128,7 @@ fn run(args: &RunArgs) -> Result<ExitCode, UsageError> {
         .map_err(|e| UsageError(format!("cannot allocate the {max_chunk}-byte source buffer: {}", plain(&e))))?;
     if !args.no_space_check {
         // --size itself must fit; a larger case of a suite (the seed suite's 4 GiB file
-        // creation) is skipped when its turn comes instead of refusing the whole run.
+        // creation) is skipped instead of refusing the whole run.
         writebench::measure::space::check_up_front(&args.path, suite.reference_size).map_err(UsageError)?;
     }
     // Before any other thread starts, so that every thread inherits the blocked mask.
@@ -134,9 +138,7 @@ fn run(args: &RunArgs) -> Result<ExitCode, UsageError> {
     })?;
     let target = context::target(&args.path, Some(&probe_file(&scratch)));
     let latency_count = suite.latency.as_ref().map_or(0, |plan| plan.patterns.len() * plan.durability.len());
-    announce(&cases, latency_count, &settings, &target, &scratch);
-
-    let mut done = Vec::with_capacity(cases.len());
+    announce(&cases, latency_count, &schedule, &target, &scratch);
 
     let latency_cases: Vec<_> = suite
         .latency
@@ -147,11 +149,13 @@ fn run(args: &RunArgs) -> Result<ExitCode, UsageError> {
                 .flat_map(move |&mode| plan.patterns.iter().map(move |&pattern| (plan, pattern, mode)))
         })
         .collect();
-    let total_runs = cases.len() as u64 * u64::from(settings.warmup + settings.repeat) + latency_cases.len() as u64;
-    let progress = progress_bar(total_runs);
+    let runs_per_case = u64::from(schedule.warmup + schedule.max_runs);
+    let progress = progress_bar(cases.len() as u64 * runs_per_case + latency_cases.len() as u64);
+    let mut done: Vec<Option<CaseResult>> = vec![None; cases.len()];
+    let mut runnable = Vec::with_capacity(cases.len());
+    let mut positions = Vec::with_capacity(cases.len());
     for (index, case) in cases.iter().enumerate() {
-        progress.set_message(case.id.clone());
-        // A case that no longer fits is skipped with the numbers, and the run goes on.
+        // A case that does not fit is skipped with the numbers, and the run goes on.
         // Creation cases check for themselves (ftruncate needs no space at all).
         let creates = writebench::measure::methods::by_name(&case.method).is_some_and(|m| m.creation().is_some());
         let too_big = if args.no_space_check || creates {
@@ -159,15 +163,27 @@ fn run(args: &RunArgs) -> Result<ExitCode, UsageError> {
         } else {
             writebench::measure::space::shortfall(scratch.path(), case.bytes)
         };
-        let outcome = match too_big {
-            Some(reason) => {
-                progress.inc(u64::from(settings.warmup + settings.repeat));
-                CaseResult::without_result(case.clone(), Status::Skipped, reason)
-            }
-            None => run_case(index, case, &scratch, &source, &settings, &mut || progress.inc(1)),
+        let prepared = match too_big {
+            Some(reason) => Err((Status::Skipped, reason)),
+            None => prepare_case(index, case, &scratch, &source, &settings),
         };
-        done.push(outcome);
+        match prepared {
+            Ok(runs) => {
+                positions.push(index);
+                runnable.push((case.clone(), runs));
+            }
+            Err((status, reason)) => done[index] = Some(CaseResult::without_result(case.clone(), status, reason)),
+        }
     }
+    let measured = scheduler::run(runnable, &schedule, &mut |tick| {
+        progress.set_length(tick.planned + latency_cases.len() as u64);
+        progress.set_position(tick.done);
+        progress.set_message(tick.case.id.clone());
+    });
+    for (index, result) in positions.into_iter().zip(measured) {
+        done[index] = Some(result);
+    }
+    let mut done: Vec<CaseResult> = done.into_iter().map(|result| result.expect("every case has a result")).collect();
     for (index, &(plan, pattern, mode)) in latency_cases.iter().enumerate() {
         progress.set_message(format!("latency {} {mode}", pattern.name()));
         let outcome = writebench::measure::latency::run_case(cases.len() + index, plan, pattern, mode, &scratch);
@@ -189,7 +205,7 @@ fn run(args: &RunArgs) -> Result<ExitCode, UsageError> {
         tool: Tool::this(),
         host: context::host(),
         target,
-        options: options_json(args, &suite, &settings),
+        options: options_json(&suite, &settings, &schedule),
         cases: done,
         observations: Vec::new(),
         complete: true,
@@ -221,23 +237,20 @@ fn export_files(result: &ResultFile, json: Option<&Path>, csv: Option<&Path>) ->
 
 /// The run's options exactly as they were applied, and the command line.
 fn options_json(
-    args: &RunArgs,
     suite: &writebench::plan::suites::Suite,
     settings: &writebench::measure::runner::RunSettings,
+    schedule: &Schedule,
 ) -> serde_json::Value {
-    json!({
+    let mut options = json!({
+        "command": "run",
         "suite": suite.name,
         "size": suite.reference_size,
-        "methods": args.methods,
-        "states": args.states,
-        "chunks": args.chunks,
-        "iov": args.iov,
-        "threads": args.threads,
-        "layout": args.layout,
-        "qd": args.qd,
-        "durability": args.durability,
-        "repeat": settings.repeat,
-        "warmup": settings.warmup,
+        "repeat": schedule.min_runs,
+        "warmup": schedule.warmup,
+        "target_ci": schedule.target_ci,
+        "min_runs": schedule.min_runs,
+        "max_runs": schedule.max_runs,
+        "order": schedule.order.name(),
         "seed": settings.seed,
         "verify": settings.verify.is_some(),
         "drop_cache": settings.drop_cache,
@@ -248,25 +261,33 @@ fn options_json(
         "mmap_advice": {"madv_sequential": false, "map_populate": false, "mmap-populate": "MADV_POPULATE_WRITE, timed"},
         "peak_rss_bytes": peak_rss_bytes(),
         "argv": std::env::args().collect::<Vec<_>>(),
-    })
+    });
+    let applied = serde_json::to_value(suite.applied()).expect("plain data serializes");
+    if let (Some(options), serde_json::Value::Object(applied)) = (options.as_object_mut(), applied) {
+        options.extend(applied);
+    }
+    options
 }
 
 /// One line on stderr before the work starts: what will run, and about how long.
 fn announce(
     cases: &[writebench::plan::Case],
     latency_cases: usize,
-    settings: &writebench::measure::runner::RunSettings,
+    schedule: &Schedule,
     target: &context::TargetInfo,
     scratch: &Scratch,
 ) {
-    let runs = settings.warmup + settings.repeat;
+    let (least, most) = (schedule.warmup + schedule.min_runs, schedule.warmup + schedule.max_runs);
+    let runs = if least == most { format!("{most} runs") } else { format!("{least} to {most} runs") };
     let latency = if latency_cases > 0 { format!(" and {latency_cases} latency cases") } else { String::new() };
     let mut line =
-        format!("writebench: {} cases x {runs} runs{latency} on {} ({})", cases.len(), target.path, target.fs_type);
+        format!("writebench: {} cases x {runs}{latency} on {} ({})", cases.len(), target.path, target.fs_type);
     if let Some(probe) = estimate::probe(scratch) {
+        let (low, high) = (estimate::estimate(cases, least, &probe), estimate::estimate(cases, most, &probe));
+        let (low, high) = (estimate::human(low), estimate::human(high));
+        let about = if low == high { high } else { format!("{low} to {high}") };
         line += &format!(
-            ", about {} (probe: {:.2} GB/s, {:.2} GB/s with fsync, {:.2} µs per call, {:.1} µs per commit)",
-            estimate::human(estimate::estimate(cases, runs, &probe)),
+            ", about {about} (probe: {:.2} GB/s, {:.2} GB/s with fsync, {:.2} µs per call, {:.1} µs per commit)",
             probe.buffered_bytes_per_second / 1e9,
             probe.durable_bytes_per_second / 1e9,
             probe.seconds_per_call * 1e6,

@@ -3,7 +3,8 @@
 
 use serde::{Deserialize, Serialize};
 
-use crate::analysis::stats::Summary;
+use crate::analysis::outliers::outliers;
+use crate::analysis::stats::{Summary, ci_relative_half_width};
 use crate::context::{Host, TargetInfo};
 use crate::plan::Case;
 
@@ -56,7 +57,7 @@ impl Status {
 }
 
 /// One timed run. Seconds are from the monotonic clock.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
 pub struct Run {
     /// First call to last call returned, including closing steps the method needs.
     pub write_seconds: f64,
@@ -75,6 +76,35 @@ pub struct Run {
     /// (getrusage RUSAGE_THREAD); latency cases, the thread's over the timed loop.
     pub user_seconds: f64,
     pub sys_seconds: f64,
+    /// The round the run belonged to, warm-up rounds included (the first measured
+    /// round is `options.warmup`). With `--order grouped`, the case's own run count.
+    #[serde(default)]
+    pub round: u32,
+    /// The run's place among every run of the command, warm-ups included, from 0: the
+    /// order in which the runs really happened, so drift can be read against it.
+    #[serde(default)]
+    pub sequence: u64,
+}
+
+impl Run {
+    /// Write and sync: the time the durable figure divides by.
+    pub fn durable_seconds(&self) -> f64 {
+        self.write_seconds + self.sync_seconds
+    }
+}
+
+/// How a case fared against `--target-ci`.
+#[derive(Debug, Clone, Copy, PartialEq, Serialize, Deserialize)]
+pub struct TargetCi {
+    /// The target: the 95 % CI half-width, in percent of the mean.
+    pub pct: f64,
+    /// Whether the case reached it before `--max-runs`.
+    pub met: bool,
+    /// Measured runs the case took.
+    pub runs: u32,
+    /// The half-width reached, in percent of the mean (the worse of the buffered and,
+    /// where the case syncs, the durable time); null with fewer than two runs.
+    pub reached_pct: Option<f64>,
 }
 
 #[derive(Debug, Clone, Serialize, Deserialize)]
@@ -84,9 +114,10 @@ pub struct CaseResult {
     pub status: Status,
     pub error: Option<String>,
     pub runs: Vec<Run>,
-    /// Buffered throughput in bytes/s: bytes / write_seconds.
+    /// Buffered throughput in bytes/s, from the write times (see `Summary::throughput`).
     pub stats: Option<Summary>,
-    /// Durable throughput in bytes/s: bytes / (write_seconds + sync_seconds).
+    /// Durable throughput in bytes/s, from the write + sync times; null when the case's
+    /// durability mode never syncs (`none`, `direct` alone): nothing was made durable.
     pub durable_stats: Option<Summary>,
     pub latency_ns: Option<serde_json::Value>,
     /// Latency cases whose sync is a call of its own (write + fdatasync): that call
@@ -96,24 +127,45 @@ pub struct CaseResult {
     /// Latency cases: operations completed per second of the timed loop.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub ops_per_second: Option<f64>,
+    /// Runs (numbered from 1, as `runs` and the CSV's `run` column) whose write time,
+    /// or write + sync time, has a modified z-score above 3.5. Kept in the statistics.
+    #[serde(default)]
+    pub outliers: Vec<u32>,
+    /// The first measured run is an outlier: the warm-up was likely too short.
+    #[serde(default)]
+    pub first_run_outlier: bool,
+    /// With `--target-ci`: whether the case met it, and in how many runs.
+    #[serde(default)]
+    pub target_ci: Option<TargetCi>,
 }
 
 impl CaseResult {
-    /// A case with runs: its statistics are derived here, once.
+    /// A case with runs: its statistics are derived here, once, from the run times.
     pub fn measured(case: Case, runs: Vec<Run>) -> CaseResult {
         let bytes = case.bytes as f64;
-        let buffered: Vec<f64> = runs.iter().map(|run| bytes / run.write_seconds).collect();
-        let durable: Vec<f64> = runs.iter().map(|run| bytes / (run.write_seconds + run.sync_seconds)).collect();
+        let syncs = case.durability.syncs();
+        let write: Vec<f64> = runs.iter().map(|run| run.write_seconds).collect();
+        let durable: Vec<f64> = runs.iter().map(Run::durable_seconds).collect();
+        let mut outlying = outliers(&write);
+        if syncs {
+            outlying.extend(outliers(&durable));
+        }
+        outlying.sort_unstable();
+        outlying.dedup();
+        let outliers: Vec<u32> = outlying.into_iter().map(|index| index as u32 + 1).collect();
         CaseResult {
+            first_run_outlier: outliers.first() == Some(&1),
             case,
             status: Status::Ok,
             error: None,
+            stats: Summary::throughput(bytes, &write),
+            durable_stats: if syncs { Summary::throughput(bytes, &durable) } else { None },
             runs,
-            stats: Summary::of(&buffered),
-            durable_stats: Summary::of(&durable),
             latency_ns: None,
             sync_latency_ns: None,
             ops_per_second: None,
+            outliers,
+            target_ci: None,
         }
     }
 
@@ -129,8 +181,28 @@ impl CaseResult {
             latency_ns: None,
             sync_latency_ns: None,
             ops_per_second: None,
+            outliers: Vec::new(),
+            first_run_outlier: false,
+            target_ci: None,
         }
     }
+
+    /// The half-width of the 95 % CI of the mean run time, as a fraction of the mean:
+    /// the worse of the write time and, where the case syncs, the write + sync time.
+    pub fn ci_relative(&self) -> Option<f64> {
+        ci_relative(&self.runs, self.case.durability.syncs())
+    }
+}
+
+/// See [`CaseResult::ci_relative`]; also what `--target-ci` judges after each run.
+pub fn ci_relative(runs: &[Run], syncs: bool) -> Option<f64> {
+    let write: Vec<f64> = runs.iter().map(|run| run.write_seconds).collect();
+    let buffered = ci_relative_half_width(&write)?;
+    if !syncs {
+        return Some(buffered);
+    }
+    let durable: Vec<f64> = runs.iter().map(Run::durable_seconds).collect();
+    Some(buffered.max(ci_relative_half_width(&durable)?))
 }
 
 #[derive(Debug, Clone, Serialize, Deserialize)]
@@ -145,22 +217,71 @@ mod tests {
     use crate::measure::methods;
     use crate::plan::{Durability, FileState};
 
+    fn run(write_seconds: f64, sync_seconds: f64) -> Run {
+        Run { write_seconds, sync_seconds, thread_seconds: vec![write_seconds], ..Run::default() }
+    }
+
+    fn case(durability: &str, bytes: u64) -> Case {
+        Case::new(methods::by_name("write").unwrap(), FileState::Empty, 4096, 1, durability.parse().unwrap(), bytes)
+    }
+
     #[test]
     fn measured_derives_buffered_and_durable_throughput() {
-        let case = Case::new(methods::by_name("write").unwrap(), FileState::Empty, 4096, 1, Durability::End, 1000);
-        let run = |w, s| Run {
-            write_seconds: w,
-            sync_seconds: s,
-            setup_seconds: 0.0,
-            thread_seconds: vec![w],
-            user_seconds: 0.0,
-            sys_seconds: 0.0,
-        };
-        let result = CaseResult::measured(case, vec![run(1.0, 1.0), run(2.0, 0.0)]);
+        let result = CaseResult::measured(case("end", 1000), vec![run(1.0, 1.0), run(2.0, 0.0)]);
         let stats = result.stats.unwrap();
         assert_eq!((stats.min, stats.max), (500.0, 1000.0));
         let durable = result.durable_stats.unwrap();
         assert_eq!((durable.min, durable.max), (500.0, 500.0));
+    }
+
+    #[test]
+    fn the_mean_is_bytes_over_the_mean_time() {
+        // Defect 1.6: runs of 1 s and 2 s gave 750 B/s (the mean of 1000 and 500).
+        let result = CaseResult::measured(case("end", 1000), vec![run(1.0, 0.5), run(2.0, 0.5)]);
+        let mean = result.stats.unwrap().mean;
+        assert!((mean * 1.5 - 1000.0).abs() < 1e-9, "{mean}");
+        let durable = result.durable_stats.unwrap().mean;
+        assert!((durable * 2.0 - 1000.0).abs() < 1e-9, "{durable}");
+    }
+
+    #[test]
+    fn a_case_that_never_syncs_has_no_durable_figure() {
+        // Defect 1.3: none and direct alone stored a durable figure equal to the buffered one.
+        for mode in ["none", "direct"] {
+            let result = CaseResult::measured(case(mode, 1000), vec![run(1.0, 0.0), run(1.1, 0.0)]);
+            assert!(result.stats.is_some(), "{mode}");
+            assert_eq!(result.durable_stats, None, "{mode}");
+            let json = serde_json::to_value(&result).unwrap();
+            assert!(json["durable_stats"].is_null(), "{mode}: {json}");
+        }
+        for mode in ["end", "every:2", "osync", "odsync", "direct+end"] {
+            let result = CaseResult::measured(case(mode, 1000), vec![run(1.0, 0.0), run(1.1, 0.0)]);
+            assert!(result.durable_stats.is_some(), "{mode}");
+        }
+    }
+
+    #[test]
+    fn outliers_are_numbered_from_1_kept_and_a_slow_first_run_is_flagged() {
+        let times = [3.0, 1.0, 1.02, 0.98, 1.01, 0.99];
+        let result = CaseResult::measured(case("none", 1000), times.iter().map(|&t| run(t, 0.0)).collect());
+        assert_eq!(result.outliers, vec![1]);
+        assert!(result.first_run_outlier);
+        assert_eq!(result.stats.unwrap().n, 6, "never dropped");
+        // An outlier of the sync alone shows in the durable time.
+        let runs = vec![run(1.0, 0.1), run(1.0, 0.1), run(1.0, 0.11), run(1.0, 0.09), run(1.0, 5.0)];
+        let result = CaseResult::measured(case("end", 1000), runs);
+        assert_eq!((result.outliers.clone(), result.first_run_outlier), (vec![5], false));
+    }
+
+    #[test]
+    fn results_written_before_rounds_and_targets_still_load() {
+        let old = r#"{"id":"write empty 4KiB t1 end","runtime":"native","method":"write","state":"empty",
+            "chunk_bytes":4096,"iov":1,"queue_depth":null,"threads":1,"files":1,"durability":"end",
+            "bytes":1000,"status":"ok","error":null,"stats":null,"durable_stats":null,"latency_ns":null,
+            "runs":[{"write_seconds":1.0,"sync_seconds":0.5,"user_seconds":0.0,"sys_seconds":0.0}]}"#;
+        let result: CaseResult = serde_json::from_str(old).unwrap();
+        assert_eq!((result.runs[0].round, result.runs[0].sequence), (0, 0));
+        assert!(result.outliers.is_empty() && result.target_ci.is_none() && !result.first_run_outlier);
     }
 
     #[test]

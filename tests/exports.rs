@@ -72,30 +72,44 @@ fn json_has_the_design_fields_and_consistent_numbers() {
                 assert_eq!(run["sync_seconds"], 0.0, "{id}");
             }
         }
+        let syncs = case["durability"] != "none";
         for stats in ["stats", "durable_stats"] {
-            for key in ["n", "min", "max", "mean", "stddev", "median", "ci95_low", "ci95_high"] {
+            if stats == "durable_stats" && !syncs {
+                // Nothing was made durable: no durable figure at all.
+                assert!(case[stats].is_null(), "{id}: {}", case[stats]);
+                continue;
+            }
+            for key in ["n", "min", "max", "mean", "stddev", "median", "ci95_low"] {
                 assert!(!case[stats][key].is_null(), "{id}: {stats}.{key}");
             }
+            // The upper bound is null only when the interval of the time reaches 0.
+            let mean = case[stats]["mean"].as_f64().unwrap();
+            assert!(case[stats]["ci95_high"].as_f64().is_none_or(|high| high >= mean), "{id}");
+            assert!(case[stats]["ci95_low"].as_f64().unwrap() <= mean, "{id}");
             assert_eq!(case[stats]["n"], 3);
         }
-        let buffered = case["stats"]["mean"].as_f64().unwrap();
-        let durable = case["durable_stats"]["mean"].as_f64().unwrap();
-        if case["durability"] == "end" {
-            assert!(durable <= buffered, "{id}: durable {durable} > buffered {buffered}");
-        } else {
-            assert_eq!(durable, buffered, "{id}");
-        }
-        // The mean throughput is bytes over each run's time, averaged.
+        // Statistics on run times, converted (DESIGN §2.9): mean = bytes / mean time.
         let bytes = case["bytes"].as_f64().unwrap();
-        let mean: f64 =
-            runs.iter().map(|r| bytes / r["write_seconds"].as_f64().unwrap()).sum::<f64>() / runs.len() as f64;
-        assert!((mean - buffered).abs() <= 1e-9 * buffered, "{id}");
+        let mean_time = |key: &dyn Fn(&serde_json::Value) -> f64| runs.iter().map(key).sum::<f64>() / runs.len() as f64;
+        let write = |r: &serde_json::Value| r["write_seconds"].as_f64().unwrap();
+        let buffered = case["stats"]["mean"].as_f64().unwrap();
+        assert!((buffered * mean_time(&write) - bytes).abs() <= 1e-9 * bytes, "{id}");
+        if syncs {
+            let total = |r: &serde_json::Value| write(r) + r["sync_seconds"].as_f64().unwrap();
+            let durable = case["durable_stats"]["mean"].as_f64().unwrap();
+            assert!((durable * mean_time(&total) - bytes).abs() <= 1e-9 * bytes, "{id}");
+            assert!(durable <= buffered, "{id}: durable {durable} > buffered {buffered}");
+        }
         assert!(case["latency_ns"].is_null());
     }
     // The table names each section and shows seed-003 style figures.
     assert!(table.contains("## Write into an emptied file") && table.contains("## Write into a preallocated file"));
     assert!(table.contains("### Vectorized writing") && table.contains("### Simple writing"));
     assert!(table.contains("pwritev in   4 KiB chunks (x8), sync end:") && table.contains("( min: "), "{table}");
+    // A mode that never syncs has no durable figure in the table either.
+    for line in table.lines().filter(|line| line.contains(", sync ")) {
+        assert_eq!(line.contains("durable —"), line.contains(", sync none:"), "{line}");
+    }
 }
 
 /// The first ```sql block of the README, with its input file replaced.
@@ -112,7 +126,16 @@ fn csv_loads_in_duckdb_and_the_readme_query_gives_one_row_per_case() {
     let (result, csv, _) = run_small(dir.path());
     let cases = result["cases"].as_array().unwrap().len();
     let text = std::fs::read_to_string(&csv).unwrap();
-    assert!(text.starts_with("id,runtime,method,state,chunk_bytes,iov,queue_depth,threads,files,durability,status,run,bytes,write_seconds,sync_seconds,throughput_bytes_per_s,durable_bytes_per_s,user_seconds,sys_seconds,error\n"));
+    assert!(text.starts_with("id,runtime,method,state,chunk_bytes,iov,queue_depth,threads,files,durability,status,run,round,sequence,bytes,write_seconds,sync_seconds,throughput_bytes_per_s,durable_bytes_per_s,user_seconds,sys_seconds,latency_p50_ns,latency_p90_ns,latency_p99_ns,latency_p999_ns,latency_max_ns,latency_mean_ns,error\n"));
+    // durable_bytes_per_s is empty where nothing was made durable, and only there.
+    let mut reader = csv::Reader::from_path(&csv).unwrap();
+    let headers = reader.headers().unwrap().clone();
+    let column = |name: &str| headers.iter().position(|h| h == name).unwrap();
+    for row in reader.records() {
+        let row = row.unwrap();
+        let durable = &row[column("durable_bytes_per_s")];
+        assert_eq!(durable.is_empty(), &row[column("durability")] == "none", "{row:?}");
+    }
     assert_eq!(text.lines().count(), 1 + cases * 3, "a header and one row per run");
 
     let script = format!(

@@ -119,3 +119,50 @@ fn the_quick_suite_ends_with_a_short_latency_section_unless_methods_are_named() 
     let cases = read_json(&json)["cases"].as_array().unwrap().clone();
     assert!(cases.iter().all(|c| c["method"] == "pwrite" && !c["id"].as_str().unwrap().starts_with("latency ")));
 }
+
+#[test]
+fn latency_csv_has_the_percentiles_and_loads_in_duckdb() {
+    let dir = tempfile::tempdir().unwrap();
+    let (json, csv) = (dir.path().join("l.json"), dir.path().join("l.csv"));
+    let output = writebench(&[
+        "latency",
+        dir.path().to_str().unwrap(),
+        "--count",
+        "200",
+        "--durability",
+        "none,every-fdatasync:1",
+        "--export-json",
+        json.to_str().unwrap(),
+        "--export-csv",
+        csv.to_str().unwrap(),
+    ]);
+    assert!(output.status.success(), "{}", stderr_of(&output));
+    let cases = read_json(&json)["cases"].as_array().unwrap().clone();
+    let script = format!(
+        "import duckdb\n\
+         rel = duckdb.sql(\"select * from read_csv_auto('{csv}')\")\n\
+         print(dict(zip(rel.columns, map(str, rel.types))))\n\
+         for row in duckdb.sql(\"select id, latency_p50_ns, latency_p90_ns, latency_p99_ns, latency_p999_ns, latency_max_ns, latency_mean_ns from read_csv_auto('{csv}')\").fetchall():\n    print('|'.join(map(str, row)))\n",
+        csv = csv.display()
+    );
+    let output = std::process::Command::new("python3").arg("-c").arg(&script).output().expect("python3 runs");
+    // It fails when DuckDB cannot read the file, or lacks a column, or is not installed.
+    assert!(output.status.success(), "DuckDB (Python package): {}", String::from_utf8_lossy(&output.stderr));
+    let stdout = String::from_utf8_lossy(&output.stdout);
+    let mut lines = stdout.lines();
+    let types = lines.next().unwrap();
+    for column in ["latency_p50_ns", "latency_p90_ns", "latency_p99_ns", "latency_p999_ns", "latency_max_ns"] {
+        assert!(types.contains(&format!("'{column}': 'BIGINT'")), "{column} numeric in {types}");
+    }
+    assert!(types.contains("'latency_mean_ns': 'DOUBLE'"), "{types}");
+    let rows: Vec<Vec<&str>> = lines.map(|line| line.split('|').collect()).collect();
+    assert_eq!(rows.len(), cases.len(), "one row per latency case (one run each)");
+    for row in rows {
+        let case = cases.iter().find(|c| c["id"] == row[0]).unwrap();
+        for (cell, key) in row[1..].iter().zip(["p50", "p90", "p99", "p999", "max", "mean"]) {
+            let expected = case["latency_ns"][key].as_f64().unwrap();
+            let got: f64 = cell.parse().unwrap_or_else(|_| panic!("{key}: '{cell}'"));
+            assert!((got - expected).abs() <= 1e-6 * expected.max(1.0), "{}: {key} {got} != {expected}", row[0]);
+        }
+    }
+}

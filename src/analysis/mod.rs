@@ -1,3 +1,4 @@
 //! Statistics over the runs of a case. Pure functions: no I/O.
 
+pub mod outliers;
 pub mod stats;

@@ -1,26 +1,36 @@
 //! Statistics over the runs of one case, and the number formats of the report.
 //! Pure (no I/O) so every printed number can be pinned by a unit test; the formats
 //! reproduce the seed-003 lines so old and new results compare side by side.
+//!
+//! The statistics are computed on run *times* and converted to throughput, as
+//! hyperfine does (DESIGN §2.9): the mean of per-run throughputs is biased upward
+//! (runs of 1 s and 2 s of one byte average 0.75 B/s, while the byte rate over the
+//! two runs is 2/3 B/s), whereas bytes / mean time is the rate of the average run.
 
 use serde::{Deserialize, Serialize};
 
-/// Above this coefficient of variation a case is flagged: more than 5 % spread
-/// between runs usually means background I/O or cache effects, and differences
-/// between cases smaller than that spread should not be trusted.
-pub const NOISY_CV: f64 = 0.05;
+/// Without a `--target-ci`, a case is flagged noisy when the half-width of the 95 %
+/// confidence interval of its mean time exceeds 5 % of that mean: differences between
+/// cases smaller than that should not be trusted. The same measure as `--target-ci`,
+/// so the flag means one thing whether or not a target was set.
+pub const NOISY_CI: f64 = 0.05;
 
-/// Summary of a sample (e.g. throughputs in bytes/s over the runs of one case).
+/// Summary of a sample: of run times in seconds ([`Summary::of`]), or of throughput in
+/// bytes/s converted from run times ([`Summary::throughput`]).
 #[derive(Debug, Clone, Copy, PartialEq, Serialize, Deserialize)]
 pub struct Summary {
     pub n: usize,
     pub min: f64,
     pub max: f64,
     pub mean: f64,
-    /// Sample standard deviation (divisor n-1); 0.0 when n == 1.
+    /// Sample standard deviation (divisor n-1); 0.0 when n == 1. For throughput, the
+    /// time's sd carried over by the delta method (see [`Summary::throughput`]).
     pub stddev: f64,
     pub median: f64,
     /// 95 % confidence interval of the mean, Student t with n-1 degrees of freedom:
-    /// mean ± t(0.975, n-1) * stddev / sqrt(n). None (JSON null) when n < 2.
+    /// mean ± t(0.975, n-1) * stddev / sqrt(n). None (JSON null) when n < 2, and for
+    /// throughput the upper bound is None when the interval of the time reaches 0
+    /// (no finite rate bounds it).
     pub ci95_low: Option<f64>,
     pub ci95_high: Option<f64>,
 }
@@ -53,16 +63,38 @@ impl Summary {
         })
     }
 
+    /// Throughput in bytes/s of runs that each wrote `bytes` in `seconds`: the
+    /// statistics of the times, converted. mean = bytes / mean time; min = bytes / max
+    /// time and max = bytes / min time; median = bytes / median time (the median of
+    /// an even sample is the rate of the mean of the two middle times); the CI bounds
+    /// are bytes / the time bounds, swapped. The sd in throughput units follows the
+    /// delta method, sd = bytes * sd_time / mean_time², so that sd / mean is the time's
+    /// coefficient of variation and "mean ± sd" reads like the time's. None when a time
+    /// is not a positive finite number (no rate can be derived from it).
+    pub fn throughput(bytes: f64, seconds: &[f64]) -> Option<Summary> {
+        if seconds.iter().any(|&t| t.is_nan() || t <= 0.0) {
+            return None;
+        }
+        let time = Summary::of(seconds)?;
+        let rate = |t: f64| bytes / t;
+        Some(Summary {
+            n: time.n,
+            min: rate(time.max),
+            max: rate(time.min),
+            mean: rate(time.mean),
+            stddev: bytes * time.stddev / (time.mean * time.mean),
+            median: rate(time.median),
+            ci95_low: time.ci95_high.map(rate),
+            // A time interval reaching 0 or below bounds no rate from above.
+            ci95_high: time.ci95_low.filter(|&low| low > 0.0).map(rate),
+        })
+    }
+
     /// Coefficient of variation stddev/mean (0.0 when mean == 0 or n < 2).
     /// Relative, so that one noise threshold fits slow disks and fast RAM alike;
     /// |mean| keeps it non-negative should a caller summarise negative values.
     pub fn cv(&self) -> f64 {
         if self.n < 2 || self.mean == 0.0 { 0.0 } else { self.stddev / self.mean.abs() }
-    }
-
-    /// cv() > NOISY_CV (exactly 5 % still counts as quiet).
-    pub fn is_noisy(&self) -> bool {
-        self.cv() > NOISY_CV
     }
 
     /// Every field multiplied by `factor`, n unchanged, so that unit conversion
@@ -80,6 +112,15 @@ impl Summary {
             ci95_high: self.ci95_high.map(|x| x * factor),
         }
     }
+}
+
+/// Half-width of the 95 % confidence interval of the mean of `seconds`, as a fraction
+/// of that mean: what `--target-ci` and the noisy flag judge. None with fewer than two
+/// runs (no spread estimate) or a mean that is not positive.
+pub fn ci_relative_half_width(seconds: &[f64]) -> Option<f64> {
+    let time = Summary::of(seconds)?;
+    let high = time.ci95_high?;
+    (time.mean > 0.0).then(|| (high - time.mean) / time.mean)
 }
 
 /// The usual printed table (3 decimals, within 0.0005 of the true quantile),
@@ -153,10 +194,11 @@ fn fixed(x: f64, place: i32) -> String {
 }
 
 /// Seed-003 display of "mean ± sd": digits of the mean beyond the precision of
-/// the sd are noise, so both are rounded to the place of the sd's last
-/// significant digit. The sd keeps 2 significant digits when it starts with 1
-/// or 2 (rounding 0.14 to 0.1 would be a 30 % error), else 1. The place is taken
-/// from the sd after rounding, so a carry (0.0996 -> 0.1) moves it left.
+/// the sd are noise, so both are rounded to one place, the last significant digit
+/// the sd keeps: two digits when the sd starts with 1 or 2 (rounding 0.14 to 0.1 would
+/// be a 30 % error), else one. The place comes from the sd as given, before rounding,
+/// so that it never jumps back as the sd grows: 0.0996 and 0.1004 both print at the
+/// hundredths ("0.10"), where taking it after rounding would print 0.0996 as "0.1".
 /// sd == 0 (n == 1) gives the mean with 4 significant digits and " ± 0";
 /// non-finite input gives "n/a".
 pub fn format_mean_sd(mean: f64, sd: f64) -> String {
@@ -168,12 +210,14 @@ pub fn format_mean_sd(mean: f64, sd: f64) -> String {
         let place = if mean == 0.0 { 0 } else { sci(mean, 3).1 - 3 };
         return format!("{} ± 0", fixed(mean, place));
     }
-    // Shortest round-trip form: its first character is the first significant digit.
-    let digits = match format!("{sd:e}").as_bytes()[0] {
-        b'1' | b'2' => 2,
-        _ => 1,
+    // Shortest round-trip form: its first character is the first significant digit
+    // and its exponent the place of that digit, both exact (no log10 rounding).
+    let shortest = format!("{sd:e}");
+    let exponent: i32 = shortest.split_once('e').and_then(|(_, e)| e.parse().ok()).unwrap_or(0);
+    let place = match shortest.as_bytes()[0] {
+        b'1' | b'2' => exponent - 1,
+        _ => exponent,
     };
-    let place = sci(sd, digits - 1).1 - (digits as i32 - 1);
     format!("{} ± {}", fixed(mean, place), fixed(sd, place))
 }
 
@@ -277,14 +321,50 @@ mod tests {
     }
 
     #[test]
-    fn cv_and_noise_border() {
-        let s = with(100.0, 5.0, 10);
-        close(s.cv(), 0.05);
-        assert!(!s.is_noisy());
-        assert!(with(100.0, 5.001, 10).is_noisy());
-        assert!(!with(100.0, 4.999, 10).is_noisy());
+    fn cv_is_relative_and_zero_without_spread() {
+        close(with(100.0, 5.0, 10).cv(), 0.05);
         assert_eq!(with(0.0, 1.0, 10).cv(), 0.0);
         assert_eq!(with(100.0, 50.0, 1).cv(), 0.0);
+    }
+
+    #[test]
+    fn throughput_is_bytes_over_the_time_statistics() {
+        // One byte in 1 s and in 2 s: 2/3 B/s over the two runs, not the 0.75 B/s
+        // that averaging the per-run rates (1 and 0.5) gives.
+        let s = Summary::throughput(1.0, &[1.0, 2.0]).unwrap();
+        close(s.mean, 2.0 / 3.0);
+        assert_eq!((s.min, s.max), (0.5, 1.0));
+        close(s.median, 1.0 / 1.5);
+        // Delta method: sd_time / mean_time² per byte; cv equals the time's.
+        let time = Summary::of(&[1.0, 2.0]).unwrap();
+        close(s.stddev, time.stddev / (1.5 * 1.5));
+        close(s.cv(), time.cv());
+        // The interval of the time [1.5 - h, 1.5 + h] with h = 12.706 * 0.7071 / 1.4142
+        // reaches below 0: the rate has a lower bound and no upper one.
+        close(s.ci95_low.unwrap(), 1.0 / time.ci95_high.unwrap());
+        assert_eq!(s.ci95_high, None);
+        let tight = Summary::throughput(1e9, &[1.0, 1.01, 0.99, 1.0]).unwrap();
+        let time = Summary::of(&[1.0, 1.01, 0.99, 1.0]).unwrap();
+        close(tight.ci95_low.unwrap(), 1e9 / time.ci95_high.unwrap());
+        close(tight.ci95_high.unwrap(), 1e9 / time.ci95_low.unwrap());
+        close(tight.mean * time.mean, 1e9);
+        assert!(tight.ci95_low.unwrap() < tight.mean && tight.mean < tight.ci95_high.unwrap());
+        // No rate from a time that is not positive and finite.
+        assert_eq!(Summary::throughput(1.0, &[1.0, 0.0]), None);
+        assert_eq!(Summary::throughput(1.0, &[f64::NAN]), None);
+        assert_eq!(Summary::throughput(1.0, &[]), None);
+        let one = Summary::throughput(8.0, &[2.0]).unwrap();
+        assert_eq!((one.n, one.mean, one.stddev, one.ci95_low), (1, 4.0, 0.0, None));
+    }
+
+    #[test]
+    fn relative_ci_half_width_of_times() {
+        // Mean 5, sd sqrt(32/7), n 8: half-width 2.365 * sd / sqrt(8).
+        let half = 2.365 * (32.0f64 / 7.0).sqrt() / 8.0f64.sqrt();
+        close(ci_relative_half_width(&[2.0, 4.0, 4.0, 4.0, 5.0, 5.0, 7.0, 9.0]).unwrap(), half / 5.0);
+        assert_eq!(ci_relative_half_width(&[3.0, 3.0]), Some(0.0));
+        assert_eq!(ci_relative_half_width(&[3.0]), None);
+        assert_eq!(ci_relative_half_width(&[]), None);
     }
 
     #[test]
@@ -320,10 +400,10 @@ mod tests {
     #[test]
     fn mean_sd_carry_zero_and_non_finite() {
         for (mean, sd, want) in [
-            // The place comes from the rounded sd: 0.0996 -> 0.1 is tenths.
-            (2.345, 0.0996, "2.3 ± 0.1"),
+            // The place comes from the sd before rounding: 0.0996 is at the hundredths.
+            (2.345, 0.0996, "2.35 ± 0.10"),
             (2.345, 0.0396, "2.35 ± 0.04"),
-            (512.0, 96.0, "500 ± 100"),
+            (512.0, 96.0, "510 ± 100"),
             // First digit 2 keeps two digits; the carry 29.6 -> 30 moves no place.
             (2.3456, 0.0296, "2.346 ± 0.030"),
             (-0.001, 0.5, "0.0 ± 0.5"),
@@ -334,6 +414,26 @@ mod tests {
             (1.0, f64::INFINITY, "n/a"),
         ] {
             assert_eq!(format_mean_sd(mean, sd), want, "({mean}, {sd})");
+        }
+    }
+
+    #[test]
+    fn sd_rounding_has_one_place_on_both_sides_of_a_power_of_ten() {
+        // Defect 1.6: 0.0996 printed "0.1" (tenths) and 0.1004 "0.10" (hundredths).
+        assert_eq!(format_mean_sd(3.3612, 0.0996), "3.36 ± 0.10");
+        assert_eq!(format_mean_sd(3.3612, 0.1004), "3.36 ± 0.10");
+        assert_eq!(format_mean_sd(3361.2, 99.6), format_mean_sd(3361.2, 100.4));
+        // The place never moves right as the sd grows.
+        let place = |sd: f64| {
+            let text = format_mean_sd(1.0, sd);
+            let sd_text = text.split(" ± ").nth(1).unwrap().to_owned();
+            sd_text.split_once('.').map_or(0, |(_, decimals)| decimals.len())
+        };
+        let mut previous = usize::MAX;
+        for step in 1..2000 {
+            let decimals = place(step as f64 * 0.0007);
+            assert!(decimals <= previous, "sd {}", step as f64 * 0.0007);
+            previous = decimals;
         }
     }
 

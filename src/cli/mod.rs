@@ -8,10 +8,11 @@ use clap::{Args, Parser, Subcommand, ValueEnum};
 pub use crate::error::plain;
 use crate::measure::methods;
 use crate::measure::runner::RunSettings;
+use crate::measure::scheduler::{Order, Schedule};
 use crate::measure::source::DEFAULT_SEED;
 use crate::plan::suites::Suite;
 use crate::plan::units::{format_size, parse_size, split_list};
-use crate::plan::{Durability, FileState, Layout};
+use crate::plan::{DropReason, Durability, FileState, Layout};
 
 /// Largest chunk: the seed documents go up to 1 GiB, and Linux moves at most
 /// 0x7ffff000 bytes per call anyway.
@@ -214,7 +215,8 @@ pub struct RunArgs {
     pub threads: Option<String>,
 
     /// With several threads: one-file (disjoint ranges; offset methods only) and/or
-    /// file-per-thread (the size split over one file per thread) [default: both].
+    /// file-per-thread (the size split over one file per thread) [default: both, each
+    /// where the method has it].
     #[arg(long, value_name = "LIST")]
     pub layout: Option<String>,
 
@@ -232,13 +234,35 @@ pub struct RunArgs {
     #[arg(long, value_name = "LIST")]
     pub durability: Option<String>,
 
-    /// Measured runs per case [quick: 5, seed: 10].
+    /// Measured runs per case, exactly (unless --target-ci is given too, when it is the
+    /// least) [quick: 5 to 7 by its CI target, seed: 10].
     #[arg(long, value_name = "N")]
     pub repeat: Option<u32>,
 
-    /// Discarded runs before the measured ones [default: 1].
+    /// Discarded runs per case before the measured ones, interleaved like them
+    /// [default: 1].
     #[arg(long, value_name = "N")]
     pub warmup: Option<u32>,
+
+    /// Repeat each case until the 95 % confidence interval of its mean time is within
+    /// ±PCT % of the mean (for the durable time too where the case syncs), between
+    /// --min-runs and --max-runs runs [quick: 5 unless --repeat is given].
+    #[arg(long, value_name = "PCT")]
+    pub target_ci: Option<f64>,
+
+    /// With a CI target: measured runs per case at least [default: --repeat, quick: 5].
+    #[arg(long, value_name = "N")]
+    pub min_runs: Option<u32>,
+
+    /// With a CI target: measured runs per case at most [default: 30, quick: 7].
+    #[arg(long, value_name = "N")]
+    pub max_runs: Option<u32>,
+
+    /// interleaved: round after round, every case once per round in an order shuffled
+    /// from --seed, so that the machine's drift spreads over all cases; grouped: all
+    /// runs of a case back to back, case after case.
+    #[arg(long, value_enum, default_value_t = OrderName::Interleaved)]
+    pub order: OrderName,
 
     /// Seed of the pseudo-random data written.
     #[arg(long, default_value_t = DEFAULT_SEED, value_name = "N")]
@@ -280,6 +304,18 @@ pub struct RunArgs {
     #[arg(long)]
     pub drop_cache: bool,
 }
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
+pub enum OrderName {
+    Interleaved,
+    Grouped,
+}
+
+/// Most runs per case `--repeat`, `--min-runs` and `--max-runs` accept.
+pub const MAX_RUNS: u32 = 1_000_000;
+
+/// `--max-runs` when `--target-ci` is given without it.
+pub const DEFAULT_MAX_RUNS: u32 = 30;
 
 /// Bad input, as the single line the user will see.
 #[derive(Debug)]
@@ -360,7 +396,7 @@ impl RunArgs {
             override_with(&mut part.chunks, &chunks);
         }
         if let Some(repeat) = self.repeat {
-            if !(1..=1_000_000).contains(&repeat) {
+            if !(1..=MAX_RUNS).contains(&repeat) {
                 return Err(usage("--repeat: must be between 1 and 1000000".into()));
             }
             suite.repeat = repeat;
@@ -385,6 +421,57 @@ impl RunArgs {
             space_check: !self.no_space_check,
             drop_cache: self.drop_cache,
         }
+    }
+
+    /// The combinations the user's own --threads or --layout asked for that yield no
+    /// case, one line each (a suite's own combinations that do not apply stay silent:
+    /// "both layouts" means both where the method has them).
+    pub fn dropped_notes(&self, suite: &Suite) -> Vec<String> {
+        suite
+            .dropped()
+            .iter()
+            .filter(|dropped| match dropped.reason {
+                DropReason::Layout(_) => self.layout.is_some(),
+                DropReason::TooFewChunks { .. } => self.threads.is_some(),
+            })
+            .map(|dropped| dropped.describe())
+            .collect()
+    }
+
+    /// How many runs each case gets, and in which order. An explicit `--repeat` fixes
+    /// the count unless `--target-ci` is given too; otherwise the suite's target applies.
+    pub fn schedule(&self, suite: &Suite) -> Result<Schedule, UsageError> {
+        let usage = |message: &str| Err(UsageError(message.to_string()));
+        if let Some(pct) = self.target_ci {
+            // Also refuses NaN.
+            if !(pct > 0.0 && pct <= 100.0) {
+                return usage("--target-ci: must be a percentage above 0 and at most 100");
+            }
+        }
+        let target_ci = self.target_ci.or(if self.repeat.is_some() { None } else { suite.target_ci });
+        let order = match self.order {
+            OrderName::Interleaved => Order::Interleaved,
+            OrderName::Grouped => Order::Grouped,
+        };
+        let Some(pct) = target_ci else {
+            if self.min_runs.is_some() || self.max_runs.is_some() {
+                return usage("--min-runs and --max-runs need --target-ci (--repeat alone fixes the number of runs)");
+            }
+            return Ok(Schedule::fixed(suite.repeat, suite.warmup, order, self.seed));
+        };
+        let min_runs = self.min_runs.unwrap_or(suite.repeat);
+        let default_max = if self.target_ci.is_some() { DEFAULT_MAX_RUNS } else { suite.max_runs };
+        let max_runs = self.max_runs.unwrap_or(default_max.max(min_runs));
+        if !(1..=MAX_RUNS).contains(&min_runs) {
+            return usage("--min-runs: must be between 1 and 1000000");
+        }
+        if !(2..=MAX_RUNS).contains(&max_runs) {
+            return usage("--max-runs: must be between 2 (a confidence interval needs two runs) and 1000000");
+        }
+        if min_runs > max_runs {
+            return Err(UsageError(format!("--min-runs {min_runs} is more than --max-runs {max_runs}")));
+        }
+        Ok(Schedule { warmup: suite.warmup, min_runs, max_runs, target_ci: Some(pct), order, seed: self.seed })
     }
 
     /// PATH must be an existing directory; export files must be creatable.

@@ -1,11 +1,15 @@
 //! The context a result needs to be trusted (DESIGN §2.10): the host, and the
 //! filesystem and device under the path.
 
-use std::ffi::CString;
-use std::os::unix::ffi::OsStrExt;
+pub mod dio;
+
+use std::os::fd::AsRawFd;
+use std::os::unix::fs::OpenOptionsExt;
 use std::path::Path;
 
 use serde::{Deserialize, Serialize};
+
+use crate::context::dio::DioAlignment;
 
 #[derive(Debug, Clone, Serialize, Deserialize)]
 pub struct Host {
@@ -22,10 +26,15 @@ pub struct TargetInfo {
     pub device: String,
     pub mount_point: String,
     pub mount_options: String,
-    /// From statx STATX_DIOALIGN on a file in the scratch directory; null where the
-    /// kernel or filesystem does not say (O_DIRECT support is then unknown).
+    /// The O_DIRECT alignment of a file in the scratch directory, found as the runner
+    /// finds it for every O_DIRECT case (see [`dio::dio_alignment`]); null only when
+    /// no file could be asked.
     pub dio_mem_align: Option<u32>,
     pub dio_offset_align: Option<u32>,
+    /// Where the alignment came from: statx, the device's logical block size, or an
+    /// assumption.
+    #[serde(default)]
+    pub dio_align_source: Option<String>,
 }
 
 pub fn host() -> Host {
@@ -67,15 +76,16 @@ pub fn target(path: &Path, probe_file: Option<&Path>) -> TargetInfo {
     let canonical = path.canonicalize().unwrap_or_else(|_| path.to_path_buf());
     let mountinfo = std::fs::read_to_string("/proc/self/mountinfo").unwrap_or_default();
     let mount = find_mount(&mountinfo, &canonical);
-    let (dio_mem_align, dio_offset_align) = probe_file.and_then(dio_alignment).unzip();
+    let alignment = probe_file.and_then(alignment_of);
     TargetInfo {
         path: canonical.display().to_string(),
         fs_type: mount.as_ref().map(|m| m.fs_type.clone()).unwrap_or_else(|| "unknown".into()),
         device: mount.as_ref().map(|m| m.device.clone()).unwrap_or_else(|| "unknown".into()),
         mount_point: mount.as_ref().map(|m| m.mount_point.clone()).unwrap_or_default(),
         mount_options: mount.map(|m| m.options).unwrap_or_default(),
-        dio_mem_align,
-        dio_offset_align,
+        dio_mem_align: alignment.as_ref().map(|a| a.mem),
+        dio_offset_align: alignment.as_ref().map(|a| a.offset),
+        dio_align_source: alignment.map(|a| a.source),
     }
 }
 
@@ -147,22 +157,11 @@ fn unescape(field: &str) -> String {
     String::from_utf8_lossy(&out).into_owned()
 }
 
-/// (memory, offset) alignment O_DIRECT needs on this file, if the kernel says.
-fn dio_alignment(file: &Path) -> Option<(u32, u32)> {
-    let c_path = CString::new(file.as_os_str().as_bytes()).ok()?;
-    // SAFETY: statx fills the struct we pass; the result is checked.
-    let stx = unsafe {
-        let mut stx: libc::statx = std::mem::zeroed();
-        if libc::statx(libc::AT_FDCWD, c_path.as_ptr(), libc::AT_SYMLINK_NOFOLLOW, libc::STATX_DIOALIGN, &mut stx) != 0
-        {
-            return None;
-        }
-        stx
-    };
-    if stx.stx_mask & libc::STATX_DIOALIGN == 0 || stx.stx_dio_offset_align == 0 {
-        return None;
-    }
-    Some((stx.stx_dio_mem_align, stx.stx_dio_offset_align))
+/// The O_DIRECT alignment of `file`, opened for the question (statx needs no write
+/// access, and O_NOFOLLOW keeps it to the file itself).
+fn alignment_of(file: &Path) -> Option<DioAlignment> {
+    let opened = std::fs::OpenOptions::new().read(true).custom_flags(libc::O_NOFOLLOW).open(file).ok()?;
+    Some(dio::dio_alignment(opened.as_raw_fd()))
 }
 
 #[cfg(test)]

@@ -1,13 +1,14 @@
 //! `--export-csv`: one row per run, with the case's dimensions, for DuckDB's
 //! `read_csv_auto` and seed 004's `group by`. A case without runs (failed,
 //! unsupported, skipped) gets one row with its status and empty numbers, so it is
-//! not lost from the file.
+//! not lost from the file. Latency cases (one run each) carry their percentiles in
+//! the `latency_*_ns` columns, empty for throughput cases.
 
 use std::io::{self, Write};
 
 use crate::result::ResultFile;
 
-const HEADER: [&str; 20] = [
+const HEADER: [&str; 28] = [
     "id",
     "runtime",
     "method",
@@ -20,6 +21,8 @@ const HEADER: [&str; 20] = [
     "durability",
     "status",
     "run",
+    "round",
+    "sequence",
     "bytes",
     "write_seconds",
     "sync_seconds",
@@ -27,8 +30,17 @@ const HEADER: [&str; 20] = [
     "durable_bytes_per_s",
     "user_seconds",
     "sys_seconds",
+    "latency_p50_ns",
+    "latency_p90_ns",
+    "latency_p99_ns",
+    "latency_p999_ns",
+    "latency_max_ns",
+    "latency_mean_ns",
     "error",
 ];
+
+/// The keys of `latency_ns` that get a column each, in the order of [`HEADER`].
+const LATENCY_KEYS: [&str; 6] = ["p50", "p90", "p99", "p999", "max", "mean"];
 
 pub fn render(result: &ResultFile, out: &mut dyn Write) -> io::Result<()> {
     let mut writer = csv::Writer::from_writer(out);
@@ -50,25 +62,38 @@ pub fn render(result: &ResultFile, out: &mut dyn Write) -> io::Result<()> {
         ];
         if case_result.runs.is_empty() {
             let mut row = dimensions.to_vec();
-            row.extend(std::iter::repeat_n(String::new(), 8));
+            row.resize(HEADER.len() - 1, String::new());
             row.push(case_result.error.clone().unwrap_or_default());
             writer.write_record(&row)?;
             continue;
         }
+        // A latency case has one run; its percentiles go on that row.
+        let latency: Vec<String> = LATENCY_KEYS
+            .iter()
+            .map(|key| {
+                let value = case_result.latency_ns.as_ref().and_then(|latency| latency.get(*key));
+                value.map(|v| v.to_string()).unwrap_or_default()
+            })
+            .collect();
+        let syncs = case.durability.syncs();
         for (number, run) in case_result.runs.iter().enumerate() {
             let bytes = case.bytes as f64;
             let mut row = dimensions.to_vec();
             row.extend([
                 (number + 1).to_string(),
+                run.round.to_string(),
+                run.sequence.to_string(),
                 case.bytes.to_string(),
                 run.write_seconds.to_string(),
                 run.sync_seconds.to_string(),
                 (bytes / run.write_seconds).to_string(),
-                (bytes / (run.write_seconds + run.sync_seconds)).to_string(),
+                // Empty where nothing was made durable (DESIGN §2.10).
+                if syncs { (bytes / run.durable_seconds()).to_string() } else { String::new() },
                 run.user_seconds.to_string(),
                 run.sys_seconds.to_string(),
-                String::new(),
             ]);
+            row.extend(latency.iter().cloned());
+            row.push(String::new());
             writer.write_record(&row)?;
         }
     }

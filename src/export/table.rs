@@ -4,7 +4,7 @@
 
 use std::io::{self, Write};
 
-use crate::analysis::stats::{Summary, format_mean_sd, format_seed_style};
+use crate::analysis::stats::{NOISY_CI, Summary, format_mean_sd, format_seed_style};
 use crate::export::latency::{is_latency_case, render_cases as render_latency};
 use crate::measure::methods;
 use crate::plan::FileState;
@@ -17,9 +17,9 @@ pub fn render(result: &ResultFile, out: &mut dyn Write) -> io::Result<()> {
     let usual_size = most_common_size(result);
     writeln!(
         out,
-        "{} per run unless a line says otherwise; GB/s as ( min: a, mean ± sd, max: b ) over {} runs; durable includes the sync",
+        "{} per run unless a line says otherwise; GB/s as ( min: a, mean ± sd, max: b ) over {}; durable includes the sync (— where the mode never syncs)",
         format_size(usual_size),
-        result.options.get("repeat").and_then(|v| v.as_u64()).unwrap_or(0)
+        runs_wording(&result.options)
     )?;
     if target.fs_type == "tmpfs" || target.fs_type == "ramfs" {
         writeln!(
@@ -99,24 +99,67 @@ fn row(result: &CaseResult, usual_size: u64) -> [String; 4] {
         format!(", {}", format_size(result.case.bytes))
     };
     let label = format!("{}{size}, sync {}:", result.case.label(), result.case.durability);
-    match (result.status, result.stats, result.durable_stats) {
-        (Status::Ok, Some(buffered), Some(durable)) => {
-            let buffered = buffered.scaled(1e-9);
-            let durable = durable.scaled(1e-9);
-            let mut notes = Vec::new();
-            if buffered.is_noisy() || durable.is_noisy() {
-                notes.push(format!("noisy (cv {:.0} %)", 100.0 * buffered.cv().max(durable.cv())));
-            }
+    match (result.status, result.stats) {
+        (Status::Ok, Some(buffered)) => {
+            let durable = match result.durable_stats {
+                Some(durable) => durable_text(&durable.scaled(1e-9)),
+                // Nothing was made durable, so there is no durable figure to show.
+                None => "durable —".to_string(),
+            };
+            let mut notes: Vec<String> = noise_note(result).into_iter().collect();
+            notes.extend(outlier_note(result));
             if let Some(spread) = thread_spread(result) {
                 notes.push(format!("threads spread {:.0} %", 100.0 * spread));
             }
-            [label, format!("{} GB/s", format_seed_style(&buffered)), durable_text(&durable), notes.join(", ")]
+            [label, format!("{} GB/s", format_seed_style(&buffered.scaled(1e-9))), durable, notes.join(", ")]
         }
-        (status, _, _) => {
+        (status, _) => {
             let reason = result.error.clone().unwrap_or_default();
             [label, format!("{}: {reason}", status.name()), String::new(), String::new()]
         }
     }
+}
+
+/// "5 runs", or with `--target-ci` "5 to 7 runs (...)": read from the options applied.
+fn runs_wording(options: &serde_json::Value) -> String {
+    let number = |key: &str| options.get(key).and_then(|v| v.as_u64()).unwrap_or(0);
+    match options.get("target_ci").and_then(|v| v.as_f64()) {
+        Some(pct) => format!(
+            "{} to {} runs, until the 95 % CI of the mean is within ±{pct} % (noisy: not reached)",
+            number("min_runs"),
+            number("max_runs")
+        ),
+        None => {
+            format!("{} runs (noisy: the 95 % CI of the mean wider than ±{:.0} %)", number("repeat"), 100.0 * NOISY_CI)
+        }
+    }
+}
+
+/// "noisy" only where the case missed its `--target-ci`, or, without one, where the
+/// 95 % CI of the mean time is wider than ±5 %; the interval is stated either way.
+fn noise_note(result: &CaseResult) -> Option<String> {
+    match result.target_ci {
+        Some(target) if !target.met => Some(match target.reached_pct {
+            Some(reached) => format!("noisy: CI ±{reached:.1} % after {} runs", target.runs),
+            None => format!("noisy: no CI from {} run", target.runs),
+        }),
+        Some(_) => None,
+        None => {
+            let ci = result.ci_relative()?;
+            (ci > NOISY_CI).then(|| format!("noisy: CI ±{:.1} %", 100.0 * ci))
+        }
+    }
+}
+
+/// The outlying runs by number; a first run among them suggests too short a warm-up.
+fn outlier_note(result: &CaseResult) -> Option<String> {
+    if result.outliers.is_empty() {
+        return None;
+    }
+    let numbers: Vec<String> = result.outliers.iter().map(u32::to_string).collect();
+    let plural = if numbers.len() > 1 { "s" } else { "" };
+    let warmup = if result.first_run_outlier { " (first run: warm-up too short?)" } else { "" };
+    Some(format!("outlier run{plural} {}{warmup}", numbers.join(", ")))
 }
 
 fn durable_text(durable: &Summary) -> String {
@@ -132,4 +175,51 @@ fn write_aligned(out: &mut dyn Write, rows: &[[String; 4]]) -> io::Result<()> {
         writeln!(out, "{}", line.trim_end())?;
     }
     Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::plan::{Case, FileState};
+    use crate::result::{Run, TargetCi};
+
+    fn measured(mode: &str, times: &[f64]) -> CaseResult {
+        let method = methods::by_name("pwrite").unwrap();
+        let case = Case::new(method, FileState::Empty, 1 << 20, 1, mode.parse().unwrap(), 1 << 30);
+        let runs = times.iter().map(|&t| Run { write_seconds: t, sync_seconds: 0.1, ..Run::default() }).collect();
+        CaseResult::measured(case, runs)
+    }
+
+    #[test]
+    fn a_mode_that_never_syncs_shows_a_dash_for_durable() {
+        let [_, buffered, durable, _] = row(&measured("none", &[1.0, 1.0, 1.0]), 1 << 30);
+        assert!(buffered.starts_with("( min: "), "{buffered}");
+        assert_eq!(durable, "durable —");
+        let [_, _, durable, _] = row(&measured("end", &[1.0, 1.0, 1.0]), 1 << 30);
+        assert!(durable.starts_with("durable 0.976") && durable.ends_with(" GB/s"), "{durable}");
+    }
+
+    #[test]
+    fn noisy_only_where_the_target_was_missed_or_without_one_the_ci_is_wide() {
+        let quiet = measured("none", &[1.0, 1.01, 0.99, 1.0]);
+        assert_eq!(row(&quiet, 1 << 30)[3], "");
+        let wide = measured("none", &[1.0, 1.5, 0.7, 1.2]);
+        let ci = 100.0 * wide.ci_relative().unwrap();
+        assert_eq!(row(&wide, 1 << 30)[3], format!("noisy: CI ±{ci:.1} %"));
+        let mut met = wide.clone();
+        met.target_ci = Some(TargetCi { pct: 50.0, met: true, runs: 4, reached_pct: Some(ci) });
+        assert_eq!(row(&met, 1 << 30)[3], "", "a met target is not noisy, however wide");
+        let mut missed = quiet.clone();
+        missed.target_ci = Some(TargetCi { pct: 0.1, met: false, runs: 4, reached_pct: Some(1.23) });
+        assert_eq!(row(&missed, 1 << 30)[3], "noisy: CI ±1.2 % after 4 runs");
+    }
+
+    #[test]
+    fn outliers_are_listed_and_a_first_one_suggests_a_short_warm_up() {
+        let result = measured("none", &[3.0, 1.0, 1.01, 0.99, 1.0, 1.02]);
+        let notes = row(&result, 1 << 30)[3].clone();
+        assert!(notes.ends_with("outlier run 1 (first run: warm-up too short?)"), "{notes}");
+        let later = measured("none", &[1.0, 1.0, 1.01, 0.99, 5.0, 9.0, 1.02]);
+        assert!(row(&later, 1 << 30)[3].ends_with("outlier runs 5, 6"), "{}", row(&later, 1 << 30)[3]);
+    }
 }

@@ -94,5 +94,6 @@ fn create_once(name: &str, case: &Case, create: CreateCall, scratch: &Scratch) -
         thread_seconds: vec![write_seconds],
         user_seconds: cpu.user,
         sys_seconds: cpu.sys,
+        ..Run::default()
     })
 }

@@ -1,10 +1,13 @@
-//! Durability at run time: the rule that syncs every N calls, and the O_DIRECT
-//! alignment a case must meet. The modes themselves are `plan::durability`.
+//! Durability at run time: the per-call hook that syncs every N calls, and the
+//! O_DIRECT alignment a case must meet (found by `context::dio`, which the result file
+//! records too). The modes themselves are `plan::durability`.
 
 use std::os::fd::RawFd;
 use std::sync::atomic::{AtomicU64, AtomicUsize, Ordering};
 
+pub use crate::context::dio::{DioAlignment, dio_alignment};
 use crate::error::CallError;
+use crate::measure::source::PERIOD;
 use crate::plan::durability::SyncCall;
 
 /// The `every:N` rule of one run, shared by all its writers: a sync every N calls *of
@@ -97,72 +100,38 @@ impl Pacer<'_> {
     }
 }
 
-/// What O_DIRECT needs of a file here, and where the numbers came from.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub struct DioAlignment {
-    pub mem: u32,
-    pub offset: u32,
-    pub source: String,
-}
-
-/// The alignment of `fd`'s file: `statx(STATX_DIOALIGN)` (Linux 6.1, filesystems that
-/// report it), else the logical block size of the device under it (sysfs), else 4096,
-/// which satisfies every logical block size in use (512 and 4096).
-pub fn dio_alignment(fd: RawFd) -> DioAlignment {
-    // SAFETY: statx with AT_EMPTY_PATH on an open descriptor fills the struct we pass.
-    let stx = unsafe {
-        let mut stx: libc::statx = std::mem::zeroed();
-        let ok = libc::statx(fd, c"".as_ptr(), libc::AT_EMPTY_PATH, libc::STATX_DIOALIGN, &mut stx) == 0;
-        ok.then_some(stx)
-    };
-    if let Some(stx) = stx {
-        if stx.stx_mask & libc::STATX_DIOALIGN != 0 && stx.stx_dio_offset_align != 0 {
-            return DioAlignment {
-                mem: stx.stx_dio_mem_align,
-                offset: stx.stx_dio_offset_align,
-                source: "statx STATX_DIOALIGN".into(),
-            };
-        }
-        let (major, minor) = (stx.stx_dev_major, stx.stx_dev_minor);
-        for file in ["queue/logical_block_size", "../queue/logical_block_size"] {
-            let path = format!("/sys/dev/block/{major}:{minor}/{file}");
-            if let Some(size) = std::fs::read_to_string(&path).ok().and_then(|t| t.trim().parse::<u32>().ok()) {
-                if size.is_power_of_two() {
-                    return DioAlignment { mem: size, offset: size, source: format!("logical block size ({path})") };
-                }
-            }
-        }
-    }
-    DioAlignment {
-        mem: 4096,
-        offset: 4096,
-        source: "assumed 4096: the kernel gave no STATX_DIOALIGN and there is no block device to ask".into(),
-    }
-}
-
-/// Why O_DIRECT cannot run calls of `chunk` bytes into files of `lens`, if it cannot:
-/// every call must start and end on the offset alignment (the last, short call
-/// included: rounding it up would write bytes the case does not own, so such a size is
-/// refused rather than padded), and the source memory must be aligned, which holds for
-/// any alignment up to a page because the source of an aligned offset is page-aligned
-/// plus that offset.
-pub fn direct_refusal(alignment: &DioAlignment, chunk: u64, lens: &[u64]) -> Option<String> {
+/// Why O_DIRECT cannot run calls of `chunk` bytes into files of `lens` from the source
+/// buffer at address `source_base`, if it cannot. Every call must start and end on the
+/// offset alignment (the last, short call included: rounding it up would write bytes
+/// the case does not own, so such a size is refused rather than padded). Every call's
+/// memory must be aligned too: a call at file offset `o` reads the source at
+/// `source_base + o mod PERIOD`, and the calls start at multiples of the chunk, so the
+/// buffer's address, the chunk and the period must all be multiples of the memory
+/// alignment.
+pub fn direct_refusal(alignment: &DioAlignment, chunk: u64, lens: &[u64], source_base: usize) -> Option<String> {
     let align = u64::from(alignment.offset.max(1));
-    let page = crate::measure::source::page_size() as u64;
-    if u64::from(alignment.mem) > page {
-        return Some(format!("O_DIRECT needs memory aligned to {} bytes, more than a page", alignment.mem));
-    }
+    let mem = u64::from(alignment.mem.max(1));
+    let source = &alignment.source;
     if chunk % align != 0 {
         return Some(format!(
-            "O_DIRECT needs offsets and lengths in multiples of {align} bytes here ({}); a chunk of {} is not",
-            alignment.source,
+            "O_DIRECT needs offsets and lengths in multiples of {align} bytes here ({source}); a chunk of {} is not",
             crate::plan::units::format_size(chunk)
         ));
     }
     if let Some(len) = lens.iter().find(|&&len| len % align != 0) {
         return Some(format!(
-            "O_DIRECT needs offsets and lengths in multiples of {align} bytes here ({}); the last call of a {len}-byte file is not",
-            alignment.source
+            "O_DIRECT needs offsets and lengths in multiples of {align} bytes here ({source}); the last call of a {len}-byte file is not"
+        ));
+    }
+    if source_base as u64 % mem != 0 || PERIOD as u64 % mem != 0 {
+        return Some(format!(
+            "O_DIRECT needs memory aligned to {mem} bytes here ({source}); the source buffer at {source_base:#x} is not"
+        ));
+    }
+    if chunk % mem != 0 {
+        return Some(format!(
+            "O_DIRECT needs memory aligned to {mem} bytes here ({source}); calls of {} start at source addresses that are not",
+            crate::plan::units::format_size(chunk)
         ));
     }
     None
@@ -218,10 +187,27 @@ mod tests {
     #[test]
     fn direct_refuses_unaligned_chunks_and_sizes() {
         let alignment = DioAlignment { mem: 512, offset: 512, source: "test".into() };
-        assert_eq!(direct_refusal(&alignment, 4096, &[1 << 20]), None);
-        assert_eq!(direct_refusal(&alignment, 512, &[1 << 20]), None);
-        let chunk = direct_refusal(&alignment, 100, &[1 << 20]).unwrap();
+        let base = 1 << 20;
+        assert_eq!(direct_refusal(&alignment, 4096, &[1 << 20], base), None);
+        assert_eq!(direct_refusal(&alignment, 512, &[1 << 20], base), None);
+        let chunk = direct_refusal(&alignment, 100, &[1 << 20], base).unwrap();
         assert!(chunk.contains("multiples of 512 bytes") && chunk.contains("a chunk of 100 B"), "{chunk}");
-        assert!(direct_refusal(&alignment, 4096, &[1000]).unwrap().contains("1000-byte file"));
+        assert!(direct_refusal(&alignment, 4096, &[1000], base).unwrap().contains("1000-byte file"));
+    }
+
+    #[test]
+    fn direct_refuses_memory_the_device_cannot_take() {
+        // Defect 1.14: only an alignment above a page was checked; the buffer's address
+        // and a memory alignment above the offset alignment were taken on trust.
+        let alignment = DioAlignment { mem: 512, offset: 512, source: "test".into() };
+        let refused = direct_refusal(&alignment, 4096, &[1 << 20], (1 << 20) + 8).unwrap();
+        assert!(refused.contains("memory aligned to 512 bytes") && refused.contains("0x100008"), "{refused}");
+        let wide = DioAlignment { mem: 1024, offset: 512, source: "test".into() };
+        let refused = direct_refusal(&wide, 512, &[1 << 20], 1 << 20).unwrap();
+        assert!(refused.contains("memory aligned to 1024 bytes") && refused.contains("calls of 512 B"), "{refused}");
+        assert_eq!(direct_refusal(&wide, 1024, &[1 << 20], 1 << 20), None);
+        // More than the period's alignment can give.
+        let huge = DioAlignment { mem: 1 << 24, offset: 512, source: "test".into() };
+        assert!(direct_refusal(&huge, 1 << 24, &[1 << 24], 1 << 24).is_some());
     }
 }

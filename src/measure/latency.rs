@@ -29,18 +29,26 @@ use crate::measure::target::Scratch;
 use crate::plan::FileState;
 use crate::plan::durability::{Durability, SyncCall};
 use crate::plan::latency::{Pattern, Plan, case_of};
-use crate::result::{CaseResult, Run};
+use crate::result::{CaseResult, Run, Status};
 
 /// Runs one pattern under one mode; an error makes the case failed or unsupported.
 pub fn run_case(index: usize, plan: &Plan, pattern: Pattern, durability: Durability, scratch: &Scratch) -> CaseResult {
     let case = case_of(plan, pattern, durability);
     let file_len = if pattern == Pattern::Overwrite0 { plan.bytes as u64 } else { case.bytes };
+    let source = match Source::new(plan.seed, plan.bytes) {
+        Ok(source) => source,
+        Err(error) => {
+            let reason = CallError::new("allocate the source buffer", error).to_string();
+            return CaseResult::without_result(case, Status::Failed, reason);
+        }
+    };
     let probe = format!("latency{index:04}-probe.dat");
-    if let Err((status, reason)) = open_flags_refusal(&probe, durability, plan.bytes as u64, &[file_len], scratch) {
+    let refusal = open_flags_refusal(&probe, durability, plan.bytes as u64, &[file_len], &source, scratch);
+    if let Err((status, reason)) = refusal {
         return CaseResult::without_result(case, status, reason);
     }
     let mut files = RunFiles::new(scratch, format!("latency{index:04}"), 1, false);
-    match files.run(0, |names| measure(&names[0], plan, pattern, durability, scratch)) {
+    match files.run(0, |names| measure(&names[0], plan, pattern, durability, &source, scratch)) {
         Ok(measured) => {
             let mut result = CaseResult::measured(case, vec![measured.run]);
             result.latency_ns = Some(summary(&measured.operations));
@@ -69,9 +77,9 @@ fn measure(
     plan: &Plan,
     pattern: Pattern,
     durability: Durability,
+    source: &Source,
     scratch: &Scratch,
 ) -> Result<Measured, CallError> {
-    let source = Source::new(plan.seed, plan.bytes).map_err(|e| CallError::new("allocate the source buffer", e))?;
     let (state, len) = match pattern {
         Pattern::Overwrite0 => (FileState::Overwrite, plan.bytes as u64),
         Pattern::Append => (FileState::Empty, 0),
@@ -84,7 +92,7 @@ fn measure(
     let mut syncs = histogram();
     let pacing = Pacing::new(durability.every(), 1, 1);
     let mut pacer = pacing.pacer();
-    let mut cursor = Cursor::new(&source, 0);
+    let mut cursor = Cursor::new(source, 0);
     let mut loop_started = Instant::now();
     let mut cpu = Cpu::of_this_thread();
     for number in 0..plan.warmup + plan.count {
@@ -133,6 +141,7 @@ fn measure(
         thread_seconds: vec![loop_seconds],
         user_seconds: cpu.user,
         sys_seconds: cpu.sys,
+        ..Run::default()
     };
     Ok(Measured { run, operations, syncs, ops_per_second: plan.count as f64 / loop_seconds })
 }

@@ -1,7 +1,8 @@
 //! Runs cases: refusals up front, then each run (DESIGN §2): the files prepared in
 //! their state, the parts written by an executor, the timed spans made into a `Run`,
-//! then the untimed sync, verification and removal. The runner knows nothing of a
-//! method's internals: the executor and the method do the writing.
+//! then the untimed sync, verification and removal. The order of the runs is the
+//! scheduler's. The runner knows nothing of a method's internals: the executor and the
+//! method do the writing.
 
 use std::os::fd::{AsRawFd, RawFd};
 
@@ -12,7 +13,7 @@ use crate::measure::executor::{Execution, Executor, InProcess};
 use crate::measure::fd;
 use crate::measure::hygiene::{RunFiles, status_of};
 use crate::measure::methods::{self, Job, Part, fsync_all};
-use crate::measure::scheduler::CaseRuns;
+use crate::measure::scheduler::{self, CaseRuns, Order, Schedule};
 use crate::measure::source::Source;
 use crate::measure::target::Scratch;
 use crate::plan::{Case, Durability, FileState};
@@ -34,8 +35,8 @@ pub struct RunSettings {
     pub drop_cache: bool,
 }
 
-/// Runs one case `warmup + repeat` times; `on_run` is called after each run (progress).
-/// An error ends the case: it gets a status and the OS text, never a number.
+/// Runs one case `warmup + repeat` times, back to back; `on_run` is called after each
+/// run. An error ends the case: it gets a status and the OS text, never a number.
 pub fn run_case(
     index: usize,
     case: &Case,
@@ -44,21 +45,14 @@ pub fn run_case(
     settings: &RunSettings,
     on_run: &mut dyn FnMut(),
 ) -> CaseResult {
-    let mut runs = match prepare_case(index, case, scratch, source, settings) {
-        Ok(runs) => runs,
-        Err((status, reason)) => return CaseResult::without_result(case.clone(), status, reason),
-    };
-    let mut measured = Vec::with_capacity(settings.repeat as usize);
-    for number in 0..settings.warmup + settings.repeat {
-        let outcome = runs.run_once(number);
-        on_run();
-        match outcome {
-            Ok(run) if number >= settings.warmup => measured.push(run),
-            Ok(_) => {}
-            Err((status, reason)) => return CaseResult::without_result(case.clone(), status, reason),
+    match prepare_case(index, case, scratch, source, settings) {
+        Err((status, reason)) => CaseResult::without_result(case.clone(), status, reason),
+        Ok(runs) => {
+            let schedule = Schedule::fixed(settings.repeat, settings.warmup, Order::Grouped, settings.seed);
+            let mut results = scheduler::run(vec![(case.clone(), runs)], &schedule, &mut |_| on_run());
+            results.pop().expect("one case in, one result out")
         }
     }
-    CaseResult::measured(case.clone(), measured)
 }
 
 /// A case ready to run again and again, or why it is refused up front, before any of
@@ -90,7 +84,7 @@ pub fn prepare_case<'a>(
     let parts = split(case.bytes, case.chunk_bytes, case.threads, case.files);
     let file_lens: Vec<u64> = if case.files > 1 { parts.iter().map(|p| p.len).collect() } else { vec![case.bytes] };
     let probe = format!("case{index:04}-probe.dat");
-    open_flags_refusal(&probe, case.durability, case.chunk_bytes, &file_lens, scratch)?;
+    open_flags_refusal(&probe, case.durability, case.chunk_bytes, &file_lens, source, scratch)?;
     let executor = Box::new(InProcess::new(method));
     Ok(Box::new(WriteRuns { work: WriteCase { case, parts, file_lens, executor, scratch, source, settings }, files }))
 }
@@ -192,17 +186,20 @@ fn run_of(execution: &Execution) -> Run {
         thread_seconds: parts.iter().map(|part| part.end - start).collect(),
         user_seconds: cpu.user,
         sys_seconds: cpu.sys,
+        ..Run::default()
     }
 }
 
 /// Whether the filesystem opens files with the case's flags, and, for O_DIRECT, whether
 /// the case's calls meet the alignment (asked on a throw-away file, once per case).
-/// `probe` is the name of the throw-away file; `lens` the lengths of the case's files.
+/// `probe` is the name of the throw-away file; `lens` the lengths of the case's files;
+/// `source` the data the calls will write, whose memory must be aligned too.
 pub fn open_flags_refusal(
     probe: &str,
     durability: Durability,
     chunk: u64,
     lens: &[u64],
+    source: &Source,
     scratch: &Scratch,
 ) -> Result<(), (Status, String)> {
     let flags = durability.open_flags();
@@ -219,7 +216,7 @@ pub fn open_flags_refusal(
         (status, error.to_string())
     })?;
     if durability.direct {
-        if let Some(reason) = direct_refusal(&alignment, chunk, lens) {
+        if let Some(reason) = direct_refusal(&alignment, chunk, lens, source.buffer().as_ptr() as usize) {
             return Err((Status::Unsupported, reason));
         }
     }

@@ -1,8 +1,25 @@
 //! The order in which the runs of every case happen: rounds, warm-ups and repetition.
 //! It knows nothing about files or methods: each case comes as a [`CaseRuns`], and
 //! what comes back is a [`CaseResult`] per case.
+//!
+//! Interleaved (the default, DESIGN §2.4): round *r* runs every case still running
+//! once, in an order shuffled from `--seed`, so that the machine's drift (other tenants,
+//! writeback, thermal state) spreads over every case instead of lining up with the
+//! dimension the cases happen to be sorted by. Rounds `0..warmup` are warm-ups, also
+//! interleaved, and discarded. `--order grouped` runs all runs of one case back to back,
+//! case after case, as before.
+//!
+//! A case leaves the rounds when it has its runs: `min_runs` of them without a target;
+//! with `--target-ci`, as soon as it has `min_runs` and the 95 % CI half-width of its
+//! mean time is within the target, or when it has `max_runs`. A case whose run fails
+//! leaves at once with its error, and its runs so far are not reported.
 
-use crate::result::{Run, Status};
+use rand::seq::SliceRandom;
+use rand_xoshiro::Xoshiro256PlusPlus;
+use rand_xoshiro::rand_core::SeedableRng;
+
+use crate::plan::Case;
+use crate::result::{CaseResult, Run, Status, TargetCi, ci_relative};
 
 /// One case, ready to run again and again. The runner implements it for write and
 /// file-creation cases; tests implement it with given times.
@@ -12,4 +29,353 @@ pub trait CaseRuns {
     /// run (of this case or another) starts clean. An error ends the case: its status
     /// and the OS text, never a number.
     fn run_once(&mut self, number: u32) -> Result<Run, (Status, String)>;
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Order {
+    /// Round after round, every case once per round, in a shuffled order.
+    Interleaved,
+    /// All runs of a case back to back, in the plan's order.
+    Grouped,
+}
+
+impl Order {
+    pub fn name(self) -> &'static str {
+        match self {
+            Order::Interleaved => "interleaved",
+            Order::Grouped => "grouped",
+        }
+    }
+}
+
+/// How many runs each case gets, and in which order.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct Schedule {
+    /// Discarded runs per case, before the measured ones.
+    pub warmup: u32,
+    /// Measured runs per case at least: `--repeat`, or `--min-runs` with a target.
+    pub min_runs: u32,
+    /// Measured runs per case at most; equal to `min_runs` without a target.
+    pub max_runs: u32,
+    /// `--target-ci`: the CI half-width to reach, in percent of the mean.
+    pub target_ci: Option<f64>,
+    pub order: Order,
+    /// The seed of the shuffles (the data's seed, on a stream of its own).
+    pub seed: u64,
+}
+
+impl Schedule {
+    /// Exactly `repeat` measured runs per case.
+    pub fn fixed(repeat: u32, warmup: u32, order: Order, seed: u64) -> Schedule {
+        Schedule { warmup, min_runs: repeat, max_runs: repeat, target_ci: None, order, seed }
+    }
+}
+
+/// The stopping rule: whether a case with `runs` measured runs, whose mean time is known
+/// to `ci` (the CI half-width as a fraction of the mean, None below two runs), has
+/// enough. Never before `min_runs`; always at `max_runs` (and at one run at least, so
+/// that a schedule with zero runs still ends); in between only when a target is set and
+/// met.
+pub fn enough(runs: u32, ci: Option<f64>, schedule: &Schedule) -> bool {
+    if runs >= schedule.max_runs.max(1) {
+        return true;
+    }
+    if runs < schedule.min_runs {
+        return false;
+    }
+    match schedule.target_ci {
+        None => true,
+        Some(pct) => target_met(ci, pct),
+    }
+}
+
+fn target_met(ci: Option<f64>, pct: f64) -> bool {
+    ci.is_some_and(|ci| ci <= pct / 100.0)
+}
+
+/// Where the run stands, after each run (for a progress bar).
+pub struct Tick<'a> {
+    /// The case whose run just ended.
+    pub case: &'a Case,
+    /// Runs made so far, warm-ups included.
+    pub done: u64,
+    /// Runs the whole schedule will make at most, as known now: it shrinks when a case
+    /// meets its target early or fails.
+    pub planned: u64,
+}
+
+/// The shuffles draw from the seed on a stream of their own, so that the order does
+/// not correlate with the data written ("order" in ASCII).
+const ORDER_STREAM: u64 = 0x006f_7264_6572;
+
+enum End {
+    Done,
+    Failed(Status, String),
+}
+
+struct Slot<'a> {
+    case: Case,
+    runs: Box<dyn CaseRuns + 'a>,
+    made: u32,
+    measured: Vec<Run>,
+    end: Option<End>,
+}
+
+/// Runs every case by the schedule; the results come back in the order of `cases`.
+pub fn run<'a>(
+    cases: Vec<(Case, Box<dyn CaseRuns + 'a>)>,
+    schedule: &Schedule,
+    on_run: &mut dyn FnMut(Tick),
+) -> Vec<CaseResult> {
+    let mut slots: Vec<Slot> =
+        cases.into_iter().map(|(case, runs)| Slot { case, runs, made: 0, measured: Vec::new(), end: None }).collect();
+    let mut sequence = 0u64;
+    let mut tick = |slots: &[Slot], index: usize, sequence: u64| {
+        let planned = slots
+            .iter()
+            .map(|slot| match slot.end {
+                Some(_) => u64::from(slot.made),
+                None => u64::from(schedule.warmup) + u64::from(schedule.max_runs.max(1)),
+            })
+            .sum();
+        on_run(Tick { case: &slots[index].case, done: sequence, planned });
+    };
+    match schedule.order {
+        Order::Interleaved => {
+            let mut rng = Xoshiro256PlusPlus::seed_from_u64(schedule.seed ^ ORDER_STREAM);
+            for round in 0u32.. {
+                let mut order: Vec<usize> = (0..slots.len()).filter(|&i| slots[i].end.is_none()).collect();
+                if order.is_empty() {
+                    break;
+                }
+                order.shuffle(&mut rng);
+                for index in order {
+                    step(&mut slots[index], round, sequence, schedule);
+                    sequence += 1;
+                    tick(&slots, index, sequence);
+                }
+            }
+        }
+        Order::Grouped => {
+            for index in 0..slots.len() {
+                while slots[index].end.is_none() {
+                    let round = slots[index].made;
+                    step(&mut slots[index], round, sequence, schedule);
+                    sequence += 1;
+                    tick(&slots, index, sequence);
+                }
+            }
+        }
+    }
+    slots.into_iter().map(|slot| finish(slot, schedule)).collect()
+}
+
+/// One run of one case, recorded with its round and sequence, then the stopping rule.
+fn step(slot: &mut Slot, round: u32, sequence: u64, schedule: &Schedule) {
+    let number = slot.made;
+    slot.made += 1;
+    match slot.runs.run_once(number) {
+        Err((status, reason)) => slot.end = Some(End::Failed(status, reason)),
+        Ok(mut run) => {
+            run.round = round;
+            run.sequence = sequence;
+            if number < schedule.warmup {
+                return;
+            }
+            slot.measured.push(run);
+            let ci = schedule.target_ci.and_then(|_| ci_relative(&slot.measured, slot.case.durability.syncs()));
+            if enough(slot.measured.len() as u32, ci, schedule) {
+                slot.end = Some(End::Done);
+            }
+        }
+    }
+}
+
+fn finish(slot: Slot, schedule: &Schedule) -> CaseResult {
+    match slot.end {
+        Some(End::Failed(status, reason)) => CaseResult::without_result(slot.case, status, reason),
+        Some(End::Done) | None => {
+            let mut result = CaseResult::measured(slot.case, slot.measured);
+            if let Some(pct) = schedule.target_ci {
+                let ci = result.ci_relative();
+                result.target_ci = Some(TargetCi {
+                    pct,
+                    met: target_met(ci, pct),
+                    runs: result.runs.len() as u32,
+                    reached_pct: ci.map(|ci| 100.0 * ci),
+                });
+            }
+            result
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use std::cell::RefCell;
+    use std::rc::Rc;
+
+    use super::*;
+    use crate::measure::methods;
+    use crate::plan::{Durability, FileState};
+
+    /// Returns the given write times in turn (the last one again when they run out),
+    /// or fails at run `fail_at`; logs (case, number) of every call.
+    struct Given {
+        name: usize,
+        times: Vec<f64>,
+        fail_at: Option<u32>,
+        log: Rc<RefCell<Vec<(usize, u32)>>>,
+    }
+
+    impl CaseRuns for Given {
+        fn run_once(&mut self, number: u32) -> Result<Run, (Status, String)> {
+            self.log.borrow_mut().push((self.name, number));
+            if self.fail_at == Some(number) {
+                return Err((Status::Failed, format!("run {number}: Input/output error")));
+            }
+            let time = self.times.get(number as usize).or(self.times.last()).copied().unwrap_or(1.0);
+            Ok(Run { write_seconds: time, ..Run::default() })
+        }
+    }
+
+    fn case(chunk: u64) -> Case {
+        Case::new(methods::by_name("pwrite").unwrap(), FileState::Empty, chunk, 1, Durability::None, 1 << 20)
+    }
+
+    type Log = Rc<RefCell<Vec<(usize, u32)>>>;
+
+    /// `count` cases with the given times (the same for each), run by `schedule`.
+    fn run_given(
+        count: usize,
+        times: &[f64],
+        fail: Option<(usize, u32)>,
+        schedule: &Schedule,
+    ) -> (Vec<CaseResult>, Log) {
+        let log: Log = Rc::default();
+        let cases = (0..count)
+            .map(|name| {
+                let fail_at = fail.filter(|(case, _)| *case == name).map(|(_, number)| number);
+                let runs = Given { name, times: times.to_vec(), fail_at, log: log.clone() };
+                (case(4096 << name), Box::new(runs) as Box<dyn CaseRuns>)
+            })
+            .collect();
+        let results = run(cases, schedule, &mut |_| {});
+        (results, log)
+    }
+
+    #[test]
+    fn interleaved_rounds_run_every_case_once_each_in_a_shuffled_order() {
+        let schedule = Schedule::fixed(4, 1, Order::Interleaved, 7);
+        let (results, log) = run_given(5, &[1.0], None, &schedule);
+        let log = log.borrow();
+        assert_eq!(log.len(), 5 * 5);
+        let rounds: Vec<Vec<usize>> =
+            log.chunks(5).map(|round| round.iter().map(|(case, _)| *case).collect()).collect();
+        for (round, cases) in rounds.iter().enumerate() {
+            let mut sorted = cases.clone();
+            sorted.sort_unstable();
+            assert_eq!(sorted, vec![0, 1, 2, 3, 4], "round {round}: every case once");
+            assert!(log[round * 5..round * 5 + 5].iter().all(|(_, number)| *number == round as u32));
+        }
+        assert!(rounds.windows(2).any(|pair| pair[0] != pair[1]), "the order changes between rounds: {rounds:?}");
+        assert_ne!(rounds[0], vec![0, 1, 2, 3, 4], "shuffled, not the plan's order");
+        for result in &results {
+            assert_eq!(result.runs.len(), 4, "the warm-up round is discarded");
+            let rounds: Vec<u32> = result.runs.iter().map(|run| run.round).collect();
+            assert_eq!(rounds, vec![1, 2, 3, 4]);
+        }
+        // Sequence numbers are the real order: each of 0..25 once, warm-ups included.
+        let mut sequences: Vec<u64> = results.iter().flat_map(|r| r.runs.iter().map(|run| run.sequence)).collect();
+        sequences.sort_unstable();
+        assert_eq!(sequences, (5..25).collect::<Vec<u64>>());
+    }
+
+    #[test]
+    fn grouped_runs_each_case_back_to_back_in_the_plans_order() {
+        let schedule = Schedule::fixed(2, 1, Order::Grouped, 7);
+        let (results, log) = run_given(3, &[1.0], None, &schedule);
+        let expected: Vec<(usize, u32)> = (0..3).flat_map(|case| (0..3).map(move |n| (case, n))).collect();
+        assert_eq!(*log.borrow(), expected);
+        assert_eq!(results[2].runs.iter().map(|r| (r.round, r.sequence)).collect::<Vec<_>>(), vec![(1, 7), (2, 8)]);
+    }
+
+    #[test]
+    fn warm_ups_are_discarded_and_their_times_count_for_nothing() {
+        // Warm-ups of 100 s, then 1 s and 2 s: the statistics see only 1 and 2.
+        let schedule = Schedule::fixed(2, 2, Order::Interleaved, 1);
+        let (results, _) = run_given(2, &[100.0, 100.0, 1.0, 2.0], None, &schedule);
+        for result in results {
+            let times: Vec<f64> = result.runs.iter().map(|run| run.write_seconds).collect();
+            assert_eq!(times, vec![1.0, 2.0]);
+            assert!((result.stats.unwrap().mean * 1.5 - (1 << 20) as f64).abs() < 1e-6);
+        }
+    }
+
+    #[test]
+    fn a_failed_case_leaves_with_its_error_and_the_others_go_on() {
+        let schedule = Schedule::fixed(3, 1, Order::Interleaved, 3);
+        let (results, log) = run_given(3, &[1.0], Some((1, 2)), &schedule);
+        assert_eq!(results[1].status, Status::Failed);
+        assert_eq!(results[1].error.as_deref(), Some("run 2: Input/output error"));
+        assert!(results[1].runs.is_empty() && results[1].stats.is_none());
+        let calls_of = |case: usize| log.borrow().iter().filter(|(c, _)| *c == case).count();
+        assert_eq!(calls_of(1), 3, "no run after the failure");
+        assert_eq!((calls_of(0), calls_of(2)), (4, 4));
+        assert!(results[0].status == Status::Ok && results[2].runs.len() == 3);
+    }
+
+    #[test]
+    fn the_same_seed_gives_the_same_order_and_another_seed_another() {
+        let order = |seed| {
+            let (_, log) = run_given(6, &[1.0], None, &Schedule::fixed(3, 1, Order::Interleaved, seed));
+            log.borrow().clone()
+        };
+        assert_eq!(order(42), order(42));
+        assert_ne!(order(42), order(43));
+    }
+
+    #[test]
+    fn the_stopping_rule() {
+        let target = Schedule { warmup: 1, min_runs: 3, max_runs: 10, target_ci: Some(5.0), ..fixed() };
+        assert!(!enough(2, Some(0.0), &target), "never before min_runs");
+        assert!(enough(3, Some(0.05), &target), "met: exactly 5 %");
+        assert!(!enough(3, Some(0.0501), &target));
+        assert!(!enough(9, None, &target));
+        assert!(enough(10, Some(0.9), &target), "always at max_runs");
+        let plain = fixed();
+        assert!(!enough(4, Some(0.0), &plain) && enough(5, None, &plain), "without a target: min_runs");
+        let zero = Schedule { min_runs: 0, max_runs: 0, ..plain };
+        assert!(enough(1, None, &zero), "a schedule of 0 runs still ends after its first");
+    }
+
+    fn fixed() -> Schedule {
+        Schedule::fixed(5, 1, Order::Interleaved, 1)
+    }
+
+    #[test]
+    fn with_a_target_a_quiet_case_leaves_early_and_a_noisy_one_runs_to_max() {
+        let schedule = Schedule { warmup: 1, min_runs: 3, max_runs: 8, target_ci: Some(2.0), ..fixed() };
+        let log: Log = Rc::default();
+        let quiet = Given { name: 0, times: vec![5.0, 1.0, 1.001, 0.999, 1.0], fail_at: None, log: log.clone() };
+        let noisy = Given { name: 1, times: vec![5.0, 1.0, 2.0, 1.0, 2.0, 1.0, 2.0], fail_at: None, log: log.clone() };
+        let cases: Vec<(Case, Box<dyn CaseRuns>)> = vec![(case(4096), Box::new(quiet)), (case(8192), Box::new(noisy))];
+        let mut ticks = Vec::new();
+        let results = run(cases, &schedule, &mut |tick| ticks.push((tick.done, tick.planned)));
+        let quiet = results[0].target_ci.unwrap();
+        assert_eq!((quiet.met, quiet.runs, quiet.pct), (true, 3, 2.0));
+        assert!(quiet.reached_pct.unwrap() <= 2.0);
+        let noisy = results[1].target_ci.unwrap();
+        assert_eq!((noisy.met, noisy.runs), (false, 8));
+        assert!(noisy.reached_pct.unwrap() > 2.0);
+        // The quiet case left the rounds: from round 4 on only the noisy one ran.
+        let log = log.borrow();
+        assert_eq!(log.iter().filter(|(case, _)| *case == 0).count(), 4);
+        assert!(log[8..].iter().all(|(case, _)| *case == 1), "{log:?}");
+        // Progress: one tick per run; the plan shrinks once the quiet case is done.
+        assert_eq!(ticks.len(), 4 + 9);
+        assert_eq!(ticks.first(), Some(&(1, 18)));
+        assert_eq!(ticks.last(), Some(&(13, 13)));
+        assert!(ticks.windows(2).all(|pair| pair[1].1 <= pair[0].1));
+    }
 }

@@ -125,6 +125,14 @@ impl Durability {
         }
     }
 
+    /// Whether the mode makes the data durable at all: `end`, `every:N`, `osync` and
+    /// `odsync` do; `none` does not, nor does `direct` alone (O_DIRECT bypasses the page
+    /// cache but flushes neither the device's cache nor the metadata). A case whose mode
+    /// does not sync has no durable figure (DESIGN §2.10).
+    pub fn syncs(self) -> bool {
+        self.commit != Commit::None
+    }
+
     /// The sync every N calls, if any.
     pub fn every(self) -> Option<(u32, SyncCall)> {
         match self.commit {
@@ -226,6 +234,24 @@ mod tests {
         {
             let error = text.parse::<Durability>().unwrap_err();
             assert!(error.contains(text) && !error.contains('\n'), "{text}: {error}");
+        }
+    }
+
+    #[test]
+    fn none_and_direct_alone_do_not_sync_the_others_do() {
+        for (text, syncs) in [
+            ("none", false),
+            ("direct", false),
+            ("end", true),
+            ("end-fdatasync", true),
+            ("every:4", true),
+            ("every-fdatasync:1", true),
+            ("osync", true),
+            ("odsync", true),
+            ("direct+end", true),
+            ("direct+odsync", true),
+        ] {
+            assert_eq!(text.parse::<Durability>().unwrap().syncs(), syncs, "{text}");
         }
     }
 

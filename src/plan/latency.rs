@@ -42,6 +42,21 @@ pub struct Plan {
     pub seed: u64,
 }
 
+impl Plan {
+    /// The plan as applied, for the result file's `options`: the lists parsed and
+    /// spelled canonically (`every-fdatasync:1`, not whatever the user typed).
+    pub fn applied(&self) -> serde_json::Value {
+        serde_json::json!({
+            "count": self.count,
+            "bytes": self.bytes,
+            "warmup": self.warmup,
+            "patterns": self.patterns.iter().map(|p| p.name()).collect::<Vec<_>>(),
+            "durability": self.durability.iter().map(|d| d.name()).collect::<Vec<_>>(),
+            "seed": self.seed,
+        })
+    }
+}
+
 /// The case of one pattern and mode, for the result file.
 pub fn case_of(plan: &Plan, pattern: Pattern, durability: Durability) -> Case {
     let (method, state) = match pattern {

@@ -210,15 +210,72 @@ pub struct Selection {
     pub size_in_id: bool,
 }
 
+/// Why a combination the options name yields no case.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum DropReason {
+    /// The method cannot write with several threads in this layout.
+    Layout(Layout),
+    /// More threads than calls: the size in chunks of this size is too few calls.
+    TooFewChunks { chunk: u64, size: u64 },
+}
+
+/// A (method, threads) combination of a selection that yields no case.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Dropped {
+    pub method: String,
+    pub threads: u32,
+    pub reason: DropReason,
+}
+
+impl Dropped {
+    /// One line for the user, e.g. "write with 2 threads into one file: write writes
+    /// at the file position, so threads cannot share one file".
+    pub fn describe(&self) -> String {
+        let (method, threads) = (&self.method, self.threads);
+        match &self.reason {
+            DropReason::Layout(Layout::OneFile) => format!(
+                "{method} with {threads} threads into one file: {method} writes at the file position, so threads cannot share one file"
+            ),
+            DropReason::Layout(Layout::FilePerThread) => {
+                format!("{method} with {threads} threads, a file each: {method} only shares one file between threads")
+            }
+            DropReason::TooFewChunks { .. } if methods::by_name(method).is_some_and(|m| m.creation().is_some()) => {
+                format!("{method} with {threads} threads: a file creation is one call")
+            }
+            DropReason::TooFewChunks { chunk, size } => {
+                let calls = size.div_ceil(*chunk);
+                format!(
+                    "{method} with {threads} threads in {} chunks: {} makes only {calls} call{}",
+                    format_size(*chunk),
+                    format_size(*size),
+                    if calls == 1 { "" } else { "s" }
+                )
+            }
+        }
+    }
+}
+
 /// Every case of a selection, grouped as the table shows them: state, then family,
 /// then method, chunk, iov, queue depth, threads, layout. Combinations that cannot be
 /// are left out: chunks larger than the size (the caller rejects them up front when
 /// the user named them), more threads than chunks, several threads on the file
 /// position of one file.
 pub fn expand(selection: &Selection) -> Vec<Case> {
+    expand_and_drop(selection).0
+}
+
+/// [`expand`], and the combinations left out for their threads or layout (each once).
+pub fn expand_and_drop(selection: &Selection) -> (Vec<Case>, Vec<Dropped>) {
     let mut chosen: Vec<&dyn Method> = selection.methods.iter().filter_map(|name| methods::by_name(name)).collect();
     chosen.sort_by_key(|method| (method.family(), methods::ALL.iter().position(|m| m.name() == method.name())));
     let mut cases = Vec::new();
+    let mut dropped: Vec<Dropped> = Vec::new();
+    let mut drop = |method: &dyn Method, threads: u32, reason: DropReason| {
+        let entry = Dropped { method: method.name().to_string(), threads, reason };
+        if !dropped.contains(&entry) {
+            dropped.push(entry);
+        }
+    };
     for &state in &selection.states {
         for &method in &chosen {
             // A creation case makes the whole file in one call: its "chunk" is the size.
@@ -239,14 +296,17 @@ pub fn expand(selection: &Selection) -> Vec<Case> {
                     for &depth in &depths {
                         for &threads in &selection.threads {
                             if u64::from(threads) > selection.size.div_ceil(chunk) {
+                                drop(method, threads, DropReason::TooFewChunks { chunk, size: selection.size });
                                 continue;
                             }
                             let layouts: &[Layout] = if threads == 1 { &[Layout::OneFile] } else { &selection.layouts };
                             for &layout in layouts {
                                 if threads > 1 && layout == Layout::OneFile && !method.shares_file() {
+                                    drop(method, threads, DropReason::Layout(layout));
                                     continue;
                                 }
                                 if threads > 1 && layout == Layout::FilePerThread && !method.file_per_thread() {
+                                    drop(method, threads, DropReason::Layout(layout));
                                     continue;
                                 }
                                 for &durability in &selection.durability {
@@ -267,7 +327,7 @@ pub fn expand(selection: &Selection) -> Vec<Case> {
             }
         }
     }
-    cases
+    (cases, dropped)
 }
 
 #[cfg(test)]
@@ -341,6 +401,33 @@ mod tests {
         assert!(cases.iter().any(|c| c.id == "write empty 1MiB t2 f2 end"));
         assert!(!cases.iter().any(|c| c.method == "write" && c.threads == 2 && c.files == 1));
         assert_eq!(pwrite_one_file.label(), "pwrite in   1 MiB chunks,  2 threads into one file");
+    }
+
+    #[test]
+    fn what_threads_and_layouts_leave_out_is_said_once_each() {
+        let mut selection = quick_suite();
+        selection.methods = ["write", "pwrite", "mmap-maps"].map(String::from).to_vec();
+        selection.states = FileState::ALL.to_vec();
+        selection.chunks = vec![1 << 20];
+        selection.size = 2 << 20;
+        selection.threads = vec![2, 4];
+        let (cases, dropped) = expand_and_drop(&selection);
+        assert!(cases.iter().all(|c| c.threads == 2));
+        let lines: Vec<String> = dropped.iter().map(Dropped::describe).collect();
+        assert_eq!(
+            lines,
+            [
+                "mmap-maps with 2 threads, a file each: mmap-maps only shares one file between threads",
+                "mmap-maps with 4 threads in 1 MiB chunks: 2 MiB makes only 2 calls",
+                "write with 2 threads into one file: write writes at the file position, so threads cannot share one file",
+                "write with 4 threads in 1 MiB chunks: 2 MiB makes only 2 calls",
+                "pwrite with 4 threads in 1 MiB chunks: 2 MiB makes only 2 calls",
+            ]
+        );
+        let creation = Selection { methods: vec!["ftruncate".into()], threads: vec![2], ..selection };
+        let (cases, dropped) = expand_and_drop(&creation);
+        assert!(cases.is_empty());
+        assert_eq!(dropped[0].describe(), "ftruncate with 2 threads: a file creation is one call");
     }
 
     #[test]

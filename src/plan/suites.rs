@@ -2,10 +2,12 @@
 //! (a [`Selection`]). The user's options override the same field in every part, and
 //! `--size` scales every part's size by the same factor.
 
+use serde::Serialize;
+
 use crate::measure::methods;
 use crate::plan::durability::{Commit, SyncCall};
 use crate::plan::latency;
-use crate::plan::{Case, Durability, FileState, Layout, Selection, expand};
+use crate::plan::{Case, Dropped, Durability, FileState, Layout, Selection, expand, expand_and_drop};
 
 const KIB: u64 = 1 << 10;
 const MIB: u64 = 1 << 20;
@@ -17,6 +19,10 @@ pub struct Suite {
     pub reference_size: u64,
     pub repeat: u32,
     pub warmup: u32,
+    /// The `--target-ci` the suite applies unless the user fixes `--repeat` (percent of
+    /// the mean), and its `--max-runs`.
+    pub target_ci: Option<f64>,
+    pub max_runs: u32,
     pub parts: Vec<Selection>,
     /// Small-write latency cases run after the throughput cases (`writebench latency`'s
     /// measurement, shortened).
@@ -30,6 +36,19 @@ impl Suite {
             "seed" => Some(seed()),
             _ => None,
         }
+    }
+
+    /// The combinations of methods, threads and layouts that yield no case, each once.
+    pub fn dropped(&self) -> Vec<Dropped> {
+        let mut all: Vec<Dropped> = Vec::new();
+        for part in &self.parts {
+            for entry in expand_and_drop(part).1 {
+                if !all.contains(&entry) {
+                    all.push(entry);
+                }
+            }
+        }
+        all
     }
 
     /// Every case of every part, without duplicates, in table order.
@@ -79,6 +98,73 @@ impl Suite {
     }
 }
 
+/// The options as a suite applies them (DESIGN §4), for the result file: each list is
+/// the union over the suite's parts, in the order first met, after the user's options
+/// replaced the parts' own; sizes in bytes. A list counts only the parts it applies
+/// to (chunks: parts with a write method, as a creation case's "chunk" is its size;
+/// iov: vectored methods; queue depths: queued methods; layouts: several threads).
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct Applied {
+    pub methods: Vec<String>,
+    pub states: Vec<FileState>,
+    pub sizes: Vec<u64>,
+    pub chunks: Vec<u64>,
+    pub iov: Vec<u32>,
+    pub threads: Vec<u32>,
+    pub layouts: Vec<Layout>,
+    pub queue_depths: Vec<u32>,
+    pub durability: Vec<Durability>,
+    /// The latency section (`writebench latency`'s plan), null when there is none.
+    pub latency: Option<serde_json::Value>,
+}
+
+impl Suite {
+    pub fn applied(&self) -> Applied {
+        fn union<T: Clone + PartialEq>(into: &mut Vec<T>, items: &[T]) {
+            for item in items {
+                if !into.contains(item) {
+                    into.push(item.clone());
+                }
+            }
+        }
+        let has = |part: &Selection, test: &dyn Fn(&dyn methods::Method) -> bool| {
+            part.methods.iter().filter_map(|name| methods::by_name(name)).any(test)
+        };
+        let mut applied = Applied {
+            methods: Vec::new(),
+            states: Vec::new(),
+            sizes: Vec::new(),
+            chunks: Vec::new(),
+            iov: Vec::new(),
+            threads: Vec::new(),
+            layouts: Vec::new(),
+            queue_depths: Vec::new(),
+            durability: Vec::new(),
+            latency: self.latency.as_ref().map(latency::Plan::applied),
+        };
+        for part in self.parts.iter().filter(|part| !part.methods.is_empty()) {
+            union(&mut applied.methods, &part.methods);
+            union(&mut applied.states, &part.states);
+            union(&mut applied.sizes, &[part.size]);
+            if has(part, &|m| m.creation().is_none()) {
+                union(&mut applied.chunks, &part.chunks);
+            }
+            if has(part, &|m| m.vectored()) {
+                union(&mut applied.iov, &part.iov);
+            }
+            union(&mut applied.threads, &part.threads);
+            if part.threads.iter().any(|&threads| threads > 1) {
+                union(&mut applied.layouts, &part.layouts);
+            }
+            if has(part, &|m| m.queued()) {
+                union(&mut applied.queue_depths, &part.queue_depths);
+            }
+            union(&mut applied.durability, &part.durability);
+        }
+        applied
+    }
+}
+
 /// The file creation methods (open + call + close).
 const CREATION: [&str; 3] = ["posix_fallocate", "fallocate", "ftruncate"];
 
@@ -91,7 +177,8 @@ fn part(methods: &[&str], states: &[FileState], chunks: &[u64], size: u64) -> Se
         iov: vec![1],
         durability: vec![Durability::End],
         threads: vec![1],
-        layouts: vec![Layout::OneFile],
+        // Both layouts wherever a method has them (threads > 1 only), as --layout says.
+        layouts: Layout::ALL.to_vec(),
         queue_depths: vec![1],
         keep_oversized_chunks: false,
         size_in_id: false,
@@ -135,7 +222,19 @@ pub fn quick() -> Suite {
         ],
         seed: crate::measure::source::DEFAULT_SEED,
     };
-    Suite { name: "quick", reference_size: size, repeat: 5, warmup: 1, parts, latency: Some(latency) }
+    // Repeat until the 95 % CI is within ±5 % of the mean, 5 to 7 runs: most cases are
+    // quiet enough at 5 on tmpfs, and at most 7 runs keeps the suite within its minute
+    // and a half even when every case needs them all.
+    Suite {
+        name: "quick",
+        reference_size: size,
+        repeat: 5,
+        warmup: 1,
+        target_ci: Some(5.0),
+        max_runs: 7,
+        parts,
+        latency: Some(latency),
+    }
 }
 
 /// Seed 003's creation-free sections at 1 GiB (empty, sparse and prealloc), and seed
@@ -151,7 +250,6 @@ pub fn seed() -> Suite {
     vectored.iov = vec![128];
     let mut parallel = part(&["pwrite"], &states, &[MIB], GIB);
     parallel.threads = threads;
-    parallel.layouts = Layout::ALL.to_vec();
     let simple_chunks = [KIB, 4 * KIB, 8 * KIB, 16 * KIB, 64 * KIB, MIB, 16 * MIB, 64 * MIB, 512 * MIB, GIB];
     let simple = part(&["fwrite", "write"], &states, &simple_chunks, GIB);
 
@@ -161,8 +259,10 @@ pub fn seed() -> Suite {
     let blocking = part(&["write"], &[FileState::Empty], &[4 * KIB], seed004_size);
     let mut pwrite = part(&["pwrite"], &[FileState::Empty], &[4 * KIB], seed004_size);
     pwrite.threads = vec![1, 10];
+    pwrite.layouts = vec![Layout::OneFile];
     let mut uring = part(&["io_uring"], &[FileState::Empty], &[4 * KIB], seed004_size);
     uring.threads = vec![1, 10, 100];
+    uring.layouts = vec![Layout::OneFile];
     uring.queue_depths = vec![1, 128];
     let mut parts = vec![mapped, vectored, parallel, simple, blocking, pwrite, uring];
     for part in &mut parts {
@@ -174,7 +274,17 @@ pub fn seed() -> Suite {
     for size in [128 * MIB, 256 * MIB, 512 * MIB, GIB, 2 * GIB, 4 * GIB] {
         parts.push(part(&CREATION, &[FileState::Empty], &[size], size));
     }
-    Suite { name: "seed", reference_size: GIB, repeat: 10, warmup: 1, parts, latency: None }
+    // The seeds' matrices are long already: exactly 10 runs, as the seeds ran them.
+    Suite {
+        name: "seed",
+        reference_size: GIB,
+        repeat: 10,
+        warmup: 1,
+        target_ci: None,
+        max_runs: 10,
+        parts,
+        latency: None,
+    }
 }
 
 #[cfg(test)]
