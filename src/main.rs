@@ -111,10 +111,9 @@ fn run(args: &RunArgs) -> Result<ExitCode, UsageError> {
     if cases.is_empty() {
         return Err(UsageError("the options select no case".into()));
     }
-    // A chunk larger than its case's size is one call of the whole size.
-    let max_chunk = cases.iter().map(|c| c.chunk_bytes.min(c.bytes)).max().unwrap_or(1) as usize;
-    let source = Source::new(settings.seed, max_chunk)
-        .map_err(|e| UsageError(format!("cannot allocate the {max_chunk}-byte source buffer: {}", plain(&e))))?;
+    // The seed's pattern; each run's writers get buffers of their own from it, sized
+    // for that case's calls.
+    let source = Source::new(settings.seed);
     if !args.no_space_check {
         // --size itself must fit; a larger case of a suite (the seed suite's 4 GiB file
         // creation) is skipped when its turn comes instead of refusing the whole run.
@@ -233,7 +232,10 @@ fn options_json(
         "warmup": settings.warmup,
         "seed": settings.seed,
         "verify": settings.verify.is_some(),
+        // Each file's data (measure::source): the seed's pattern with a period of at most
+        // this, every 4 KiB block stamped for its file and run.
         "source_period_bytes": writebench::measure::source::PERIOD,
+        "source_writers_budget_bytes": writebench::measure::source::WRITERS_BUDGET,
         // What the mapped methods ask of the kernel: nothing but mmap-populate's
         // MADV_POPULATE_WRITE, issued by each thread inside the timed span.
         "mmap_advice": {"madv_sequential": false, "map_populate": false, "mmap-populate": "MADV_POPULATE_WRITE, timed"},

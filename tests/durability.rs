@@ -6,8 +6,8 @@ mod common;
 
 use std::process::Command;
 
-use common::{LoopFs, Tmpfs, entries, read_json};
-use writebench::measure::source::{PERIOD, fill_pattern, first_mismatch};
+use common::{LoopFs, Tmpfs, assert_file_holds_its_stream, entries, read_json};
+use writebench::measure::source::Source;
 
 #[test]
 fn direct_on_ext4_uses_o_direct_writes_aligned_chunks_and_refuses_100_bytes() {
@@ -36,8 +36,7 @@ fn direct_on_ext4_uses_o_direct_writes_aligned_chunks_and_refuses_100_bytes() {
     assert_eq!(cases.len(), 2 * 3 * 3 * (3 + 2), "2 states x 3 chunks x 3 modes x (3 methods + io_uring at qd 1, 32)");
     let scratch = entries(&fs.path()).into_iter().find(|n| n.starts_with(".writebench-")).expect("kept scratch");
     let scratch = fs.path().join(scratch);
-    let mut pattern = vec![0u8; PERIOD];
-    fill_pattern(42, &mut pattern);
+    let source = Source::new(42);
     for (index, case) in cases.iter().enumerate() {
         if case["chunk_bytes"] == 100 {
             assert_eq!(case["status"], "unsupported", "{}", case["id"]);
@@ -47,9 +46,8 @@ fn direct_on_ext4_uses_o_direct_writes_aligned_chunks_and_refuses_100_bytes() {
             continue;
         }
         assert_eq!(case["status"], "ok", "{}: {}", case["id"], case["error"]);
-        let data = std::fs::read(scratch.join(format!("case{index:04}-run0-f0.dat"))).unwrap();
+        let data = assert_file_holds_its_stream(&source, &scratch, case, &format!("case{index:04}-run0-f0.dat"));
         assert_eq!(data.len(), 1 << 20, "{}", case["id"]);
-        assert_eq!(first_mismatch(&pattern, 0, &data), None, "{}", case["id"]);
     }
     assert!(result["target"]["dio_offset_align"].as_u64().is_some(), "ext4 reports its O_DIRECT alignment");
     std::fs::remove_dir_all(&scratch).unwrap();

@@ -20,7 +20,7 @@ use serde_json::json;
 use crate::measure::durability::Pacer;
 use crate::measure::methods::{CallError, no_progress, retry_eintr};
 use crate::measure::runner::{after_removal, open_flags_refusal, remove_files};
-use crate::measure::source::{Cursor, Source};
+use crate::measure::source::{Shape, Source, Streams};
 use crate::measure::target::Scratch;
 use crate::plan::FileState;
 use crate::plan::durability::Durability;
@@ -68,7 +68,10 @@ fn measure(
     durability: Durability,
     scratch: &Scratch,
 ) -> Result<Measured, CallError> {
-    let source = Source::new(plan.seed, plan.bytes).map_err(|e| CallError::new("allocate the source buffer", e))?;
+    let source = Source::new(plan.seed);
+    let shape = Shape::new(1, plan.bytes as u64, 1, None, plan.bytes as u64);
+    let streams = Streams::new(&source, &[name.to_string()], &[0], shape)
+        .map_err(|e| CallError::new("allocate the source buffer", e))?;
     let (state, len) = match pattern {
         Pattern::Overwrite0 => (FileState::Overwrite, plan.bytes as u64),
         Pattern::Append => (FileState::Empty, 0),
@@ -80,17 +83,18 @@ fn measure(
     let mut operations = histogram();
     let mut syncs = histogram();
     let mut pacer = Pacer::new(durability.every());
-    let mut cursor = Cursor::new(&source, 0);
+    let mut cursor = streams.writer(0).cursor(0);
     let (mut write_ns, mut sync_ns) = (0u64, 0u64);
     let mut loop_started = Instant::now();
     for number in 0..plan.warmup + plan.count {
         if number == plan.warmup {
             loop_started = Instant::now();
         }
-        let bytes = match pattern {
-            Pattern::Overwrite0 => source.bytes(0, plan.bytes),
-            Pattern::Append => cursor.take(plan.bytes),
-        };
+        if pattern == Pattern::Overwrite0 {
+            // The same bytes at offset 0 every time.
+            cursor.restart(0);
+        }
+        let bytes = cursor.take(plan.bytes);
         let started = Instant::now();
         write_once(fd, pattern, bytes)?;
         let written = Instant::now();

@@ -9,7 +9,7 @@ use std::time::Instant;
 use crate::measure::creation;
 use crate::measure::durability::direct_refusal;
 use crate::measure::methods::{self, CallError, Job, Part, Prepared, fsync_all};
-use crate::measure::source::Source;
+use crate::measure::source::{Shape, Source, Streams};
 use crate::measure::target::Scratch;
 use crate::plan::{Case, Durability};
 use crate::result::{CaseResult, Run, Status};
@@ -19,7 +19,7 @@ pub struct RunSettings {
     pub repeat: u32,
     pub warmup: u32,
     pub seed: u64,
-    /// Leave each case's last file in the scratch directory (tests read it back).
+    /// Leave every run's files in the scratch directory (tests read them back).
     pub keep_files: bool,
     /// Read every run's files back after its timed span (`--verify`).
     pub verify: Option<crate::measure::verify::Verify>,
@@ -57,7 +57,7 @@ pub fn run_case(
 
 /// The runs of a case, `warmup + repeat` of them: `run` makes one into the files it is
 /// given (`files` of them, named per case and run). Hygiene: every run starts without
-/// the previous run's files (the run synced them); the last run's stay with `--keep`.
+/// the previous run's files (the run synced them); with `--keep` all of them stay.
 /// `on_run` follows each run; an error ends the case with its status and text.
 pub(crate) fn repeat_runs(
     index: usize,
@@ -73,8 +73,7 @@ pub(crate) fn repeat_runs(
     for number in 0..total {
         let names: Vec<String> = (0..files).map(|file| format!("case{index:04}-run{number}-f{file}.dat")).collect();
         let outcome = run(&names);
-        let last = number + 1 == total;
-        let keep = settings.keep_files && last && outcome.is_ok();
+        let keep = settings.keep_files && outcome.is_ok();
         let removal = if keep { None } else { remove_files(scratch, &names) };
         on_run();
         match after_removal(outcome, removal) {
@@ -175,6 +174,10 @@ fn run_once(
         files.push(if flags != 0 { scratch.reopen(name, prepared.as_raw_fd(), flags)? } else { prepared });
     }
     let fds: Vec<RawFd> = files.iter().map(|f| f.as_raw_fd()).collect();
+    // Untimed: each part's buffer, with the streams of this run's files.
+    let part_files: Vec<usize> = parts.iter().map(|part| part.file).collect();
+    let streams = Streams::new(source, names, &part_files, Shape::of(case))
+        .map_err(|error| CallError::new("allocate the writers' source buffers", error))?;
     let job = Job {
         files: &fds,
         file_lens: &file_lens,
@@ -182,7 +185,7 @@ fn run_once(
         chunk: case.chunk_bytes as usize,
         iov: case.iov as usize,
         queue_depth: case.queue_depth.unwrap_or(1) as usize,
-        source,
+        source: &streams,
         durability: case.durability,
     };
     // Untimed but recorded: the method's set-up (rings, registered buffers).
@@ -214,7 +217,7 @@ fn run_once(
     }
     if let Some(verify) = &settings.verify {
         // Untimed: the content must be what was written.
-        crate::measure::verify::check(verify, &fds, &file_lens, seed)?;
+        crate::measure::verify::check(verify, &fds, &file_lens, &streams)?;
     }
     Ok(Run {
         write_seconds: (written - started).as_secs_f64() + finish_seconds,
@@ -332,7 +335,7 @@ pub fn peak_rss_bytes() -> u64 {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::measure::source::{PERIOD, fill_pattern, first_mismatch};
+    use crate::measure::source::Stream;
     use crate::plan::FileState;
 
     fn settings(keep: bool) -> RunSettings {
@@ -354,12 +357,10 @@ mod tests {
     }
 
     #[test]
-    fn every_method_writes_the_pattern_including_a_short_last_chunk() {
+    fn every_method_writes_its_stream_including_a_short_last_chunk() {
         let parent = tempfile::tempdir().unwrap();
         let scratch = Scratch::create(parent.path()).unwrap();
-        let source = Source::new(9, 4096).unwrap();
-        let mut pattern = vec![0u8; PERIOD];
-        fill_pattern(9, &mut pattern);
+        let source = Source::new(9);
         let size = 3 * 4096 + 1000; // not a multiple of the chunk
         // Every write method (creation methods write no data).
         for (index, method) in methods::ALL.iter().filter(|m| m.creation().is_none()).enumerate() {
@@ -367,9 +368,11 @@ mod tests {
             let result = run_case(index, &case, &scratch, &source, &settings(true), &mut || {});
             assert_eq!(result.status, Status::Ok, "{:?}", result.error);
             assert_eq!(result.runs.len(), 2, "warm-up runs are discarded");
-            let data = std::fs::read(scratch.path().join(format!("case{index:04}-run2-f0.dat"))).unwrap();
+            let name = format!("case{index:04}-run2-f0.dat");
+            let data = std::fs::read(scratch.path().join(&name)).unwrap();
             assert_eq!(data.len() as u64, size, "{}", method.name());
-            assert_eq!(first_mismatch(&pattern, 0, &data), None, "{}", method.name());
+            let stream = Stream::timed(9, &name, Shape::of(&case).stream_period());
+            assert_eq!(stream.first_mismatch(&source, 0, &data), None, "{}", method.name());
         }
     }
 
@@ -377,7 +380,7 @@ mod tests {
     fn durability_none_has_zero_sync_time_and_files_are_removed() {
         let parent = tempfile::tempdir().unwrap();
         let scratch = Scratch::create(parent.path()).unwrap();
-        let source = Source::new(9, 4096).unwrap();
+        let source = Source::new(9);
         let case = Case::new(methods::by_name("pwrite").unwrap(), FileState::Empty, 4096, 1, Durability::None, 1 << 16);
         let mut calls = 0;
         let result = run_case(0, &case, &scratch, &source, &settings(false), &mut || calls += 1);

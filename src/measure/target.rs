@@ -11,7 +11,7 @@ use std::time::{SystemTime, UNIX_EPOCH};
 
 use crate::measure::durability::{DioAlignment, dio_alignment};
 use crate::measure::methods::CallError;
-use crate::measure::source::{Cursor, Source};
+use crate::measure::source::{PERIOD, Source, Stream};
 use crate::plan::FileState;
 
 /// Scratch directories are named `.writebench-<pid>-<nonce>`: recognisable as ours,
@@ -77,7 +77,7 @@ impl Scratch {
                     return Err(CallError::new(format!("fallocate of {size} bytes"), io::Error::last_os_error()));
                 }
             }
-            FileState::Overwrite => prefill(fd, size, seed)?,
+            FileState::Overwrite => prefill(fd, size, seed, name)?,
         }
         // SAFETY: fsync on a descriptor we own.
         if unsafe { libc::fsync(fd) } != 0 {
@@ -208,16 +208,20 @@ impl Drop for Scratch {
     }
 }
 
-/// Writes the whole file with data that differs from what the run will write, so that
-/// a method that wrote nothing cannot pass verification in the overwrite state.
-fn prefill(fd: RawFd, size: u64, seed: u64) -> Result<(), CallError> {
+/// Writes the whole file with data that differs from what the run will write: from
+/// another seed's pattern, so that a method that wrote nothing (or only part of each
+/// block) cannot pass verification in the overwrite state, and stamped with a stream of
+/// its own, so that the prefill is no more dedupable than the run, and storage that
+/// compares a block before overwriting it finds every block changed.
+fn prefill(fd: RawFd, size: u64, seed: u64, name: &str) -> Result<(), CallError> {
     const CHUNK: usize = 1 << 20;
-    let other = Source::new(seed ^ 0x5555_5555_5555_5555, CHUNK)
-        .map_err(|error| CallError::new("allocate the prefill buffer", error))?;
-    let mut cursor = Cursor::new(&other, 0);
+    let other = Source::new(seed ^ 0x5555_5555_5555_5555);
+    let stream = Stream::prefill(seed, name, PERIOD);
+    let mut buffer = vec![0u8; CHUNK];
     let mut offset = 0u64;
     while offset < size {
-        let bytes = cursor.take(CHUNK.min((size - offset) as usize));
+        let bytes = &mut buffer[..CHUNK.min((size - offset) as usize)];
+        stream.fill(&other, offset, bytes);
         let mut done = 0;
         while done < bytes.len() {
             // SAFETY: the slice is valid for reads of its length.

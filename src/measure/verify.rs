@@ -1,16 +1,15 @@
 //! `--verify`: after a run's timed span, every file is read back and compared with what
-//! was meant to be written. The byte at file offset `o` is `pattern[o % PERIOD]` for
-//! every file: a one-file case writes its parts at their offsets, and in a
-//! file-per-thread case each file holds its part from offset 0 (runner::split). Reads
-//! go through a new open file description (`/proc/self/fd/N`), so a descriptor opened
-//! with special flags is not used for them.
+//! was meant to be written: its own stream (`measure::source`), stamps included, whole.
+//! A one-file case writes its parts at their offsets, and in a file-per-thread case each
+//! file holds its part from offset 0 (runner::split). Reads go through a new open file
+//! description (`/proc/self/fd/N`), so a descriptor opened with special flags is not
+//! used for them.
 
 use std::io;
 use std::os::fd::{AsRawFd, FromRawFd, OwnedFd, RawFd};
-use std::sync::{Arc, Mutex};
 
 use crate::measure::methods::CallError;
-use crate::measure::source::{PERIOD, fill_pattern, first_mismatch};
+use crate::measure::source::Streams;
 
 /// What to check after each run.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -22,28 +21,12 @@ pub struct Verify {
 
 const READ_CHUNK: usize = 1 << 20;
 
-/// The pattern for `seed`, made once per seed (8 MiB of PRNG output).
-fn pattern(seed: u64) -> Arc<Vec<u8>> {
-    static CACHE: Mutex<Option<(u64, Arc<Vec<u8>>)>> = Mutex::new(None);
-    let mut cache = CACHE.lock().unwrap_or_else(|e| e.into_inner());
-    if let Some((cached, pattern)) = cache.as_ref() {
-        if *cached == seed {
-            return Arc::clone(pattern);
-        }
-    }
-    let mut pattern = vec![0u8; PERIOD];
-    fill_pattern(seed, &mut pattern);
-    let pattern = Arc::new(pattern);
-    *cache = Some((seed, Arc::clone(&pattern)));
-    pattern
-}
-
 /// Reads every file back; the first wrong byte (or a wrong length) fails the run.
-pub fn check(verify: &Verify, files: &[RawFd], lens: &[u64], seed: u64) -> Result<(), CallError> {
+/// File `i` must hold `streams.file(i)`.
+pub fn check(verify: &Verify, files: &[RawFd], lens: &[u64], streams: &Streams) -> Result<(), CallError> {
     if let (Some(offset), Some(&fd)) = (verify.corrupt_at, files.first()) {
         corrupt(fd, offset)?;
     }
-    let pattern = pattern(seed);
     let mut buffer = vec![0u8; READ_CHUNK];
     for (index, (&fd, &len)) in files.iter().zip(lens).enumerate() {
         let reader = reopen(fd).map_err(|e| CallError::new(format!("verify: reopen file {index}"), e))?;
@@ -72,7 +55,7 @@ pub fn check(verify: &Verify, files: &[RawFd], lens: &[u64], seed: u64) -> Resul
                 break;
             }
             let data = &buffer[..read.min((len - offset) as usize)];
-            if let Some(bad) = first_mismatch(&pattern, offset, data) {
+            if let Some(bad) = streams.file(index).first_mismatch(streams.source(), offset, data) {
                 return Err(CallError::new(
                     format!("verify of file {index}"),
                     io::Error::other(format!("data differs from what was written, first at offset {bad}")),

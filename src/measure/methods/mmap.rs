@@ -24,7 +24,7 @@ use std::os::fd::{AsRawFd, FromRawFd, IntoRawFd, OwnedFd, RawFd};
 use std::ptr::NonNull;
 
 use super::{CallError, Family, Job, Method, Prepared, sync_all};
-use crate::measure::source::{Cursor, page_size};
+use crate::measure::source::page_size;
 use crate::plan::durability::{Durability, SyncCall};
 
 /// How the threads of a run share the one file.
@@ -164,7 +164,7 @@ impl Prepared for MappedRun<'_> {
                 ));
             }
         }
-        let mut cursor = Cursor::new(self.job.source, part.offset);
+        let mut cursor = self.job.source.writer(index).cursor(part.offset);
         // every:N: msync(MS_SYNC) of the range copied since the last sync, every N chunks.
         let mut pacer = self.job.span(index).pacer();
         let mut synced = 0usize;
