@@ -263,7 +263,7 @@ pub struct RunArgs {
     #[arg(long, hide = true, value_name = "OFFSET", requires = "verify")]
     pub corrupt_for_test: Option<u64>,
 
-    /// Test aid: keep the scratch directory and each case's last file.
+    /// Test aid: keep the scratch directory and every run's files.
     #[arg(long, hide = true)]
     pub keep: bool,
 

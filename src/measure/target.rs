@@ -306,6 +306,25 @@ mod tests {
     }
 
     #[test]
+    fn the_overwrite_prefill_is_not_the_runs_stream_and_repeats_no_block() {
+        use crate::measure::source::{BLOCK, STAMP};
+        let parent = tempfile::tempdir().unwrap();
+        let scratch = Scratch::create(parent.path()).unwrap();
+        let (name, size) = ("case0003-run1-f0.dat", PERIOD + 3 * BLOCK);
+        scratch.prepare(name, FileState::Overwrite, size as u64, 7).unwrap();
+        let data = std::fs::read(scratch.path().join(name)).unwrap();
+        let mut timed = vec![0u8; size];
+        Stream::timed(7, name, PERIOD).fill(&Source::new(7), 0, &mut timed);
+        let mut blocks = std::collections::HashSet::new();
+        for (offset, (old, new)) in data.chunks(BLOCK).zip(timed.chunks(BLOCK)).enumerate() {
+            // Another pattern under another stamp: a block half written would show.
+            assert_ne!(old[..STAMP], new[..STAMP], "block {offset}");
+            assert_ne!(old[STAMP..], new[STAMP..], "block {offset}");
+            assert!(blocks.insert(old), "block {offset} of the prefill repeats");
+        }
+    }
+
+    #[test]
     fn an_existing_name_or_symlink_is_never_reused() {
         let parent = tempfile::tempdir().unwrap();
         let scratch = Scratch::create(parent.path()).unwrap();
