@@ -38,19 +38,21 @@
 //! A block must not be re-stamped while a request still reads it. Calls that return
 //! before the next one is made (write, pwrite, fwrite, the mmap copies, a whole
 //! writev/pwritev batch, which is taken in one piece) have nothing in flight.
-//! io_uring keeps up to `qd` requests in flight, completed in any order: its writer's
-//! period is at least twice `qd × call` (plus two blocks), and [`Cursor::take_in_flight`]
-//! refuses a range that would re-stamp a block the oldest request in flight may still
-//! read, so the driver waits for completions instead.
+//! io_uring keeps up to `qd` requests in flight, completed in any order:
+//! [`Cursor::take_in_flight`] refuses a range that would re-stamp a block the oldest
+//! request in flight may still read, so the driver waits for completions instead; and
+//! so that it seldom has to, the writer's period is at least twice the bytes of the
+//! other `qd - 1` requests (plus two blocks).
 //!
 //! # Memory
 //!
 //! The writers of a run share [`WRITERS_BUDGET`]: a writer's period is
-//! `min(PERIOD, WRITERS_BUDGET / writers)` (8 MiB up to 8 writers, 640 KiB at 100),
-//! rounded up to a page, but at least `2 × qd × call + 8 KiB` for io_uring; above
-//! [`PERIOD`] it is rounded to a multiple of it, and the stream's period stays
-//! [`PERIOD`]. Each writer adds its tail (one call: `chunk × iov`). The buffers are
-//! allocated for a run, before it, and freed after it.
+//! `min(PERIOD, WRITERS_BUDGET / writers)` (8 MiB up to 8 writers, 656 KiB at 100),
+//! rounded up to a page, but at least `2 × (qd - 1) × call + 8 KiB` for io_uring (1 MiB
+//! at 128 × 4 KiB); above [`PERIOD`] it is rounded to a multiple of it, and the stream's
+//! period stays [`PERIOD`]. Each writer adds its tail (one call: `chunk × iov`). The
+//! buffers are allocated for a run, before it, and freed after it: the seed suite's 100
+//! io_uring threads at 128 × 4 KiB take 100 × 1 MiB.
 
 use rand_xoshiro::rand_core::{Rng, SeedableRng};
 use rand_xoshiro::{SplitMix64, Xoshiro256PlusPlus};
@@ -199,7 +201,8 @@ fn mix(word: u64) -> u64 {
 }
 
 /// What a run's buffers must hold: how many writers, the longest piece one call takes
-/// from the source, and for methods with requests in flight, the bytes of all of them.
+/// from the source, and for methods with requests in flight, the bytes the others may
+/// still hold while one more is taken.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct Shape {
     pub writers: usize,
@@ -212,7 +215,8 @@ impl Shape {
     pub fn new(writers: u32, chunk: u64, iov: u32, queue_depth: Option<u32>, bytes: u64) -> Shape {
         // A vectored call takes its iovecs in one piece; a call never exceeds the size.
         let call = chunk.saturating_mul(u64::from(iov.max(1))).min(bytes).max(1) as usize;
-        let in_flight = queue_depth.map_or(0, |depth| call.saturating_mul(depth.max(1) as usize).min(bytes as usize));
+        let others = queue_depth.map_or(0, |depth| depth.max(1) as usize - 1);
+        let in_flight = call.saturating_mul(others).min(bytes as usize);
         Shape { writers: writers.max(1) as usize, max_take: call, in_flight }
     }
 
@@ -350,19 +354,21 @@ mod tests {
         // 16 writers share the budget; a vectored call is taken whole.
         let sixteen = Shape::new(16, 4096, 128, None, 1 << 30);
         assert_eq!((sixteen.period(), sixteen.max_take), (WRITERS_BUDGET / 16, 512 << 10));
-        // 100 io_uring writers at 128 x 4 KiB: twice their requests, not the share.
+        // 100 io_uring writers at 128 x 4 KiB: twice the other requests, not the share.
         let uring = Shape::new(100, 4096, 1, Some(128), 409_600_000);
-        assert_eq!(uring.period(), round_up(2 * (512 << 10) + 2 * BLOCK, page));
-        assert!(uring.period() * uring.writers <= 110 << 20);
+        assert_eq!(uring.period(), round_up(2 * 127 * 4096 + 2 * BLOCK, page));
+        assert!(uring.period() * uring.writers <= 105 << 20);
         // More in flight than the pattern: a multiple of it; the stream keeps PERIOD.
         let deep = Shape::new(1, 1 << 20, 1, Some(128), 1 << 30);
-        assert_eq!((deep.period(), deep.stream_period()), (33 * PERIOD, PERIOD));
+        assert_eq!((deep.period(), deep.stream_period()), (32 * PERIOD, PERIOD));
+        // One request at a time holds nothing back: a call of 1 GiB needs no more.
+        assert_eq!(Shape::new(1, 1 << 30, 1, Some(1), 1 << 30).period(), PERIOD);
         // A call is never longer than the size.
         assert_eq!(Shape::new(1, 1 << 30, 4, None, 5000).max_take, 5000);
         for writers in [1, 3, 7, 100, 1024] {
             let period = Shape::new(writers, 4096, 1, Some(2), 1 << 20).period();
             assert_eq!(period % page, 0, "{writers}");
-            assert!(period >= 2 * 8192 + 2 * BLOCK, "{writers}");
+            assert!(period >= 2 * 4096 + 2 * BLOCK, "{writers}");
         }
     }
 }

@@ -202,9 +202,11 @@ fn drive<'a>(
             let Some(slot) = slots.free.pop() else { break };
             let want = chunk.min((end - next) as usize);
             let Some(bytes) = take_for_request(&mut cursor, want, &mut oldest, &slots.owed) else {
+                // Wait for a completion. With nothing in flight a take always succeeds;
+                // were it not so, stop here rather than leave the part short unsaid.
                 slots.free.push(slot);
                 if slots.in_flight() == 0 {
-                    let error = io::Error::other(format!("{want} bytes do not fit the part's source buffer"));
+                    let error = io::Error::other("the part's source buffer refused a request with none in flight");
                     failure = Some(CallError::new("io_uring", error));
                 }
                 break;

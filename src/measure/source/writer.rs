@@ -152,8 +152,8 @@ impl<'a> Cursor<'a> {
     /// As [`Cursor::take`], for requests that stay in flight while later ones are
     /// taken (io_uring): `None` when handing the bytes out would re-stamp a block that
     /// a slice at file offset `oldest` or later may still read; wait for completions
-    /// and ask again. With nothing in flight (`oldest` at or after [`Cursor::offset`]) a
-    /// take up to half the period always succeeds.
+    /// and ask again. With nothing in flight (`oldest` at or after [`Cursor::offset`]),
+    /// a take always succeeds.
     ///
     /// # Safety
     ///
@@ -161,13 +161,16 @@ impl<'a> Cursor<'a> {
     /// or after `oldest`, and none of them was taken before a [`Cursor::restart`].
     #[inline]
     pub unsafe fn take_in_flight(&mut self, len: usize, oldest: u64) -> Option<&'a [u8]> {
-        // The blocks from the oldest slice in use to the end of this one stand for
-        // different positions of the buffer as long as they are no more than the
-        // period's blocks; then no block is stamped for two of them.
-        let first = oldest.min(self.offset) / BLOCK as u64;
-        let end = (self.offset + len as u64).div_ceil(BLOCK as u64);
-        if end - first > (self.writer.period / BLOCK) as u64 {
-            return None;
+        // The file blocks from the oldest slice in use to the end of this one have
+        // buffer blocks of their own as long as they are no more than the period's
+        // blocks (the tail is memory apart): then none is stamped for two of them. With
+        // nothing in use, this take alone cannot conflict with itself, however long.
+        if oldest < self.offset {
+            let first = oldest / BLOCK as u64;
+            let end = (self.offset + len as u64).div_ceil(BLOCK as u64);
+            if end - first > (self.writer.period / BLOCK) as u64 {
+                return None;
+            }
         }
         let start = self.stamp_and_advance(len);
         // SAFETY: in bounds (checked in stamp_and_advance); by the caller's promise and
@@ -400,5 +403,21 @@ mod tests {
         }
         live.into_iter().for_each(complete);
         assert!(refused > 0, "the window held requests back");
+    }
+
+    #[test]
+    fn with_nothing_in_flight_a_request_longer_than_the_period_is_taken() {
+        // io_uring at one request in flight, in calls longer than the period: the tail
+        // makes each contiguous, and nothing in flight can be re-stamped.
+        let source = Source::new(9);
+        let stream = Stream::timed(9, "f", 4 * BLOCK);
+        let writer = Writer::new(&source, stream, 4 * BLOCK, 20_000).unwrap();
+        let mut cursor = writer.cursor(100);
+        for round in 0..5u64 {
+            let offset = 100 + round * 20_000;
+            // SAFETY: no slice of this cursor is in use (each is compared, then dropped).
+            let bytes = unsafe { cursor.take_in_flight(20_000, offset) }.expect("nothing in flight");
+            assert_eq!(bytes, expected(&source, stream, offset, 20_000), "round {round}");
+        }
     }
 }
