@@ -7,8 +7,12 @@
  * time the loop of CHUNK-byte calls with CLOCK_MONOTONIC, then fsync and unlink
  * (untimed). The first run is a warm-up. Prints the measured runs' seconds, one per
  * line. The source is an 8 MiB pseudo-random buffer (+ CHUNK so no call wraps), as
- * in writebench, or PERIOD bytes (bench/source-period compares the two); short
- * writes continue and EINTR retries, as in writebench. */
+ * a single writebench writer has, or PERIOD bytes (bench/source-period compares the
+ * two); short writes continue and EINTR retries, as in writebench. writebench also
+ * re-stamps the first 8 bytes of each 4 KiB block of its buffer once per lap of the
+ * period (so that no two blocks of a run are equal); this loop does not, on purpose:
+ * bench/overhead's ratios are meant to show what writebench's loops cost, stamping
+ * included. */
 #define _GNU_SOURCE
 #include <errno.h>
 #include <fcntl.h>

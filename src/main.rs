@@ -115,17 +115,9 @@ fn run(args: &RunArgs) -> Result<ExitCode, UsageError> {
     for note in &dropped {
         eprintln!("writebench: no case for {note}");
     }
-    // A chunk larger than its case's size is one call of the whole size. Only the write
-    // cases read the source: a file creation case's "chunk" is its whole size, and
-    // sizing the buffer to it took that much memory from the page cache.
-    let max_chunk = cases
-        .iter()
-        .filter(|c| writebench::measure::methods::by_name(&c.method).is_some_and(|m| m.creation().is_none()))
-        .map(|c| c.chunk_bytes.min(c.bytes))
-        .max()
-        .unwrap_or(1) as usize;
-    let source = Source::new(settings.seed, max_chunk)
-        .map_err(|e| UsageError(format!("cannot allocate the {max_chunk}-byte source buffer: {}", plain(&e))))?;
+    // The seed's pattern; each run's writers get buffers of their own from it, sized
+    // for that case's calls (file creation cases write no data and get none).
+    let source = Source::new(settings.seed);
     if !args.no_space_check {
         // --size itself must fit; a larger case of a suite (the seed suite's 4 GiB file
         // creation) is skipped instead of refusing the whole run.
@@ -255,7 +247,10 @@ fn options_json(
         "verify": settings.verify.is_some(),
         "drop_cache": settings.drop_cache,
         "executor": writebench::measure::executor::InProcess::OVERHEAD,
+        // Each file's data (measure::source): the seed's pattern with a period of at most
+        // this, every 4 KiB block stamped for its file and run.
         "source_period_bytes": writebench::measure::source::PERIOD,
+        "source_writers_budget_bytes": writebench::measure::source::WRITERS_BUDGET,
         // What the mapped methods ask of the kernel: nothing but mmap-populate's
         // MADV_POPULATE_WRITE, issued by each thread inside the timed span.
         "mmap_advice": {"madv_sequential": false, "map_populate": false, "mmap-populate": "MADV_POPULATE_WRITE, timed"},

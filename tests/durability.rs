@@ -6,8 +6,8 @@ mod common;
 
 use std::process::Command;
 
-use common::{LoopFs, Tmpfs, entries, read_json};
-use writebench::measure::source::{PERIOD, fill_pattern, first_mismatch};
+use common::{LoopFs, Tmpfs, assert_file_holds_its_stream, entries, read_json};
+use writebench::measure::source::Source;
 
 #[test]
 fn direct_on_ext4_uses_o_direct_writes_aligned_chunks_and_refuses_100_bytes() {
@@ -30,16 +30,24 @@ fn direct_on_ext4_uses_o_direct_writes_aligned_chunks_and_refuses_100_bytes() {
         .expect("strace is needed for this test (CI installs it)");
     assert!(status.success(), "writebench under strace failed");
     let trace = std::fs::read_to_string(&trace).unwrap();
-    let direct_opens = trace.lines().filter(|l| l.contains("openat(") && l.contains(".dat") && l.contains("O_DIRECT"));
-    assert!(direct_opens.count() > 0, "no openat with O_DIRECT in:\n{trace}");
+    // The opens of one file the timed run writes (not of the probe file the case opens
+    // with the same flags beforehand), by exact name: as the path argument when it is
+    // created, or, when reopened through /proc/self/fd, as the path `-y` prints for the
+    // descriptor the open returns.
+    let opens_of = |name: &str| -> Vec<&str> {
+        let (quoted, returned) = (format!("\"{name}\""), format!("/{name}>"));
+        trace
+            .lines()
+            .filter(|line| line.contains("openat(") && (line.contains(&quoted) || line.contains(&returned)))
+            .collect()
+    };
 
     let result = read_json(&json);
     let cases = result["cases"].as_array().unwrap();
     assert_eq!(cases.len(), 2 * 3 * 3 * (3 + 2), "2 states x 3 chunks x 3 modes x (3 methods + io_uring at qd 1, 32)");
     let scratch = entries(&fs.path()).into_iter().find(|n| n.starts_with(".writebench-")).expect("kept scratch");
     let scratch = fs.path().join(scratch);
-    let mut pattern = vec![0u8; PERIOD];
-    fill_pattern(42, &mut pattern);
+    let source = Source::new(42);
     for (index, case) in cases.iter().enumerate() {
         if case["chunk_bytes"] == 100 {
             assert_eq!(case["status"], "unsupported", "{}", case["id"]);
@@ -49,9 +57,15 @@ fn direct_on_ext4_uses_o_direct_writes_aligned_chunks_and_refuses_100_bytes() {
             continue;
         }
         assert_eq!(case["status"], "ok", "{}: {}", case["id"], case["error"]);
-        let data = std::fs::read(scratch.join(format!("case{index:04}-run0-f0.dat"))).unwrap();
+        // The timed run's file itself is opened with O_DIRECT (and O_DSYNC with odsync).
+        let name = format!("case{index:04}-run0-f0.dat");
+        let opens = opens_of(&name);
+        let direct = opens.iter().filter(|line| line.contains("O_DIRECT") && !line.contains("O_CREAT"));
+        let durability = case["durability"].as_str().unwrap();
+        let flags_ok = |line: &&&str| line.contains("O_DSYNC") == durability.contains("odsync");
+        assert_eq!(direct.filter(flags_ok).count(), 1, "{}: opens of {name}: {opens:?}", case["id"]);
+        let data = assert_file_holds_its_stream(&source, &scratch, case, &format!("case{index:04}-run0-f0.dat"));
         assert_eq!(data.len(), 1 << 20, "{}", case["id"]);
-        assert_eq!(first_mismatch(&pattern, 0, &data), None, "{}", case["id"]);
     }
     assert!(result["target"]["dio_offset_align"].as_u64().is_some(), "ext4 reports its O_DIRECT alignment");
     std::fs::remove_dir_all(&scratch).unwrap();
@@ -107,6 +121,57 @@ fn every_run_has_both_spans_none_has_no_sync_and_end_is_not_faster_durable() {
         let (buffered, durable) =
             (case["stats"]["mean"].as_f64().unwrap(), case["durable_stats"]["mean"].as_f64().unwrap());
         assert!(durable <= buffered, "{}: durable {durable} > buffered {buffered}", case["id"]);
+    }
+}
+
+#[test]
+fn an_end_sync_on_ext4_takes_time_in_every_run_and_durable_is_below_buffered() {
+    // On ext4 over a loop device, fsync and fdatasync write the run's dirty pages and
+    // wait for them: every run's sync span is real time, so a sync recorded as 0 (or
+    // one never made) shows, and the durable figure is strictly below the buffered one.
+    let fs = LoopFs::make("ext4", 256);
+    let out = tempfile::tempdir().unwrap();
+    let json = out.path().join("r.json");
+    let output = common::writebench(&[
+        "run",
+        fs.path().to_str().unwrap(),
+        "--methods",
+        "pwrite,fwrite,mmap,io_uring",
+        "--states",
+        "sparse,overwrite",
+        "--chunks",
+        "256KiB",
+        "--size",
+        "8MiB",
+        "--threads",
+        "1,2",
+        "--layout",
+        "file-per-thread",
+        "--durability",
+        "end,end-fdatasync",
+        "--repeat",
+        "2",
+        "--warmup",
+        "0",
+        "--export-json",
+        json.to_str().unwrap(),
+    ]);
+    assert!(output.status.success(), "{}", common::stderr_of(&output));
+    let cases = read_json(&json)["cases"].as_array().unwrap().clone();
+    // pwrite, fwrite, io_uring at 2 depths (1 and 2 threads, a file each) and mmap (1
+    // thread: its variants have one file only), in 2 states and 2 modes.
+    assert_eq!(cases.len(), (4 * 2 + 1) * 2 * 2);
+    for case in &cases {
+        assert_eq!(case["status"], "ok", "{}: {}", case["id"], case["error"]);
+        let runs = case["runs"].as_array().unwrap();
+        assert_eq!(runs.len(), 2, "{}", case["id"]);
+        for run in runs {
+            let sync = run["sync_seconds"].as_f64().unwrap();
+            assert!(sync > 1e-5, "{}: a sync span of {sync} s", case["id"]);
+        }
+        let (buffered, durable) =
+            (case["stats"]["mean"].as_f64().unwrap(), case["durable_stats"]["mean"].as_f64().unwrap());
+        assert!(durable < buffered, "{}: durable {durable} is not below buffered {buffered}", case["id"]);
     }
 }
 

@@ -82,14 +82,8 @@ fn signals_mid_case_remove_the_scratch_directory_and_exit_128_plus_the_signal() 
         assert!(stderr.contains("interrupted by"), "{stderr}");
         assert_eq!(entries(dir.path()), vec!["link-to-precious", "precious.txt"], "after {delay_ms} ms");
         assert_user_data_intact(dir.path(), &precious, &content);
-        // The results so far marked incomplete, or (interrupted before the first case
-        // started) no file at all: never half a file, never a temporary one.
-        if json.exists() {
-            assert_eq!(read_json(&json)["complete"], false);
-            assert_eq!(entries(out.path()), vec!["r.json"], "no temporary file left: {stderr}");
-        } else {
-            assert_eq!(entries(out.path()), Vec::<String>::new());
-        }
+        // An interrupted run writes no result file: not half a file, not a temporary one.
+        assert_eq!(entries(out.path()), Vec::<String>::new(), "after {delay_ms} ms: {stderr}");
     }
 }
 
@@ -185,32 +179,53 @@ fn a_killed_runs_leftovers_are_listed_by_clean_and_removed_only_when_confirmed()
 #[test]
 fn a_symlink_planted_in_the_scratch_directory_during_a_run_is_never_followed() {
     let dir = tempfile::tempdir().unwrap();
+    let out = tempfile::tempdir().unwrap();
+    let json = out.path().join("r.json");
     let (precious, content) = plant_user_data(dir.path());
     let child = spawn(&[
         "run",
         dir.path().to_str().unwrap(),
         "--size",
-        "32MiB",
+        "8MiB",
         "--methods",
         "write,pwrite,mmap",
         "--states",
-        "empty,overwrite",
+        // Sized: a map cannot extend an empty file.
+        "sparse,overwrite",
         "--chunks",
         "64KiB",
+        "--durability",
+        "end",
         "--repeat",
         "20",
         "--warmup",
         "0",
+        "--export-json",
+        json.to_str().unwrap(),
     ]);
     let scratch = scratch_in(dir.path(), &child);
-    // Links under the names later runs will create, and one under a name of its own.
-    for name in ["case0001-run3-f0.dat", "case0002-run5-f0.dat", "case0005-run19-f0.dat", "planted"] {
-        let _ = std::os::unix::fs::symlink(&precious, scratch.join(name));
+    // Links under the names later runs of cases 1, 2 and 5 will create (the run is still
+    // probing the target when its scratch directory appears), and one of its own.
+    let planted = ["case0001-run3-f0.dat", "case0002-run5-f0.dat", "case0005-run19-f0.dat", "planted"];
+    for name in planted {
+        std::os::unix::fs::symlink(&precious, scratch.join(name)).unwrap_or_else(|e| panic!("plant {name}: {e}"));
     }
     let output = child.wait_with_output().unwrap();
-    assert!(output.status.code().is_some(), "{}", stderr_of(&output));
+    assert_eq!(output.status.code(), Some(0), "{}", stderr_of(&output));
     assert_user_data_intact(dir.path(), &precious, &content);
     assert_eq!(entries(dir.path()), vec!["link-to-precious", "precious.txt"], "{}", stderr_of(&output));
+    // The links were met, not followed: those cases failed at the name; the rest ran.
+    let cases = read_json(&json)["cases"].as_array().unwrap().clone();
+    assert_eq!(cases.len(), 14, "mmap 1 and 2 threads, write 1 and 2 files, pwrite 1, 2 and 2 files; 2 states");
+    for (index, case) in cases.iter().enumerate() {
+        if [1, 2, 5].contains(&index) {
+            assert_eq!(case["status"], "failed", "{}", case["id"]);
+            let error = case["error"].as_str().unwrap();
+            assert!(error.contains(&format!("case{index:04}-run")) && error.contains("File exists"), "{error}");
+        } else {
+            assert_eq!(case["status"], "ok", "{}: {}", case["id"], case["error"]);
+        }
+    }
 }
 
 #[test]

@@ -3,14 +3,14 @@
 
 mod common;
 
-use common::{entries, read_json, writebench};
-use writebench::measure::source::{PERIOD, fill_pattern, first_mismatch};
+use common::{assert_file_holds_its_stream, entries, read_json, writebench};
+use writebench::measure::source::{PERIOD, Source};
 
 /// The methods that write through a descriptor, one call per chunk (or per iovecs).
 const SIMPLE: &str = "write,pwrite,writev,pwritev,fwrite";
 
 /// Runs `writebench run` with `args` (plus a seed, one warm-up, one run and --keep) and
-/// checks every kept file against the pattern: a case with one file holds the whole
+/// checks every kept file against its stream: a case with one file holds the whole
 /// size; a case with a file per thread holds its share, from offset 0, and the shares
 /// add up to the size. Returns the cases.
 fn check_round_trip(size: u64, args: &[&str]) -> Vec<serde_json::Value> {
@@ -42,19 +42,20 @@ fn check_round_trip(size: u64, args: &[&str]) -> Vec<serde_json::Value> {
     let scratch: Vec<_> = entries(dir.path()).into_iter().filter(|n| n.starts_with(".writebench-")).collect();
     assert_eq!(scratch.len(), 1, "one scratch directory, kept");
     let scratch = dir.path().join(&scratch[0]);
-    let expected_files: u64 = cases.iter().map(|c| c["files"].as_u64().unwrap()).sum();
+    // --keep keeps every run: the warm-up's files and the measured run's.
+    let expected_files: u64 = cases.iter().map(|c| 2 * c["files"].as_u64().unwrap()).sum();
     assert_eq!(entries(&scratch).iter().filter(|n| n.ends_with(".dat")).count() as u64, expected_files);
 
-    let mut pattern = vec![0u8; PERIOD];
-    fill_pattern(42, &mut pattern);
+    let source = Source::new(42);
     for (index, case) in cases.iter().enumerate() {
-        let mut total = 0u64;
-        for file in 0..case["files"].as_u64().unwrap() {
-            let data = std::fs::read(scratch.join(format!("case{index:04}-run1-f{file}.dat"))).unwrap();
-            assert_eq!(first_mismatch(&pattern, 0, &data), None, "{} file {file}", case["id"]);
-            total += data.len() as u64;
+        for run in 0..2 {
+            let mut total = 0u64;
+            for file in 0..case["files"].as_u64().unwrap() {
+                let name = format!("case{index:04}-run{run}-f{file}.dat");
+                total += assert_file_holds_its_stream(&source, &scratch, case, &name).len() as u64;
+            }
+            assert_eq!(total, size, "{} run {run}", case["id"]);
         }
-        assert_eq!(total, size, "{}", case["id"]);
     }
     std::fs::remove_dir_all(&scratch).unwrap();
     cases

@@ -285,11 +285,13 @@ pub struct RunArgs {
     #[arg(long)]
     pub no_verify: bool,
 
-    /// Test aid: flip the byte at OFFSET of each run's first file before verifying.
-    #[arg(long, hide = true, value_name = "OFFSET", requires = "verify")]
-    pub corrupt_for_test: Option<u64>,
+    /// Test aid: before verifying, flip the byte at OFFSET of each run's file FILE (the
+    /// first if left out), or cut its last byte (short), or add one (long).
+    #[arg(long, hide = true, value_name = "[FILE:]OFFSET|short|long", requires = "verify",
+          value_parser = crate::measure::verify::Corruption::parse)]
+    pub corrupt_for_test: Option<crate::measure::verify::Corruption>,
 
-    /// Test aid: keep the scratch directory and each case's last file.
+    /// Test aid: keep the scratch directory and every run's files.
     #[arg(long, hide = true)]
     pub keep: bool,
 
@@ -417,7 +419,7 @@ impl RunArgs {
             warmup: suite.warmup,
             seed: self.seed,
             keep_files: self.keep,
-            verify: verify.then_some(crate::measure::verify::Verify { corrupt_at: self.corrupt_for_test }),
+            verify: verify.then_some(crate::measure::verify::Verify { corrupt: self.corrupt_for_test }),
             space_check: !self.no_space_check,
             drop_cache: self.drop_cache,
         }

@@ -7,7 +7,6 @@ use std::sync::atomic::{AtomicU64, AtomicUsize, Ordering};
 
 pub use crate::context::dio::{DioAlignment, dio_alignment};
 use crate::error::CallError;
-use crate::measure::source::PERIOD;
 use crate::plan::durability::SyncCall;
 
 /// The `every:N` rule of one run, shared by all its writers: a sync every N calls *of
@@ -100,15 +99,15 @@ impl Pacer<'_> {
     }
 }
 
-/// Why O_DIRECT cannot run calls of `chunk` bytes into files of `lens` from the source
-/// buffer at address `source_base`, if it cannot. Every call must start and end on the
+/// Why O_DIRECT cannot run calls of `chunk` bytes into files of `lens` from writers'
+/// source buffers of `period` bytes, if it cannot. Every call must start and end on the
 /// offset alignment (the last, short call included: rounding it up would write bytes
 /// the case does not own, so such a size is refused rather than padded). Every call's
-/// memory must be aligned too: a call at file offset `o` reads the source at
-/// `source_base + o mod PERIOD`, and the calls start at multiples of the chunk, so the
-/// buffer's address, the chunk and the period must all be multiples of the memory
-/// alignment.
-pub fn direct_refusal(alignment: &DioAlignment, chunk: u64, lens: &[u64], source_base: usize) -> Option<String> {
+/// memory must be aligned too: a call at file offset `o` reads its writer's buffer at
+/// `base + o mod period`, the buffers are page-aligned mappings, and the calls start at
+/// multiples of the chunk, so the page, the period and the chunk must all be multiples
+/// of the memory alignment.
+pub fn direct_refusal(alignment: &DioAlignment, chunk: u64, lens: &[u64], period: usize) -> Option<String> {
     let align = u64::from(alignment.offset.max(1));
     let mem = u64::from(alignment.mem.max(1));
     let source = &alignment.source;
@@ -123,9 +122,10 @@ pub fn direct_refusal(alignment: &DioAlignment, chunk: u64, lens: &[u64], source
             "O_DIRECT needs offsets and lengths in multiples of {align} bytes here ({source}); the last call of a {len}-byte file is not"
         ));
     }
-    if source_base as u64 % mem != 0 || PERIOD as u64 % mem != 0 {
+    let page = crate::measure::source::page_size() as u64;
+    if page % mem != 0 || period as u64 % mem != 0 {
         return Some(format!(
-            "O_DIRECT needs memory aligned to {mem} bytes here ({source}); the source buffer at {source_base:#x} is not"
+            "O_DIRECT needs memory aligned to {mem} bytes here ({source}); the source buffers (page-aligned, a period of {period} bytes) are not"
         ));
     }
     if chunk % mem != 0 {
@@ -187,12 +187,12 @@ mod tests {
     #[test]
     fn direct_refuses_unaligned_chunks_and_sizes() {
         let alignment = DioAlignment { mem: 512, offset: 512, source: "test".into() };
-        let base = 1 << 20;
-        assert_eq!(direct_refusal(&alignment, 4096, &[1 << 20], base), None);
-        assert_eq!(direct_refusal(&alignment, 512, &[1 << 20], base), None);
-        let chunk = direct_refusal(&alignment, 100, &[1 << 20], base).unwrap();
+        let period = 1 << 20;
+        assert_eq!(direct_refusal(&alignment, 4096, &[1 << 20], period), None);
+        assert_eq!(direct_refusal(&alignment, 512, &[1 << 20], period), None);
+        let chunk = direct_refusal(&alignment, 100, &[1 << 20], period).unwrap();
         assert!(chunk.contains("multiples of 512 bytes") && chunk.contains("a chunk of 100 B"), "{chunk}");
-        assert!(direct_refusal(&alignment, 4096, &[1000], base).unwrap().contains("1000-byte file"));
+        assert!(direct_refusal(&alignment, 4096, &[1000], period).unwrap().contains("1000-byte file"));
     }
 
     #[test]
@@ -200,13 +200,15 @@ mod tests {
         // Defect 1.14: only an alignment above a page was checked; the buffer's address
         // and a memory alignment above the offset alignment were taken on trust.
         let alignment = DioAlignment { mem: 512, offset: 512, source: "test".into() };
+        // A period that is not a multiple of the memory alignment (the buffers are
+        // page-aligned, so the period decides where a later lap's calls start).
         let refused = direct_refusal(&alignment, 4096, &[1 << 20], (1 << 20) + 8).unwrap();
-        assert!(refused.contains("memory aligned to 512 bytes") && refused.contains("0x100008"), "{refused}");
+        assert!(refused.contains("memory aligned to 512 bytes") && refused.contains("1048584 bytes"), "{refused}");
         let wide = DioAlignment { mem: 1024, offset: 512, source: "test".into() };
         let refused = direct_refusal(&wide, 512, &[1 << 20], 1 << 20).unwrap();
         assert!(refused.contains("memory aligned to 1024 bytes") && refused.contains("calls of 512 B"), "{refused}");
         assert_eq!(direct_refusal(&wide, 1024, &[1 << 20], 1 << 20), None);
-        // More than the period's alignment can give.
+        // More than a page-aligned buffer can give.
         let huge = DioAlignment { mem: 1 << 24, offset: 512, source: "test".into() };
         assert!(direct_refusal(&huge, 1 << 24, &[1 << 24], 1 << 24).is_some());
     }

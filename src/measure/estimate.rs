@@ -7,7 +7,7 @@ use std::time::{Duration, Instant};
 
 use crate::measure::durability::Pacing;
 use crate::measure::methods::{self, Family, Job, Part};
-use crate::measure::source::Source;
+use crate::measure::source::{Shape, Source, Streams};
 use crate::measure::target::Scratch;
 use crate::plan::durability::{Commit, SyncCall};
 use crate::plan::{Case, Durability, FileState};
@@ -31,14 +31,16 @@ const PROBE_COMMITS: u64 = 16;
 /// 16 one-byte calls each followed by `fdatasync`.
 /// None if the target cannot take even that (the run will then say why, per case).
 pub fn probe(scratch: &Scratch) -> Option<Probe> {
-    // A source of its own: the plan's may only serve small chunks (`--chunks 1B` would
-    // make the bandwidth probe 32 million calls).
+    // Calls of its own size, whatever the plan's (`--chunks 1B` would make the bandwidth
+    // probe 32 million calls).
     let chunk = 1 << 20;
-    let source = &Source::new(0, chunk).ok()?;
+    let source = &Source::new(0);
     let pwrite = methods::by_name("pwrite")?;
     let time = |name: &str, bytes: u64, chunk: usize, durability: Durability| -> Option<(f64, f64)> {
         let file = scratch.prepare(name, FileState::Empty, bytes, 0).ok();
-        let result = file.and_then(|file| {
+        let shape = Shape::new(1, chunk as u64, 1, None, bytes);
+        let streams = Streams::new(source, &[name.to_string()], &[0], shape).ok();
+        let result = file.zip(streams).and_then(|(file, streams)| {
             let fd = std::os::fd::AsRawFd::as_raw_fd(&file);
             let job = Job {
                 files: &[fd],
@@ -47,7 +49,7 @@ pub fn probe(scratch: &Scratch) -> Option<Probe> {
                 chunk,
                 iov: 1,
                 queue_depth: 1,
-                source,
+                source: &streams,
                 durability,
                 pacing: Pacing::new(durability.every(), 1, 1),
             };

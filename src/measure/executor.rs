@@ -285,7 +285,7 @@ mod tests {
     use super::*;
     use crate::measure::durability::Pacing;
     use crate::measure::methods::{Family, Part};
-    use crate::measure::source::Source;
+    use crate::measure::source::{Shape, Source, Streams};
     use crate::plan::Durability;
 
     /// What a fake method was asked to do, and by which thread.
@@ -356,9 +356,12 @@ mod tests {
 
     /// Runs two parts of `fake` into `files` files under `durability`.
     fn execute(fake: &'static Fake, startup: fn(usize), files: usize, durability: Durability) -> Execution {
-        let source = Source::new(1, 4096).unwrap();
+        let source = Source::new(1);
         let fds: Vec<RawFd> = vec![-1; files];
         let parts: Vec<Part> = (0..2).map(|i| Part { file: i % files, offset: 0, len: 4096 }).collect();
+        let names: Vec<String> = (0..files).map(|file| format!("f{file}")).collect();
+        let part_files: Vec<usize> = parts.iter().map(|part| part.file).collect();
+        let streams = Streams::new(&source, &names, &part_files, Shape::new(2, 4096, 1, None, 8192)).unwrap();
         let job = Job {
             files: &fds,
             file_lens: &[4096, 4096][..files],
@@ -366,7 +369,7 @@ mod tests {
             chunk: 4096,
             iov: 1,
             queue_depth: 1,
-            source: &source,
+            source: &streams,
             durability,
             pacing: Pacing::new(durability.every(), 2, files),
         };

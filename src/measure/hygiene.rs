@@ -16,15 +16,14 @@ pub struct RunFiles<'a> {
     /// `case0003`, `latency0001`: unique per case within a scratch directory.
     prefix: String,
     files: u32,
-    /// `--keep`: leave each run's files until the next run of the case, so that the
-    /// last run's stay whichever run is last.
+    /// `--keep`: leave every run's files in place (tests read them back, and compare
+    /// two runs of one case).
     keep: bool,
-    kept: Vec<String>,
 }
 
 impl<'a> RunFiles<'a> {
     pub fn new(scratch: &'a Scratch, prefix: String, files: u32, keep: bool) -> RunFiles<'a> {
-        RunFiles { scratch, prefix, files, keep, kept: Vec::new() }
+        RunFiles { scratch, prefix, files, keep }
     }
 
     /// `case0003-run2-f0.dat`...: the files of run `number`.
@@ -40,18 +39,9 @@ impl<'a> RunFiles<'a> {
         number: u32,
         run: impl FnOnce(&[String]) -> Result<T, CallError>,
     ) -> Result<T, (Status, String)> {
-        let kept = std::mem::take(&mut self.kept);
-        if let Some(error) = self.remove(&kept) {
-            return Err((Status::Failed, error));
-        }
         let names = self.names(number);
         let outcome = run(&names);
-        let removal = if self.keep && outcome.is_ok() {
-            self.kept = names;
-            None
-        } else {
-            self.remove(&names)
-        };
+        let removal = if self.keep && outcome.is_ok() { None } else { self.remove(&names) };
         after_removal(outcome, removal)
     }
 
@@ -114,7 +104,7 @@ mod tests {
     }
 
     #[test]
-    fn files_are_removed_after_each_run_and_with_keep_only_the_last_runs_stay() {
+    fn files_are_removed_after_each_run_and_with_keep_every_runs_stay() {
         let parent = tempfile::tempdir().unwrap();
         let scratch = Scratch::create(parent.path()).unwrap();
         let listing = || {
@@ -137,13 +127,13 @@ mod tests {
         let mut kept = RunFiles::new(&scratch, "case0008".into(), 1, true);
         kept.run(0, create).unwrap();
         kept.run(1, create).unwrap();
-        assert_eq!(listing(), ["case0008-run1-f0.dat"]);
+        assert_eq!(listing(), ["case0008-run0-f0.dat", "case0008-run1-f0.dat"]);
         // A failed run's files go, and its error is the case's.
         let failed = kept.run(2, |names| {
             create(names)?;
             Err::<(), _>(CallError::new("write", io::Error::from_raw_os_error(libc::EIO)))
         });
         assert_eq!(failed.unwrap_err().0, Status::Failed);
-        assert!(listing().is_empty());
+        assert_eq!(listing(), ["case0008-run0-f0.dat", "case0008-run1-f0.dat"]);
     }
 }

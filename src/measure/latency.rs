@@ -24,26 +24,21 @@ use crate::measure::durability::Pacing;
 use crate::measure::executor::Cpu;
 use crate::measure::hygiene::RunFiles;
 use crate::measure::runner::open_flags_refusal;
-use crate::measure::source::{Cursor, Source};
+use crate::measure::source::{Shape, Source, Streams};
 use crate::measure::target::Scratch;
 use crate::plan::FileState;
 use crate::plan::durability::{Durability, SyncCall};
 use crate::plan::latency::{Pattern, Plan, case_of};
-use crate::result::{CaseResult, Run, Status};
+use crate::result::{CaseResult, Run};
 
 /// Runs one pattern under one mode; an error makes the case failed or unsupported.
 pub fn run_case(index: usize, plan: &Plan, pattern: Pattern, durability: Durability, scratch: &Scratch) -> CaseResult {
     let case = case_of(plan, pattern, durability);
     let file_len = if pattern == Pattern::Overwrite0 { plan.bytes as u64 } else { case.bytes };
-    let source = match Source::new(plan.seed, plan.bytes) {
-        Ok(source) => source,
-        Err(error) => {
-            let reason = CallError::new("allocate the source buffer", error).to_string();
-            return CaseResult::without_result(case, Status::Failed, reason);
-        }
-    };
+    let source = Source::new(plan.seed);
+    let shape = Shape::new(1, plan.bytes as u64, 1, None, plan.bytes as u64);
     let probe = format!("latency{index:04}-probe.dat");
-    let refusal = open_flags_refusal(&probe, durability, plan.bytes as u64, &[file_len], &source, scratch);
+    let refusal = open_flags_refusal(&probe, durability, plan.bytes as u64, &[file_len], shape.period(), scratch);
     if let Err((status, reason)) = refusal {
         return CaseResult::without_result(case, status, reason);
     }
@@ -80,6 +75,9 @@ fn measure(
     source: &Source,
     scratch: &Scratch,
 ) -> Result<Measured, CallError> {
+    let shape = Shape::new(1, plan.bytes as u64, 1, None, plan.bytes as u64);
+    let streams = Streams::new(source, &[name.to_string()], &[0], shape)
+        .map_err(|e| CallError::new("allocate the source buffer", e))?;
     let (state, len) = match pattern {
         Pattern::Overwrite0 => (FileState::Overwrite, plan.bytes as u64),
         Pattern::Append => (FileState::Empty, 0),
@@ -92,7 +90,7 @@ fn measure(
     let mut syncs = histogram();
     let pacing = Pacing::new(durability.every(), 1, 1);
     let mut pacer = pacing.pacer();
-    let mut cursor = Cursor::new(source, 0);
+    let mut cursor = streams.writer(0).cursor(0);
     let mut loop_started = Instant::now();
     let mut cpu = Cpu::of_this_thread();
     for number in 0..plan.warmup + plan.count {
@@ -100,10 +98,11 @@ fn measure(
             cpu = Cpu::of_this_thread();
             loop_started = Instant::now();
         }
-        let bytes = match pattern {
-            Pattern::Overwrite0 => source.bytes(0, plan.bytes),
-            Pattern::Append => cursor.take(plan.bytes),
-        };
+        if pattern == Pattern::Overwrite0 {
+            // The same bytes at offset 0 every time.
+            cursor.restart(0);
+        }
+        let bytes = cursor.take(plan.bytes);
         let started = Instant::now();
         write_once(fd, pattern, bytes)?;
         let written = Instant::now();

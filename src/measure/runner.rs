@@ -14,7 +14,7 @@ use crate::measure::fd;
 use crate::measure::hygiene::{RunFiles, status_of};
 use crate::measure::methods::{self, Job, Part, fsync_all};
 use crate::measure::scheduler::{self, CaseRuns, Order, Schedule};
-use crate::measure::source::Source;
+use crate::measure::source::{Shape, Source, Streams};
 use crate::measure::target::Scratch;
 use crate::plan::{Case, Durability, FileState};
 use crate::result::{CaseResult, Run, Status};
@@ -24,7 +24,7 @@ pub struct RunSettings {
     pub repeat: u32,
     pub warmup: u32,
     pub seed: u64,
-    /// Leave each case's last files in the scratch directory (tests read them back).
+    /// Leave every run's files in the scratch directory (tests read them back).
     pub keep_files: bool,
     /// Read every run's files back after its timed span (`--verify`).
     pub verify: Option<crate::measure::verify::Verify>,
@@ -84,7 +84,7 @@ pub fn prepare_case<'a>(
     let parts = split(case.bytes, case.chunk_bytes, case.threads, case.files);
     let file_lens: Vec<u64> = if case.files > 1 { parts.iter().map(|p| p.len).collect() } else { vec![case.bytes] };
     let probe = format!("case{index:04}-probe.dat");
-    open_flags_refusal(&probe, case.durability, case.chunk_bytes, &file_lens, source, scratch)?;
+    open_flags_refusal(&probe, case.durability, case.chunk_bytes, &file_lens, shape_of(case).period(), scratch)?;
     let executor = Box::new(InProcess::new(method));
     Ok(Box::new(WriteRuns { work: WriteCase { case, parts, file_lens, executor, scratch, source, settings }, files }))
 }
@@ -133,6 +133,10 @@ impl WriteCase<'_> {
             files.push(if flags != 0 { self.scratch.reopen(name, prepared.as_raw_fd(), flags)? } else { prepared });
         }
         let fds: Vec<RawFd> = files.iter().map(|f| f.as_raw_fd()).collect();
+        // Untimed: each part's buffer, with the streams of this run's files.
+        let part_files: Vec<usize> = self.parts.iter().map(|part| part.file).collect();
+        let streams = Streams::new(self.source, names, &part_files, shape_of(case))
+            .map_err(|error| CallError::new("allocate the writers' source buffers", error))?;
         let job = Job {
             files: &fds,
             file_lens: &self.file_lens,
@@ -140,7 +144,7 @@ impl WriteCase<'_> {
             chunk: case.chunk_bytes as usize,
             iov: case.iov as usize,
             queue_depth: case.queue_depth.unwrap_or(1) as usize,
-            source: self.source,
+            source: &streams,
             durability: case.durability,
             pacing: Pacing::new(case.durability.every(), self.parts.len(), fds.len()),
         };
@@ -151,7 +155,7 @@ impl WriteCase<'_> {
         }
         if let Some(verify) = &self.settings.verify {
             // Untimed: the content must be what was written.
-            crate::measure::verify::check(verify, &fds, &self.file_lens, seed)?;
+            crate::measure::verify::check(verify, &fds, &self.file_lens, &streams)?;
         }
         Ok(run)
     }
@@ -190,16 +194,21 @@ fn run_of(execution: &Execution) -> Run {
     }
 }
 
+/// What the writers' source buffers of `case` must hold (see `measure::source`).
+fn shape_of(case: &Case) -> Shape {
+    Shape::new(case.threads, case.chunk_bytes, case.iov, case.queue_depth, case.bytes)
+}
+
 /// Whether the filesystem opens files with the case's flags, and, for O_DIRECT, whether
 /// the case's calls meet the alignment (asked on a throw-away file, once per case).
 /// `probe` is the name of the throw-away file; `lens` the lengths of the case's files;
-/// `source` the data the calls will write, whose memory must be aligned too.
+/// `period` the period of the writers' source buffers, whose memory must be aligned too.
 pub fn open_flags_refusal(
     probe: &str,
     durability: Durability,
     chunk: u64,
     lens: &[u64],
-    source: &Source,
+    period: usize,
     scratch: &Scratch,
 ) -> Result<(), (Status, String)> {
     let flags = durability.open_flags();
@@ -216,7 +225,7 @@ pub fn open_flags_refusal(
         (status, error.to_string())
     })?;
     if durability.direct {
-        if let Some(reason) = direct_refusal(&alignment, chunk, lens, source.buffer().as_ptr() as usize) {
+        if let Some(reason) = direct_refusal(&alignment, chunk, lens, period) {
             return Err((Status::Unsupported, reason));
         }
     }
@@ -256,7 +265,7 @@ pub fn peak_rss_bytes() -> u64 {
 mod tests {
     use super::*;
     use crate::measure::executor::{Cpu, Given, Interval, PartTimes};
-    use crate::measure::source::{PERIOD, fill_pattern, first_mismatch};
+    use crate::measure::source::Stream;
     use crate::plan::Layout;
 
     fn settings(keep: bool) -> RunSettings {
@@ -272,12 +281,10 @@ mod tests {
     }
 
     #[test]
-    fn every_method_writes_the_pattern_including_a_short_last_chunk() {
+    fn every_method_writes_its_stream_including_a_short_last_chunk() {
         let parent = tempfile::tempdir().unwrap();
         let scratch = Scratch::create(parent.path()).unwrap();
-        let source = Source::new(9, 4096).unwrap();
-        let mut pattern = vec![0u8; PERIOD];
-        fill_pattern(9, &mut pattern);
+        let source = Source::new(9);
         let size = 3 * 4096 + 1000; // not a multiple of the chunk
         // Every write method (creation methods write no data).
         for (index, method) in methods::ALL.iter().filter(|m| m.creation().is_none()).enumerate() {
@@ -285,9 +292,11 @@ mod tests {
             let result = run_case(index, &case, &scratch, &source, &settings(true), &mut || {});
             assert_eq!(result.status, Status::Ok, "{:?}", result.error);
             assert_eq!(result.runs.len(), 2, "warm-up runs are discarded");
-            let data = std::fs::read(scratch.path().join(format!("case{index:04}-run2-f0.dat"))).unwrap();
+            let name = format!("case{index:04}-run2-f0.dat");
+            let data = std::fs::read(scratch.path().join(&name)).unwrap();
             assert_eq!(data.len() as u64, size, "{}", method.name());
-            assert_eq!(first_mismatch(&pattern, 0, &data), None, "{}", method.name());
+            let stream = Stream::timed(9, &name, shape_of(&case).stream_period());
+            assert_eq!(stream.first_mismatch(&source, 0, &data), None, "{}", method.name());
         }
     }
 
@@ -295,7 +304,7 @@ mod tests {
     fn durability_none_has_zero_sync_time_and_files_are_removed() {
         let parent = tempfile::tempdir().unwrap();
         let scratch = Scratch::create(parent.path()).unwrap();
-        let source = Source::new(9, 4096).unwrap();
+        let source = Source::new(9);
         let case = Case::new(methods::by_name("pwrite").unwrap(), FileState::Empty, 4096, 1, Durability::None, 1 << 16);
         let mut calls = 0;
         let result = run_case(0, &case, &scratch, &source, &settings(false), &mut || calls += 1);
@@ -335,7 +344,7 @@ mod tests {
     fn run_with(execution: Execution, files: u32, durability: Durability) -> Run {
         let parent = tempfile::tempdir().unwrap();
         let scratch = Scratch::create(parent.path()).unwrap();
-        let source = Source::new(9, 4096).unwrap();
+        let source = Source::new(9);
         let settings = settings(false);
         let case = Case::new(methods::by_name("pwrite").unwrap(), FileState::Empty, 4096, 1, durability, 8192)
             .with_threads(2, if files > 1 { Layout::FilePerThread } else { Layout::OneFile });
@@ -410,7 +419,7 @@ mod tests {
     fn mmap_refuses_the_empty_state_with_the_reason() {
         let parent = tempfile::tempdir().unwrap();
         let scratch = Scratch::create(parent.path()).unwrap();
-        let source = Source::new(9, 4096).unwrap();
+        let source = Source::new(9);
         for method in ["mmap", "mmap-maps", "mmap-fds", "mmap-populate"] {
             let case = Case::new(methods::by_name(method).unwrap(), FileState::Empty, 4096, 1, Durability::End, 8192);
             let result = run_case(0, &case, &scratch, &source, &settings(false), &mut || {});

@@ -11,7 +11,7 @@ use std::time::{SystemTime, UNIX_EPOCH};
 
 use crate::error::{CallError, no_progress, retry_eintr};
 use crate::measure::durability::{DioAlignment, dio_alignment};
-use crate::measure::source::{Cursor, Source};
+use crate::measure::source::{PERIOD, Source, Stream};
 use crate::measure::{fd, space};
 use crate::plan::FileState;
 
@@ -78,7 +78,7 @@ impl Scratch {
                     return Err(CallError::new(format!("fallocate of {size} bytes"), io::Error::last_os_error()));
                 }
             }
-            FileState::Overwrite => prefill(fd, size, seed)?,
+            FileState::Overwrite => prefill(fd, size, seed, name)?,
         }
         fd::fsync(fd).map_err(|error| CallError::new("fsync after preparing the file", error))?;
         Ok(file)
@@ -198,16 +198,20 @@ impl Drop for Scratch {
     }
 }
 
-/// Writes the whole file with data that differs from what the run will write, so that
-/// a method that wrote nothing cannot pass verification in the overwrite state.
-fn prefill(fd: RawFd, size: u64, seed: u64) -> Result<(), CallError> {
+/// Writes the whole file with data that differs from what the run will write: from
+/// another seed's pattern, so that a method that wrote nothing (or only part of each
+/// block) cannot pass verification in the overwrite state, and stamped with a stream of
+/// its own, so that the prefill is no more dedupable than the run, and storage that
+/// compares a block before overwriting it finds every block changed.
+fn prefill(fd: RawFd, size: u64, seed: u64, name: &str) -> Result<(), CallError> {
     const CHUNK: usize = 1 << 20;
-    let other = Source::new(seed ^ 0x5555_5555_5555_5555, CHUNK)
-        .map_err(|error| CallError::new("allocate the prefill buffer", error))?;
-    let mut cursor = Cursor::new(&other, 0);
+    let other = Source::new(seed ^ 0x5555_5555_5555_5555);
+    let stream = Stream::prefill(seed, name, PERIOD);
+    let mut buffer = vec![0u8; CHUNK];
     let mut offset = 0u64;
     while offset < size {
-        let bytes = cursor.take(CHUNK.min((size - offset) as usize));
+        let bytes = &mut buffer[..CHUNK.min((size - offset) as usize)];
+        stream.fill(&other, offset, bytes);
         let mut done = 0;
         while done < bytes.len() {
             let at = offset + done as u64;
@@ -279,6 +283,25 @@ mod tests {
         ] {
             scratch.prepare(name, state, 10_000, 1).unwrap();
             assert_eq!(std::fs::metadata(scratch.path().join(name)).unwrap().len(), length, "{state:?}");
+        }
+    }
+
+    #[test]
+    fn the_overwrite_prefill_is_not_the_runs_stream_and_repeats_no_block() {
+        use crate::measure::source::{BLOCK, STAMP};
+        let parent = tempfile::tempdir().unwrap();
+        let scratch = Scratch::create(parent.path()).unwrap();
+        let (name, size) = ("case0003-run1-f0.dat", PERIOD + 3 * BLOCK);
+        scratch.prepare(name, FileState::Overwrite, size as u64, 7).unwrap();
+        let data = std::fs::read(scratch.path().join(name)).unwrap();
+        let mut timed = vec![0u8; size];
+        Stream::timed(7, name, PERIOD).fill(&Source::new(7), 0, &mut timed);
+        let mut blocks = std::collections::HashSet::new();
+        for (offset, (old, new)) in data.chunks(BLOCK).zip(timed.chunks(BLOCK)).enumerate() {
+            // Another pattern under another stamp: a block half written would show.
+            assert_ne!(old[..STAMP], new[..STAMP], "block {offset}");
+            assert_ne!(old[STAMP..], new[STAMP..], "block {offset}");
+            assert!(blocks.insert(old), "block {offset} of the prefill repeats");
         }
     }
 

@@ -1,50 +1,73 @@
 //! `--verify`: after a run's timed span, every file is read back and compared with what
-//! was meant to be written. The byte at file offset `o` is `pattern[o % PERIOD]` for
-//! every file: a one-file case writes its parts at their offsets, and in a
-//! file-per-thread case each file holds its part from offset 0 (runner::split). Reads
-//! go through a new open file description (`/proc/self/fd/N`), so a descriptor opened
-//! with special flags is not used for them.
+//! was meant to be written: its own stream (`measure::source`), stamps included, whole.
+//! A one-file case writes its parts at their offsets, and in a file-per-thread case each
+//! file holds its part from offset 0 (runner::split). Reads go through a new open file
+//! description (`/proc/self/fd/N`), so a descriptor opened with special flags is not
+//! used for them.
 
 use std::io;
 use std::os::fd::{AsRawFd, RawFd};
-use std::sync::{Arc, Mutex};
 
 use crate::error::{CallError, retry_eintr};
 use crate::measure::fd::reopen;
-use crate::measure::source::{PERIOD, fill_pattern, first_mismatch};
+use crate::measure::source::Streams;
 
 /// What to check after each run.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct Verify {
-    /// Test aid (hidden `--corrupt-for-test OFFSET`): flip the byte at this offset of
-    /// the run's first file between the write and the check.
-    pub corrupt_at: Option<u64>,
+    /// Test aid (hidden `--corrupt-for-test`): what to change in each run's files
+    /// between the write and the check.
+    pub corrupt: Option<Corruption>,
+}
+
+/// A change the tests make to a run's file, to see the check find it.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Corruption {
+    /// Flip every bit of the byte at `offset` of file `file`.
+    Flip { file: usize, offset: u64 },
+    /// Cut the last byte off file `file`.
+    Shorten { file: usize },
+    /// Add a byte at the end of file `file`.
+    Lengthen { file: usize },
+}
+
+impl Corruption {
+    /// `[FILE:]OFFSET`, `[FILE:]short` or `[FILE:]long`; files count from 0, and the
+    /// first one is meant when FILE is left out.
+    pub fn parse(text: &str) -> Result<Corruption, String> {
+        let (file, what) = match text.split_once(':') {
+            Some((file, what)) => (file.parse().map_err(|_| format!("'{file}' is not a file number"))?, what),
+            None => (0, text),
+        };
+        match what {
+            "short" => Ok(Corruption::Shorten { file }),
+            "long" => Ok(Corruption::Lengthen { file }),
+            offset => offset
+                .parse()
+                .map(|offset| Corruption::Flip { file, offset })
+                .map_err(|_| format!("'{offset}' is not an offset, 'short' or 'long'")),
+        }
+    }
+
+    fn file(self) -> usize {
+        match self {
+            Corruption::Flip { file, .. } | Corruption::Shorten { file } | Corruption::Lengthen { file } => file,
+        }
+    }
 }
 
 const READ_CHUNK: usize = 1 << 20;
 
-/// The pattern for `seed`, made once per seed (8 MiB of PRNG output).
-fn pattern(seed: u64) -> Arc<Vec<u8>> {
-    static CACHE: Mutex<Option<(u64, Arc<Vec<u8>>)>> = Mutex::new(None);
-    let mut cache = CACHE.lock().unwrap_or_else(|e| e.into_inner());
-    if let Some((cached, pattern)) = cache.as_ref() {
-        if *cached == seed {
-            return Arc::clone(pattern);
-        }
-    }
-    let mut pattern = vec![0u8; PERIOD];
-    fill_pattern(seed, &mut pattern);
-    let pattern = Arc::new(pattern);
-    *cache = Some((seed, Arc::clone(&pattern)));
-    pattern
-}
-
 /// Reads every file back; the first wrong byte (or a wrong length) fails the run.
-pub fn check(verify: &Verify, files: &[RawFd], lens: &[u64], seed: u64) -> Result<(), CallError> {
-    if let (Some(offset), Some(&fd)) = (verify.corrupt_at, files.first()) {
-        corrupt(fd, offset)?;
+/// File `i` must hold `streams.file(i)`.
+pub fn check(verify: &Verify, files: &[RawFd], lens: &[u64], streams: &Streams) -> Result<(), CallError> {
+    if let Some(corruption) = verify.corrupt {
+        let Some((&fd, &len)) = files.get(corruption.file()).zip(lens.get(corruption.file())) else {
+            let error = io::Error::other(format!("the run has {} files", files.len()));
+            return Err(CallError::new(format!("corrupt-for-test of file {}", corruption.file()), error));
+        };
+        corrupt(fd, len, corruption)?;
     }
-    let pattern = pattern(seed);
     let mut buffer = vec![0u8; READ_CHUNK];
     for (index, (&fd, &len)) in files.iter().zip(lens).enumerate() {
         let reader =
@@ -68,7 +91,7 @@ pub fn check(verify: &Verify, files: &[RawFd], lens: &[u64], seed: u64) -> Resul
                 break;
             }
             let data = &buffer[..read.min((len - offset) as usize)];
-            if let Some(bad) = first_mismatch(&pattern, offset, data) {
+            if let Some(bad) = streams.file(index).first_mismatch(streams.source(), offset, data) {
                 return Err(CallError::new(
                     format!("verify of file {index}"),
                     io::Error::other(format!("data differs from what was written, first at offset {bad}")),
@@ -80,18 +103,41 @@ pub fn check(verify: &Verify, files: &[RawFd], lens: &[u64], seed: u64) -> Resul
     Ok(())
 }
 
-fn corrupt(fd: RawFd, offset: u64) -> Result<(), CallError> {
+/// Makes `corruption` to a file of `len` bytes, through a descriptor of its own.
+fn corrupt(fd: RawFd, len: u64, corruption: Corruption) -> Result<(), CallError> {
     let writer = reopen(fd, libc::O_RDWR).map_err(|e| CallError::new("corrupt-for-test: reopen", e))?;
+    let fd = writer.as_raw_fd();
     let mut byte = [0u8; 1];
-    // SAFETY: pread/pwrite of one byte through a local buffer.
+    // SAFETY: pread/pwrite of one byte through a local buffer; ftruncate of our descriptor.
     let done = unsafe {
-        libc::pread(writer.as_raw_fd(), byte.as_mut_ptr().cast(), 1, offset as libc::off_t) == 1 && {
-            byte[0] ^= 0xff;
-            libc::pwrite(writer.as_raw_fd(), byte.as_ptr().cast(), 1, offset as libc::off_t) == 1
+        match corruption {
+            Corruption::Flip { offset, .. } => {
+                libc::pread(fd, byte.as_mut_ptr().cast(), 1, offset as libc::off_t) == 1 && {
+                    byte[0] ^= 0xff;
+                    libc::pwrite(fd, byte.as_ptr().cast(), 1, offset as libc::off_t) == 1
+                }
+            }
+            Corruption::Shorten { .. } => libc::ftruncate(fd, len.saturating_sub(1) as libc::off_t) == 0,
+            Corruption::Lengthen { .. } => libc::pwrite(fd, byte.as_ptr().cast(), 1, len as libc::off_t) == 1,
         }
     };
     if !done {
-        return Err(CallError::new(format!("corrupt-for-test at offset {offset}"), io::Error::last_os_error()));
+        return Err(CallError::new(format!("corrupt-for-test: {corruption:?}"), io::Error::last_os_error()));
     }
     Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn corruptions_are_spelled_with_an_optional_file() {
+        assert_eq!(Corruption::parse("654321"), Ok(Corruption::Flip { file: 0, offset: 654_321 }));
+        assert_eq!(Corruption::parse("1:9000000"), Ok(Corruption::Flip { file: 1, offset: 9_000_000 }));
+        assert_eq!(Corruption::parse("short"), Ok(Corruption::Shorten { file: 0 }));
+        assert_eq!(Corruption::parse("2:long"), Ok(Corruption::Lengthen { file: 2 }));
+        assert!(Corruption::parse("x:5").unwrap_err().contains("'x'"));
+        assert!(Corruption::parse("1:tall").unwrap_err().contains("'tall'"));
+    }
 }

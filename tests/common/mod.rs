@@ -6,6 +6,8 @@
 use std::path::{Path, PathBuf};
 use std::process::{Command, Output};
 
+use writebench::measure::source::{Shape, Source, Stream};
+
 pub fn writebench(args: &[&str]) -> Output {
     Command::new(env!("CARGO_BIN_EXE_writebench")).args(args).output().expect("the writebench binary runs")
 }
@@ -17,6 +19,28 @@ pub fn stderr_of(output: &Output) -> String {
 pub fn read_json(path: &Path) -> serde_json::Value {
     let text = std::fs::read_to_string(path).unwrap_or_else(|e| panic!("read {}: {e}", path.display()));
     serde_json::from_str(&text).expect("valid JSON")
+}
+
+/// What the file `name` that a run of `case` (a case of a result file) wrote must hold,
+/// with the data seed `seed`.
+pub fn stream_of(seed: u64, case: &serde_json::Value, name: &str) -> Stream {
+    let number = |key: &str| case[key].as_u64().unwrap_or_else(|| panic!("{key} in {case}"));
+    let shape = Shape::new(
+        number("threads") as u32,
+        number("chunk_bytes"),
+        number("iov") as u32,
+        case["queue_depth"].as_u64().map(|depth| depth as u32),
+        number("bytes"),
+    );
+    Stream::timed(seed, name, shape.stream_period())
+}
+
+/// Checks the kept file `name` of `case` against its stream; its length too.
+pub fn assert_file_holds_its_stream(source: &Source, dir: &Path, case: &serde_json::Value, name: &str) -> Vec<u8> {
+    let data = std::fs::read(dir.join(name)).unwrap_or_else(|e| panic!("read {name}: {e}"));
+    let stream = stream_of(source.seed(), case, name);
+    assert_eq!(stream.first_mismatch(source, 0, &data), None, "{} {name}", case["id"]);
+    data
 }
 
 /// Entries of a directory, by name.

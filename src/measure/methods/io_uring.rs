@@ -6,6 +6,11 @@
 //! holds exactly the bytes still owed, so a short completion resubmits the remainder
 //! and a completed request is never submitted again (seed 004's program resubmitted
 //! stale entries of its last, partial batch).
+//!
+//! Each part has a buffer of its own (`io_uring-fixed` registers it with the part's
+//! ring). Its blocks are re-stamped as the part goes round the buffer's period, so a
+//! request is only issued when that re-stamps nothing a request in flight still reads
+//! (`Cursor::take_in_flight`); the period is sized so that this rarely waits.
 
 use std::io;
 use std::marker::PhantomData;
@@ -16,7 +21,7 @@ use ::io_uring::{IoUring, Probe, opcode, types};
 
 use super::{CallError, Family, Job, Method, Prepared, no_progress};
 use crate::error::retry;
-use crate::measure::source::{Cursor, Source};
+use crate::measure::source::{Cursor, Writer};
 use crate::plan::durability::Durability;
 
 pub struct Uring {
@@ -67,7 +72,8 @@ impl Method for Uring {
         })?;
         let mut rings = Vec::with_capacity(job.parts.len());
         for index in 0..job.parts.len() {
-            let queue = RingQueue::new(entries, job.span(index).fd, self.fixed.then_some(job.source))?;
+            let registered = self.fixed.then(|| job.source.writer(index));
+            let queue = RingQueue::new(entries, job.span(index).fd, registered)?;
             rings.push(Mutex::new((queue, Slots::new(depth))));
         }
         Ok(Box::new(UringRun { job, rings }))
@@ -121,7 +127,7 @@ impl Prepared for UringRun<'_> {
         let mut ring = ring.lock().unwrap_or_else(|poisoned| poisoned.into_inner());
         let (queue, slots) = &mut *ring;
         queue.enable().map_err(|error| CallError::new("io_uring enable the ring in its writer thread", error))?;
-        drive(queue, slots, self.job.source, part.offset, part.len, self.job.chunk)
+        drive(queue, slots, self.job.source.writer(index), part.offset, part.len, self.job.chunk)
     }
 
     fn sync(&self) -> Result<(), CallError> {
@@ -174,18 +180,23 @@ trait Queue<'a> {
 }
 
 /// Writes `len` bytes at `offset` in requests of `chunk` bytes (the last one shorter),
-/// keeping every free slot busy. After a failure it issues nothing new but still reaps
-/// what is in flight, so no request outlives the call; the first error is returned.
+/// keeping every free slot busy, unless the next request's bytes would re-stamp some
+/// that a request in flight still reads: then it waits for completions first. After a
+/// failure it issues nothing new but still reaps what is in flight, so no request
+/// outlives the call; the first error is returned.
 fn drive<'a>(
     queue: &mut impl Queue<'a>,
     slots: &mut Slots<'a>,
-    source: &'a Source,
+    source: &'a Writer,
     offset: u64,
     len: u64,
     chunk: usize,
 ) -> Result<(), CallError> {
-    // As `Span::cursor`, but borrowing the source for 'a, as long as the slots hold it.
-    let mut cursor = Cursor::new(source, offset);
+    // The part's cursor, borrowing its buffer for 'a, as long as the slots hold slices.
+    let mut cursor = source.cursor(offset);
+    // At or before the first file offset still in flight: the requests in flight only
+    // ever move forward (a remainder lies after its request, new ones after all).
+    let mut oldest = offset;
     let chunk = chunk.max(1);
     let (mut next, end) = (offset, offset + len);
     let mut failure: Option<CallError> = None;
@@ -195,7 +206,17 @@ fn drive<'a>(
         while failure.is_none() && next < end {
             let Some(slot) = slots.free.pop() else { break };
             let want = chunk.min((end - next) as usize);
-            let request = Request { offset: next, bytes: cursor.take(want) };
+            let Some(bytes) = take_for_request(&mut cursor, want, &mut oldest, &slots.owed) else {
+                // Wait for a completion. With nothing in flight a take always succeeds;
+                // were it not so, stop here rather than leave the part short unsaid.
+                slots.free.push(slot);
+                if slots.in_flight() == 0 {
+                    let error = io::Error::other("the part's source buffer refused a request with none in flight");
+                    failure = Some(CallError::new("io_uring", error));
+                }
+                break;
+            };
+            let request = Request { offset: next, bytes };
             next += want as u64;
             match queue.push(slot, request) {
                 Ok(()) => slots.owed[slot] = Some(request),
@@ -242,6 +263,25 @@ fn drive<'a>(
     failure.map_or(Ok(()), Err)
 }
 
+/// The bytes of the next request, if taking them re-stamps nothing a request in flight
+/// reads; `oldest` is kept at or before the first offset in flight, and only brought
+/// up to date (a scan of the slots) when it holds a take back.
+fn take_for_request<'a>(
+    cursor: &mut Cursor<'a>,
+    want: usize,
+    oldest: &mut u64,
+    owed: &[Option<Request<'a>>],
+) -> Option<&'a [u8]> {
+    // SAFETY (both takes): every slice of this cursor still in use is a request in
+    // `owed`, and every one of those lies at `*oldest` or later (see `drive`); the
+    // cursor is never restarted.
+    if let Some(bytes) = unsafe { cursor.take_in_flight(want, *oldest) } {
+        return Some(bytes);
+    }
+    *oldest = owed.iter().flatten().map(|request| request.offset).min().unwrap_or(cursor.offset());
+    unsafe { cursor.take_in_flight(want, *oldest) }
+}
+
 /// What completion result `res` means for `request`: done (`None`), the bytes still
 /// owed (`Some`: the same request after EINTR or EAGAIN, the remainder after a short
 /// write), or the error that ends the part.
@@ -264,8 +304,8 @@ fn settle(request: Request<'_>, res: i32) -> io::Result<Option<Request<'_>>> {
     }
 }
 
-/// A real ring over one part's file. `'a` is the source's borrow: the requests point
-/// into it, so the ring must not outlive it.
+/// A real ring over one part's file. `'a` is the borrow of the part's buffer: the
+/// requests point into it, so the ring must not outlive it.
 struct RingQueue<'a> {
     ring: IoUring,
     /// The descriptor for plain writes; `None` when the file and buffer are registered
@@ -273,29 +313,30 @@ struct RingQueue<'a> {
     fd: Option<RawFd>,
     /// Created disabled; enabled by the writer thread on first use.
     disabled: bool,
-    source: PhantomData<&'a Source>,
+    source: PhantomData<&'a Writer>,
 }
 
 impl<'a> RingQueue<'a> {
-    /// A ring of `entries` (untimed); with `registered`, the whole source buffer and
+    /// A ring of `entries` (untimed); with `registered`, the part's whole buffer and
     /// the file are registered with it once, so no write pins pages or looks up the fd.
-    fn new(entries: u32, fd: RawFd, registered: Option<&'a Source>) -> Result<Self, CallError> {
+    fn new(entries: u32, fd: RawFd, registered: Option<&'a Writer>) -> Result<Self, CallError> {
         let (ring, disabled) = new_ring(entries)
             .map_err(|error| CallError::new(format!("io_uring setup with {entries} entries"), error))?;
         let Some(source) = registered else {
             return Ok(RingQueue { ring, disabled, fd: Some(fd), source: PhantomData });
         };
-        let buffer = source.buffer();
-        let iovec = libc::iovec { iov_base: buffer.as_ptr() as *mut libc::c_void, iov_len: buffer.len() };
+        let (base, len) = source.region();
+        let iovec = libc::iovec { iov_base: base as *mut libc::c_void, iov_len: len };
         // SAFETY: the buffer stays mapped for 'a, longer than the ring (a run holds both
-        // borrows and drops the ring first), and is only read once filled.
+        // borrows and drops the ring first). The kernel reads it only for requests,
+        // whose bytes are not re-stamped while they are in flight.
         unsafe { ring.submitter().register_buffers(&[iovec]) }.map_err(|error| {
             let hint = match error.raw_os_error() {
                 Some(libc::ENOMEM) => " (pinned pages count against RLIMIT_MEMLOCK)",
-                Some(libc::EFAULT) if buffer.len() > 1 << 30 => " (the kernel registers at most 1 GiB per buffer)",
+                Some(libc::EFAULT) if len > 1 << 30 => " (the kernel registers at most 1 GiB per buffer)",
                 _ => "",
             };
-            CallError::new(format!("io_uring register_buffers of {} bytes{hint}", buffer.len()), error)
+            CallError::new(format!("io_uring register_buffers of {len} bytes{hint}"), error)
         })?;
         ring.submitter().register_files(&[fd]).map_err(|error| CallError::new("io_uring register_files", error))?;
         Ok(RingQueue { ring, disabled, fd: None, source: PhantomData })
@@ -322,7 +363,7 @@ impl<'a> Queue<'a> for RingQueue<'a> {
         }
         .user_data(slot as u64);
         for _ in 0..2 {
-            // SAFETY: the entry reads `len` bytes of the source, alive for 'a, which
+            // SAFETY: the entry reads `len` bytes of the part's buffer, alive for 'a, which
             // outlives the ring; for WriteFixed they lie inside registered buffer 0.
             if unsafe { self.ring.submission().push(&entry) }.is_ok() {
                 return Ok(());
@@ -368,7 +409,12 @@ fn submit(ring: &IoUring, want: usize) -> io::Result<()> {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::measure::source::{PERIOD, fill_pattern, first_mismatch};
+    use crate::measure::source::{BLOCK, PERIOD, Source, Stream};
+
+    /// The stream the tests' parts write, with a period of `period` bytes.
+    fn stream(period: usize) -> Stream {
+        Stream::timed(5, "part", period)
+    }
 
     /// A scripted kernel: per wait, completes the newest two queued writes (so out of
     /// order) with results from `script`, into `file`, counting writes of every byte.
@@ -410,11 +456,24 @@ mod tests {
     /// Drives a part of `len` bytes at `offset` in 1000-byte requests over a kernel;
     /// returns the file, the writes of each byte, the most in flight, and the result.
     fn run(depth: usize, offset: u64, len: u64, duplicate: bool, script: impl FnMut(&Request) -> i32) -> Outcome {
-        let source = Source::new(5, 1000).unwrap();
+        run_in(PERIOD, depth, offset, len, duplicate, script)
+    }
+
+    /// As `run`, from a part's buffer of `period` bytes.
+    fn run_in(
+        period: usize,
+        depth: usize,
+        offset: u64,
+        len: u64,
+        duplicate: bool,
+        script: impl FnMut(&Request) -> i32,
+    ) -> Outcome {
+        let source = Source::new(5);
+        let writer = Writer::new(&source, stream(period), period, 1000).unwrap();
         let size = (offset + len) as usize;
         let (file, writes, queued) = (vec![0; size], vec![0; size], Vec::new());
         let mut kernel = Kernel { queued, file, writes, most_in_flight: 0, duplicate_first: duplicate, script };
-        let result = drive(&mut kernel, &mut Slots::new(depth), &source, offset, len, 1000);
+        let result = drive(&mut kernel, &mut Slots::new(depth), &writer, offset, len, 1000);
         assert!(kernel.queued.is_empty(), "no request outlives drive");
         (kernel.file, kernel.writes, kernel.most_in_flight, result)
     }
@@ -427,8 +486,7 @@ mod tests {
 
     #[test]
     fn short_and_retried_completions_out_of_order_write_every_byte_once() {
-        let mut pattern = vec![0u8; PERIOD];
-        fill_pattern(5, &mut pattern);
+        let source = Source::new(5);
         for depth in [1, 3, 8] {
             // Every third completion EAGAIN, every other one short by half.
             let mut calls = 0;
@@ -447,8 +505,26 @@ mod tests {
             result.unwrap();
             assert!(writes[..5000].iter().all(|&n| n == 0), "depth {depth}: nothing before the part");
             assert!(writes[5000..].iter().all(|&n| n == 1), "depth {depth}: every byte once");
-            assert_eq!(first_mismatch(&pattern, 5000, &file[5000..]), None, "depth {depth}");
+            assert_eq!(stream(PERIOD).first_mismatch(&source, 5000, &file[5000..]), None, "depth {depth}");
             assert_eq!(most_in_flight, depth, "depth {depth}: the queue is kept full");
+        }
+    }
+
+    #[test]
+    fn requests_near_the_period_wait_rather_than_have_their_bytes_restamped() {
+        // 16 requests of 1000 bytes, in a buffer of 16 KiB: more in flight than the
+        // period holds. The kernel completes the newest first, so the oldest request
+        // stays in flight while the part goes round the buffer; the driver must wait
+        // for it rather than re-stamp the block it still reads.
+        let source = Source::new(5);
+        let period = 4 * BLOCK;
+        for depth in [4, 12, 16] {
+            let (file, writes, most_in_flight, result) = run_in(period, depth, 3000, 100_000, false, full);
+            result.unwrap();
+            assert!(writes[3000..].iter().all(|&n| n == 1), "depth {depth}: every byte once");
+            assert_eq!(stream(period).first_mismatch(&source, 3000, &file[3000..]), None, "depth {depth}");
+            // 16 requests span more than the buffer's blocks: some had to wait.
+            assert!(depth < 16 || most_in_flight < depth, "depth {depth}: {most_in_flight} in flight");
         }
     }
 

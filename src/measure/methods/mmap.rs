@@ -31,7 +31,7 @@ use std::os::fd::{AsRawFd, OwnedFd, RawFd};
 use std::ptr::NonNull;
 
 use super::{CallError, Family, Job, Method, Prepared};
-use crate::measure::source::{Cursor, page_size};
+use crate::measure::source::page_size;
 use crate::measure::{fd, space};
 use crate::plan::durability::{Durability, SyncCall};
 
@@ -177,7 +177,7 @@ impl Prepared for MappedRun<'_> {
                 ));
             }
         }
-        let mut cursor = Cursor::new(self.job.source, part.offset);
+        let mut cursor = self.job.source.writer(index).cursor(part.offset);
         // every:N / every-fdatasync:N: the file is synced when the case's count says.
         let every = self.job.pacing.call().unwrap_or(SyncCall::Fsync);
         let mut pacer = self.job.pacing.pacer();

@@ -10,7 +10,7 @@ use std::os::fd::RawFd;
 pub use crate::error::CallError;
 pub(crate) use crate::error::{no_progress, retry_eintr};
 use crate::measure::durability::{Pacer, Pacing};
-use crate::measure::source::{Cursor, Source};
+use crate::measure::source::{Cursor, Streams, Writer};
 use crate::plan::durability::{Durability, SyncCall};
 
 pub use create::CreateCall;
@@ -58,14 +58,15 @@ pub struct Span<'a> {
     pub chunk: usize,
     /// iovecs per call (vectored methods only).
     pub iov: usize,
-    pub source: &'a Source,
+    /// The part's own buffer (see `measure::source`).
+    pub source: &'a Writer,
     /// `every:N`, shared by the run's writers (see [`Span::pacer`]).
     pub pacing: &'a Pacing,
 }
 
-impl Span<'_> {
-    pub fn cursor(&self) -> Cursor<'_> {
-        Cursor::new(self.source, self.offset)
+impl<'a> Span<'a> {
+    pub fn cursor(&self) -> Cursor<'a> {
+        self.source.cursor(self.offset)
     }
 
     /// Places the file position at the span's start, for methods that write at the
@@ -104,7 +105,8 @@ pub struct Job<'a> {
     pub chunk: usize,
     pub iov: usize,
     pub queue_depth: usize,
-    pub source: &'a Source,
+    /// One buffer per part, and what each file must hold.
+    pub source: &'a Streams<'a>,
     pub durability: Durability,
     /// `every:N` across the run's writers: `Pacing::new(durability.every(), parts, files)`.
     pub pacing: Pacing,
@@ -119,7 +121,7 @@ impl Job<'_> {
             len: part.len,
             chunk: self.chunk,
             iov: self.iov,
-            source: self.source,
+            source: self.source.writer(index),
             pacing: &self.pacing,
         }
     }

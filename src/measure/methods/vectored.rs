@@ -1,5 +1,7 @@
 //! The loop shared by `writev` and `pwritev`: gather `iov` chunks per call, and after a
-//! short write resubmit exactly the bytes that are left.
+//! short write resubmit exactly the bytes that are left. A call's chunks are taken from
+//! the source in one piece, so that its iovecs are contiguous bytes of the writer's
+//! buffer: one call's chunks can never be two laps of the period (whose stamps differ).
 
 use super::{CallError, Span, no_progress, retry_eintr};
 
@@ -16,12 +18,10 @@ pub(super) fn write_span_vectored(
     let end = span.offset + span.len;
     while offset < end {
         iovecs.clear();
-        let mut batch = 0u64;
-        while iovecs.len() < span.iov && offset + batch < end {
-            let want = span.chunk.min((end - offset - batch) as usize);
-            let bytes = cursor.take(want);
-            iovecs.push(libc::iovec { iov_base: bytes.as_ptr() as *mut libc::c_void, iov_len: bytes.len() });
-            batch += want as u64;
+        let batch = span.chunk.saturating_mul(span.iov).min((end - offset) as usize);
+        let bytes = cursor.take(batch);
+        for piece in bytes.chunks(span.chunk) {
+            iovecs.push(libc::iovec { iov_base: piece.as_ptr() as *mut libc::c_void, iov_len: piece.len() });
         }
         let mut pending: &mut [libc::iovec] = &mut iovecs;
         while !pending.is_empty() {
