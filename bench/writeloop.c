@@ -5,8 +5,8 @@
  *
  * Each run: create a file in DIR, fallocate it to SIZE, fsync (all untimed), then
  * time the loop of CHUNK-byte calls with CLOCK_MONOTONIC, then fsync and unlink
- * (untimed). The first run is a warm-up. Prints the measured runs' seconds, one per
- * line. The source is an 8 MiB pseudo-random buffer (+ CHUNK so no call wraps), as
+ * (untimed). The first run is a warm-up. Prints, for each measured run, one line: its
+ * seconds and the CPU seconds (user + sys, getrusage(RUSAGE_THREAD)) the loop took. The source is an 8 MiB pseudo-random buffer (+ CHUNK so no call wraps), as
  * a single writebench writer has, or PERIOD bytes (bench/source-period compares the
  * two); short writes continue and EINTR retries, as in writebench. writebench also
  * re-stamps the first 8 bytes of each 4 KiB block of its buffer once per lap of the
@@ -21,6 +21,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
+#include <sys/resource.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -64,6 +65,8 @@ int main(int argc, char **argv) {
         if (fsync(fd) != 0) die("fsync");
 
         struct timespec start, end;
+        struct rusage cpu_start, cpu_end;
+        getrusage(RUSAGE_THREAD, &cpu_start);
         clock_gettime(CLOCK_MONOTONIC, &start);
         uint64_t offset = 0;
         size_t position = 0;
@@ -85,12 +88,17 @@ int main(int argc, char **argv) {
             while (position >= period) position -= period;
         }
         clock_gettime(CLOCK_MONOTONIC, &end);
+        getrusage(RUSAGE_THREAD, &cpu_end);
 
         if (fsync(fd) != 0) die("fsync");
         close(fd);
         unlink(path);
+#define SECONDS(tv) ((double)(tv).tv_sec + (double)(tv).tv_usec * 1e-6)
+        double cpu = SECONDS(cpu_end.ru_utime) - SECONDS(cpu_start.ru_utime) + SECONDS(cpu_end.ru_stime) -
+                     SECONDS(cpu_start.ru_stime);
         if (run > 0)
-            printf("%.9f\n", (double)(end.tv_sec - start.tv_sec) + (double)(end.tv_nsec - start.tv_nsec) * 1e-9);
+            printf("%.9f %.6f\n", (double)(end.tv_sec - start.tv_sec) + (double)(end.tv_nsec - start.tv_nsec) * 1e-9,
+                   cpu);
     }
     return 0;
 }
