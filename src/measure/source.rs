@@ -158,15 +158,16 @@ impl Stream {
             out[done..done + run].copy_from_slice(&pattern[position..position + run]);
             done += run;
         }
+        // The stamps: the first STAMP bytes of every block that `out` reaches, clipped
+        // to `out` where a block starts before it or its stamp ends after it.
         let end = offset + out.len() as u64;
         let mut block = offset / BLOCK as u64;
         while block * (BLOCK as u64) < end {
             let start = block * BLOCK as u64;
-            for (index, byte) in self.tag(block).to_le_bytes().into_iter().enumerate() {
-                let at = start + index as u64;
-                if (offset..end).contains(&at) {
-                    out[(at - offset) as usize] ^= byte;
-                }
+            let tag = self.tag(block).to_le_bytes();
+            let (from, to) = (start.max(offset), (start + STAMP as u64).min(end));
+            for at in from..to {
+                out[(at - offset) as usize] ^= tag[(at - start) as usize];
             }
             block += 1;
         }
@@ -183,7 +184,9 @@ impl Stream {
             let expected = &mut expected[..actual.len()];
             let at = offset + done as u64;
             self.fill(source, at, expected);
-            if let Some(index) = expected.iter().zip(actual).position(|(a, b)| a != b) {
+            // Slice equality is a memcmp; only a piece that differs is searched byte by byte.
+            if expected != actual {
+                let index = expected.iter().zip(actual).position(|(a, b)| a != b).unwrap_or(0);
                 return Some(at + index as u64);
             }
             done += actual.len();
