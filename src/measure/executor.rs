@@ -106,7 +106,7 @@ pub struct InProcess {
 impl InProcess {
     /// What this executor adds, recorded in the result's options.
     pub const OVERHEAD: &'static str =
-        "in-process threads, no copy: each writer calls the method on the shared source buffer";
+        "in-process threads, no copy: each writer calls the method on its own source buffer";
 
     pub fn new(method: &'static dyn Method) -> InProcess {
         InProcess { method, startup: |_| {} }
