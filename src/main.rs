@@ -93,6 +93,7 @@ fn latency(args: &LatencyArgs) -> Result<ExitCode, UsageError> {
         },
         cases: results,
         observations: Vec::new(),
+        answer: Vec::new(),
         complete: true,
     };
     let mut stdout = std::io::stdout().lock();
@@ -200,6 +201,7 @@ fn run(args: &RunArgs) -> Result<ExitCode, UsageError> {
         options: options_json(&suite, &settings, &schedule),
         cases: done,
         observations: Vec::new(),
+        answer: Vec::new(),
         complete: true,
     };
     let any_ok = result.cases.iter().any(|r| r.status == Status::Ok);

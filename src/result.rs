@@ -8,7 +8,11 @@ use crate::analysis::stats::{Summary, ci_relative_half_width};
 use crate::context::{Host, TargetInfo};
 use crate::plan::Case;
 
-pub const SCHEMA: &str = "writebench.v1";
+/// v2 added `answer` and the numbers of each observation; v1 files still load (both
+/// fields empty), and `report`/`compare` re-derive them from the cases.
+pub const SCHEMA: &str = "writebench.v2";
+/// Every schema [`ResultFile::load`] reads.
+pub const SCHEMAS_READ: [&str; 2] = ["writebench.v1", SCHEMA];
 
 #[derive(Debug, Clone, Serialize, Deserialize)]
 pub struct ResultFile {
@@ -19,7 +23,11 @@ pub struct ResultFile {
     /// The run's options exactly as they were applied, and the command line.
     pub options: serde_json::Value,
     pub cases: Vec<CaseResult>,
+    /// What the cases show (analysis::advice), each with the numbers it rests on.
     pub observations: Vec<Observation>,
+    /// The best strategy for each goal the run can answer (analysis::advice).
+    #[serde(default)]
+    pub answer: Vec<Recommendation>,
     /// False when the run was interrupted and this file holds what was done so far.
     pub complete: bool,
 }
@@ -205,10 +213,84 @@ pub fn ci_relative(runs: &[Run], syncs: bool) -> Option<f64> {
     Some(buffered.max(ci_relative_half_width(&durable)?))
 }
 
-#[derive(Debug, Clone, Serialize, Deserialize)]
+/// One thing the cases show, as a sentence and the numbers it rests on.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct Observation {
+    /// What kind of observation: `knee`, `threads`, `file-per-thread`, `state`,
+    /// `durability-cost`, `durability-mode`, `direct`, `io_uring`, `mmap`, `latency`,
+    /// `runtime`, `suspicious-ceiling`, `cpu-bound`, `ci-missed`.
     pub kind: String,
+    /// One line a programmer can read, with its numbers.
     pub text: String,
+    /// The figures of the cases it rests on.
+    #[serde(default)]
+    pub figures: Vec<Figure>,
+    /// The comparison it states, where it compares two cases.
+    #[serde(default)]
+    pub comparison: Option<Comparison>,
+}
+
+/// One case's figure as an observation or recommendation quotes it.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct Figure {
+    pub case: String,
+    /// `throughput` or `durable` (bytes/s), `commits_per_second`, `p99_ns`.
+    pub metric: String,
+    pub median: f64,
+    pub mean: f64,
+    pub ci95_low: Option<f64>,
+    pub ci95_high: Option<f64>,
+}
+
+/// Case `better` against case `baseline`: how many times faster, the 95 % interval of
+/// that factor and Welch's p-value on the run times (analysis::significance).
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct Comparison {
+    pub better: String,
+    pub baseline: String,
+    pub factor: f64,
+    pub low: f64,
+    pub high: f64,
+    pub p_value: f64,
+    pub significant: bool,
+}
+
+/// The best strategy for one goal.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct Recommendation {
+    /// `fastest`, `durable-at-end`, `small-durable-commits`, `threads-one-file`.
+    pub goal: String,
+    /// The sentence a programmer can act on, with its figure and margins.
+    pub text: String,
+    pub best: Figure,
+    /// Against the second best, and against the naive way where the run has it.
+    pub runner_up: Option<Comparison>,
+    pub naive: Option<Comparison>,
+    /// True when the runner-up cannot be told from the best (p ≥ 0.05).
+    pub tied: bool,
+}
+
+impl ResultFile {
+    /// Reads a saved result: one clear line on any failure, naming the file.
+    pub fn load(path: &std::path::Path) -> Result<ResultFile, String> {
+        let text = std::fs::read_to_string(path)
+            .map_err(|e| format!("cannot read {}: {}", path.display(), crate::error::plain(&e)))?;
+        let value: serde_json::Value = serde_json::from_str(&text)
+            .map_err(|e| format!("{} is not a writebench result (not JSON: {e})", path.display()))?;
+        match value.get("schema").and_then(|s| s.as_str()) {
+            Some(schema) if SCHEMAS_READ.contains(&schema) => {}
+            Some(schema) => {
+                return Err(format!(
+                    "{} has schema {schema}; this writebench reads {}",
+                    path.display(),
+                    SCHEMAS_READ.join(" and ")
+                ));
+            }
+            None => return Err(format!("{} is not a writebench result (no schema field)", path.display())),
+        }
+        serde_json::from_value(value)
+            .map_err(|e| format!("{} is not a complete writebench result: {e}", path.display()))
+    }
 }
 
 #[cfg(test)]
@@ -317,5 +399,25 @@ mod tests {
         assert!(value["stats"].is_null());
         let back: CaseResult = serde_json::from_value(value).unwrap();
         assert_eq!(back.case.id, "pwritev sparse 4KiB x128 t1 none");
+    }
+
+    #[test]
+    fn load_reads_v1_and_v2_and_refuses_others_in_one_line() {
+        let dir = tempfile::tempdir().unwrap();
+        let v1 = r#"{"schema":"writebench.v1","tool":{"name":"writebench","version":"0.1.0"},
+            "host":{},"target":{},"options":{},"cases":[],"observations":[],"complete":true}"#;
+        let path = dir.path().join("old.json");
+        std::fs::write(&path, v1).unwrap();
+        match ResultFile::load(&path) {
+            Ok(result) => assert!(result.answer.is_empty()),
+            // Host and target have required fields; an old file has them, this one not.
+            Err(message) => assert!(message.contains("not a complete writebench result"), "{message}"),
+        }
+        std::fs::write(&path, v1.replace("writebench.v1", "writebench.v9")).unwrap();
+        let refused = ResultFile::load(&path).unwrap_err();
+        assert!(refused.contains("schema writebench.v9") && !refused.contains('\n'), "{refused}");
+        std::fs::write(&path, "[1,2").unwrap();
+        assert!(ResultFile::load(&path).unwrap_err().contains("not JSON"));
+        assert!(ResultFile::load(&dir.path().join("missing.json")).unwrap_err().starts_with("cannot read"));
     }
 }

@@ -118,7 +118,7 @@ pub struct LatencyArgs {
     #[arg(long, default_value_t = DEFAULT_SEED, value_name = "N")]
     pub seed: u64,
 
-    /// Write the full result as JSON (schema writebench.v1; latency_ns per case).
+    /// Write the full result as JSON (schema writebench.v2; latency_ns per case).
     #[arg(long, value_name = "FILE")]
     pub export_json: Option<PathBuf>,
 
@@ -268,7 +268,7 @@ pub struct RunArgs {
     #[arg(long, default_value_t = DEFAULT_SEED, value_name = "N")]
     pub seed: u64,
 
-    /// Write the full result as JSON (schema writebench.v1).
+    /// Write the full result as JSON (schema writebench.v2).
     #[arg(long, value_name = "FILE")]
     pub export_json: Option<PathBuf>,
 

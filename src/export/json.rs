@@ -1,4 +1,4 @@
-//! `--export-json`: the whole result, schema `writebench.v1`.
+//! `--export-json`: the whole result, schema `writebench.v2`.
 
 use std::io::{self, Write};
 
