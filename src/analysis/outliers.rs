@@ -85,4 +85,21 @@ mod tests {
         assert_eq!(outliers(&[1.0, 100.0]), Vec::<usize>::new());
         assert_eq!(outliers(&[1.0, f64::NAN, 1.0]), Vec::<usize>::new());
     }
+
+    #[test]
+    fn three_finite_values_are_the_least_that_can_be_scored() {
+        assert_eq!(modified_z_scores(&[1.0, 2.0]), None);
+        assert!(modified_z_scores(&[1.0, 2.0, 4.0]).is_some());
+        assert!(modified_z_scores(&[1.0, 2.0, 4.0, 8.0]).is_some());
+        assert_eq!(modified_z_scores(&[1.0, 2.0, f64::NAN, 4.0]), None, "a failed run's time is not scored");
+    }
+
+    #[test]
+    fn a_score_of_exactly_the_threshold_is_not_an_outlier() {
+        // Median 0 and MAD 0.6745, so the scale is exactly 1 and the last score exactly 3.5.
+        let samples = [-MAD_SCALE, -MAD_SCALE, 0.0, MAD_SCALE, THRESHOLD];
+        assert_eq!(modified_z_scores(&samples).unwrap()[4], THRESHOLD);
+        assert!(outliers(&samples).is_empty());
+        assert_eq!(outliers(&[-MAD_SCALE, -MAD_SCALE, 0.0, MAD_SCALE, THRESHOLD + 1e-9]), vec![4]);
+    }
 }
