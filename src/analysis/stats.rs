@@ -325,6 +325,8 @@ mod tests {
         close(with(100.0, 5.0, 10).cv(), 0.05);
         assert_eq!(with(0.0, 1.0, 10).cv(), 0.0);
         assert_eq!(with(100.0, 50.0, 1).cv(), 0.0);
+        // Two runs are the fewest with a spread (the sample sd divides by n - 1).
+        close(with(100.0, 5.0, 2).cv(), 0.05);
     }
 
     #[test]
