@@ -5,7 +5,7 @@
 use std::collections::BTreeMap;
 
 use super::figures::{Dims, Finding, Measured, Metric, Side, test};
-use super::words::{Token, direction, gbps, gbps_change, id_without, p_value, tested};
+use super::words::{Token, direction, factor, gbps, gbps_change, id_without, p_value};
 use crate::plan::units::format_size;
 use crate::result::CaseResult;
 
@@ -41,14 +41,19 @@ pub fn knees(measured: &Measured) -> Vec<Finding> {
         let Some(gain) = test(buffered(smallest), buffered(knee)).filter(|t| t.significant() && t.gain()) else {
             continue;
         };
+        let at = if std::ptr::eq(best, knee) {
+            String::new()
+        } else {
+            format!(" at {}", format_size(best.case.chunk_bytes))
+        };
         let text = format!(
-            "{}: from {} calls on within 5 % of its best ({} at {}); {} calls {} slower",
+            "{}: {} calls reach 95 % of the best ({}{at}); {} is {} slower ({})",
             id_without(&knee.case, &[Token::Chunk]),
             format_size(knee.case.chunk_bytes),
             gbps(buffered(best).median()),
-            format_size(best.case.chunk_bytes),
             format_size(smallest.case.chunk_bytes),
-            tested(&gain)
+            factor(gain.oriented().0),
+            p_value(gain.factor.p)
         );
         let mut figures = gain.figures();
         if !std::ptr::eq(best, knee) {
@@ -72,11 +77,12 @@ pub fn threads(measured: &Measured) -> Vec<Finding> {
         if let Some(shared) = shared {
             let Some(t) = test(buffered(shared), buffered(case)).filter(|t| t.significant()) else { continue };
             let text = format!(
-                "{}: a file per thread {} {} than one shared file ({})",
+                "{}: a file per thread {} {} than one shared file ({}, {})",
                 id_without(&case.case, &[Token::Files]),
-                tested(&t),
+                factor(t.oriented().0),
                 direction(&t),
-                gbps_change(buffered(shared).median(), buffered(case).median())
+                gbps_change(buffered(shared).median(), buffered(case).median()),
+                p_value(t.factor.p)
             );
             findings.push(Finding::new("file-per-thread", text, t.figures(), Some(t.comparison(true)), t.score()));
             continue;
@@ -88,7 +94,8 @@ pub fn threads(measured: &Measured) -> Vec<Finding> {
         let (text, score) = if !t.significant() {
             (format!("{tag}, {layout}: no gain over one thread ({rates}, {})", p_value(t.factor.p)), 0.0)
         } else {
-            (format!("{tag}, {layout}: {} {} than one thread ({rates})", tested(&t), direction(&t)), t.score())
+            let change = format!("{} {}", factor(t.oriented().0), direction(&t));
+            (format!("{tag}, {layout}: {change} than one thread ({rates}, {})", p_value(t.factor.p)), t.score())
         };
         findings.push(Finding::new("threads", text, t.figures(), Some(t.comparison(t.significant())), score));
     }
@@ -118,12 +125,10 @@ mod tests {
         assert_eq!(findings.len(), 1, "{findings:?}");
         let knee = &findings[0].observation;
         assert_eq!(knee.kind, "knee");
-        assert!(
-            knee.text.starts_with("write empty t1 none: from 64 KiB calls on within 5 % of its best"),
-            "{}",
-            knee.text
+        assert_eq!(
+            knee.text,
+            "write empty t1 none: 64 KiB calls reach 95 % of the best (1.07 GB/s at 1 MiB); 4 KiB is 2.9x slower (p < 0.001)"
         );
-        assert!(knee.text.contains("(1.07 GB/s at 1 MiB); 4 KiB calls 2.9x ("), "{}", knee.text);
         let comparison = knee.comparison.as_ref().unwrap();
         assert_eq!(comparison.better, "write empty 64KiB t1 none");
         assert_eq!(comparison.baseline, "write empty 4KiB t1 none");
@@ -142,7 +147,7 @@ mod tests {
             .add(case("pwrite empty 1MiB t1 none"), &around(1.0))
             .done();
         let findings = knees(&Measured::of(&result));
-        assert!(findings[0].observation.text.contains("from 64 KiB calls on"), "{findings:?}");
+        assert!(findings[0].observation.text.contains(": 64 KiB calls reach 95 % of the best"), "{findings:?}");
     }
 
     #[test]
@@ -170,13 +175,17 @@ mod tests {
         assert_eq!(findings[0].score, 0.0);
         let (kind, layout) = texts[1];
         assert_eq!(kind, "file-per-thread");
-        assert!(layout.starts_with("pwrite empty 1MiB t2 end: a file per thread 1.67x ("), "{layout}");
-        assert!(layout.ends_with(") faster than one shared file (1.07 → 1.79 GB/s)"), "{layout}");
+        assert_eq!(
+            layout,
+            "pwrite empty 1MiB t2 end: a file per thread 1.67x faster than one shared file (1.07 → 1.79 GB/s, p < 0.001)"
+        );
         // write cannot share a file: a file each is set against one thread.
         let (kind, write) = texts[2];
         assert_eq!(kind, "threads");
-        assert!(write.starts_with("write empty 1MiB end, 2 threads, a file each: 2.0x ("), "{write}");
-        assert!(write.ends_with(") faster than one thread (1.07 → 2.15 GB/s)"), "{write}");
+        assert_eq!(
+            write,
+            "write empty 1MiB end, 2 threads, a file each: 2.0x faster than one thread (1.07 → 2.15 GB/s, p < 0.001)"
+        );
     }
 
     #[test]
