@@ -6,6 +6,9 @@
 //! the runner-up cannot be told from it (Welch p ≥ 0.05) the sentence says "tied with",
 //! and counts the others that are within noise too.
 //!
+//! "Durable at the end" is any mode after which the whole file is durable: one sync at
+//! the end, or syncs along the way (O_SYNC, O_DSYNC, every:N) should they be faster.
+//!
 //! The naive way is `write` (else `fwrite`) in 4 KiB calls into an empty file, with the
 //! best's threads and durability where the run measured them, else one thread and a
 //! mode whose figure means the same (page cache or one fsync at the end).
@@ -84,7 +87,8 @@ fn throughput(measured: &Measured, goal: &Goal) -> Option<Recommendation> {
     let against: Vec<Option<Test>> = ranked[1..].iter().map(|&c| test(side(c), side(best))).collect();
     let runner_up = ranked.get(1).map(|&r| (r, against[0]));
     let tied = runner_up.is_some_and(|(_, t)| t.is_some_and(|t| !t.significant()));
-    text += &margin(runner_up.map(|(r, t)| (r.case.id.as_str(), t, side(r).mean() / side(best).mean())), &against);
+    let runner_up_margin = runner_up.map(|(r, t)| (r.case.id.as_str(), t, side(r).mean() / side(best).mean()));
+    text += &margin(runner_up_margin, &against, "fewer than two runs");
     let naive = naive(measured, best, goal.metric);
     let naive_test = naive.filter(|&n| !std::ptr::eq(n, best)).and_then(|n| test(side(n), side(best)));
     match (naive, naive_test) {
@@ -110,7 +114,7 @@ fn throughput(measured: &Measured, goal: &Goal) -> Option<Recommendation> {
 /// "; tied with X (p = 0.40) and 2 more within noise", "; 1.08x (…) faster than the
 /// runner-up X", or, without a test, the ratio of the means and why it is untested.
 /// `runner_up` is (id, its test against the best, its mean over the best's).
-fn margin(runner_up: Option<(&str, Option<Test>, f64)>, against: &[Option<Test>]) -> String {
+fn margin(runner_up: Option<(&str, Option<Test>, f64)>, against: &[Option<Test>], untested: &str) -> String {
     let Some((id, test, ratio)) = runner_up else { return "; the only candidate measured".to_string() };
     match test {
         Some(t) if !t.significant() => {
@@ -119,7 +123,7 @@ fn margin(runner_up: Option<(&str, Option<Test>, f64)>, against: &[Option<Test>]
             format!("; tied with {id} ({}){more}", p_value(t.factor.p))
         }
         Some(t) => format!("; {} faster than the runner-up, {id}", tested(&t)),
-        None => format!("; {} the runner-up, {id}, untested (fewer than two runs)", factor(1.0 / ratio)),
+        None => format!("; {} the runner-up, {id}, untested ({untested})", factor(1.0 / ratio)),
     }
 }
 
@@ -173,8 +177,8 @@ fn commits(result: &ResultFile) -> Option<Recommendation> {
     let side = |case| Side::new(case, Metric::Durable);
     let runner_up = ranked.get(1).map(|&r| (r, test(side(r), side(best))));
     let against: Vec<Option<Test>> = ranked[1..].iter().map(|&c| test(side(c), side(best))).collect();
-    text += &margin(runner_up.map(|(r, t)| (r.case.id.as_str(), t, rate(r) / rate(best))), &against)
-        .replace("fewer than two runs", "one timed loop each");
+    text +=
+        &margin(runner_up.map(|(r, t)| (r.case.id.as_str(), t, rate(r) / rate(best))), &against, "one timed loop each");
     Some(Recommendation {
         goal: "small-durable-commits".to_string(),
         text,

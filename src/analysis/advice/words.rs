@@ -66,9 +66,15 @@ pub fn factor(value: f64) -> String {
     }
 }
 
-/// `p = 0.04`, `p = 0.40`, `p < 0.001`.
+/// `p = 0.04`, `p = 0.40`, `p = 0.004`, `p < 0.001`.
 pub fn p_value(p: f64) -> String {
-    if p < 0.001 { "p < 0.001".to_string() } else { format!("p = {p:.2}").replace("p = 0.00", "p = 0.001") }
+    if p < 0.001 {
+        "p < 0.001".to_string()
+    } else if p < 0.01 {
+        format!("p = {p:.3}")
+    } else {
+        format!("p = {p:.2}")
+    }
 }
 
 /// "1.8x (1.6–2.0x, p = 0.002)": the oriented factor of a test, its interval and p.
@@ -225,8 +231,8 @@ mod tests {
         assert_eq!(micros(25e6), "25.0 ms");
         assert_eq!((factor(1.046), factor(3.21), factor(12.4)), ("1.05x".into(), "3.2x".into(), "12x".into()));
         assert_eq!(
-            (p_value(0.4), p_value(0.0004), p_value(0.0012)),
-            ("p = 0.40".into(), "p < 0.001".into(), "p = 0.001".into())
+            (p_value(0.4), p_value(0.0004), p_value(0.0042)),
+            ("p = 0.40".into(), "p < 0.001".into(), "p = 0.004".into())
         );
     }
 
