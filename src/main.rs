@@ -9,6 +9,7 @@ use clap::error::ErrorKind;
 use indicatif::{ProgressBar, ProgressDrawTarget, ProgressStyle};
 use serde_json::json;
 
+use writebench::analysis::advice;
 use writebench::cli::{Cli, Command, LatencyArgs, RunArgs, UsageError, plain};
 use writebench::context;
 use writebench::export::{self, write_atomically};
@@ -79,7 +80,7 @@ fn latency(args: &LatencyArgs) -> Result<ExitCode, UsageError> {
     drop(scratch);
     signals::forget_scratch();
     let any_ok = results.iter().any(|r| r.status == Status::Ok);
-    let result = ResultFile {
+    let mut result = ResultFile {
         schema: SCHEMA.to_string(),
         tool: Tool::this(),
         host: context::host(),
@@ -96,8 +97,11 @@ fn latency(args: &LatencyArgs) -> Result<ExitCode, UsageError> {
         answer: Vec::new(),
         complete: true,
     };
+    draw_conclusions(&mut result);
     let mut stdout = std::io::stdout().lock();
-    let _ = writebench::export::latency::render(&result, &mut stdout).and_then(|()| stdout.flush());
+    let _ = writebench::export::latency::render(&result, &mut stdout)
+        .and_then(|()| export::answer::render(&result, &mut stdout))
+        .and_then(|()| stdout.flush());
     let exported = export_files(&result, args.export_json.as_deref(), args.export_csv.as_deref());
     Ok(if any_ok && exported { ExitCode::SUCCESS } else { ExitCode::from(1) })
 }
@@ -193,7 +197,7 @@ fn run(args: &RunArgs) -> Result<ExitCode, UsageError> {
     signals::forget_scratch();
 
     // Built once the cases are done, so that peak_rss_bytes covers the whole run.
-    let result = ResultFile {
+    let mut result = ResultFile {
         schema: SCHEMA.to_string(),
         tool: Tool::this(),
         host: context::host(),
@@ -204,12 +208,21 @@ fn run(args: &RunArgs) -> Result<ExitCode, UsageError> {
         answer: Vec::new(),
         complete: true,
     };
+    draw_conclusions(&mut result);
     let any_ok = result.cases.iter().any(|r| r.status == Status::Ok);
 
     let mut stdout = std::io::stdout().lock();
-    let _ = export::table::render(&result, &mut stdout).and_then(|()| stdout.flush());
+    let table = if args.quiet { Ok(()) } else { export::table::render(&result, &mut stdout) };
+    let _ = table.and_then(|()| export::answer::render(&result, &mut stdout)).and_then(|()| stdout.flush());
     let exported = export_files(&result, args.export_json.as_deref(), args.export_csv.as_deref());
     Ok(if any_ok && exported { ExitCode::SUCCESS } else { ExitCode::from(1) })
+}
+
+/// Fills the observations and the answer, from the cases alone. No calibration exists
+/// yet, so there is no memory-copy ceiling to hold the figures against.
+fn draw_conclusions(result: &mut ResultFile) {
+    result.observations = advice::observations(result, None);
+    result.answer = advice::recommendations(result);
 }
 
 /// Writes the JSON and CSV files asked for, each atomically; false if one failed (said on stderr).

@@ -218,7 +218,8 @@ pub fn ci_relative(runs: &[Run], syncs: bool) -> Option<f64> {
 pub struct Observation {
     /// What kind of observation: `knee`, `threads`, `file-per-thread`, `state`,
     /// `durability-cost`, `durability-mode`, `direct`, `io_uring`, `mmap`, `latency`,
-    /// `runtime`, `suspicious-ceiling`, `cpu-bound`, `ci-missed`.
+    /// `suspicious-ceiling`, `ci-missed`, `first-run-outlier`; later `runtime` and
+    /// `cpu-bound`.
     pub kind: String,
     /// One line a programmer can read, with its numbers.
     pub text: String,
@@ -234,7 +235,9 @@ pub struct Observation {
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct Figure {
     pub case: String,
-    /// `throughput` or `durable` (bytes/s), `commits_per_second`, `p99_ns`.
+    /// `throughput` or `durable` (bytes/s); for a latency case, `ops_per_second`,
+    /// `commits_per_second` (durable writes, or groups of N under every:N) or `p99_ns`,
+    /// the one timed loop's value standing for both the median and the mean.
     pub metric: String,
     pub median: f64,
     pub mean: f64,

@@ -1,5 +1,6 @@
-//! Statistics over the runs of a case. Pure functions: no I/O.
+//! Statistics over the runs of a case, and what they show (advice). Pure functions: no I/O.
 
+pub mod advice;
 pub mod outliers;
 pub mod significance;
 pub mod stats;

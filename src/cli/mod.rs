@@ -276,6 +276,10 @@ pub struct RunArgs {
     #[arg(long, value_name = "FILE")]
     pub export_csv: Option<PathBuf>,
 
+    /// Print only the Answer (recommendations and key observations), not the table.
+    #[arg(long)]
+    pub quiet: bool,
+
     /// After each run's timed span, read the files back and compare them with the data
     /// written; a difference fails the case with its offset [quick: on].
     #[arg(long, conflicts_with = "no_verify")]

@@ -3,14 +3,8 @@
 
 use std::io::{self, Write};
 
-use crate::plan::Case;
+pub use crate::plan::latency::is_latency_case;
 use crate::result::{CaseResult, ResultFile, Status};
-
-/// Whether a case of a result is a latency case (they share the result file with the
-/// throughput cases of `run`'s quick suite).
-pub fn is_latency_case(case: &Case) -> bool {
-    case.id.starts_with("latency ")
-}
 
 /// The table: one line per case, in µs as seed 002 prints them.
 pub fn render(result: &ResultFile, out: &mut dyn Write) -> io::Result<()> {

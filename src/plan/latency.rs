@@ -57,6 +57,12 @@ impl Plan {
     }
 }
 
+/// Whether a case of a result is a latency case (they share the result file with the
+/// throughput cases of `run`'s quick suite): [`case_of`] names them so.
+pub fn is_latency_case(case: &Case) -> bool {
+    case.id.starts_with("latency ")
+}
+
 /// The case of one pattern and mode, for the result file.
 pub fn case_of(plan: &Plan, pattern: Pattern, durability: Durability) -> Case {
     let (method, state) = match pattern {

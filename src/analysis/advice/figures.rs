@@ -1,0 +1,275 @@
+//! The numbers every observation rests on: which cases take part, their run times under
+//! a metric, their figures, the test between two of them, and the twin of a case (the
+//! same case with one dimension changed). No words here: `words` turns these into text.
+
+use std::collections::BTreeMap;
+
+use crate::analysis::significance::{self, ALPHA, Factor, holm};
+use crate::analysis::stats::Summary;
+use crate::measure::methods;
+use crate::plan::latency::is_latency_case;
+use crate::plan::{Durability, FileState};
+use crate::result::{CaseResult, Comparison, Figure, Observation, ResultFile, Status};
+
+/// An observation and how much it matters, for ordering (see the module doc of `advice`).
+#[derive(Debug, Clone)]
+pub struct Finding {
+    pub observation: Observation,
+    /// The natural log of the effect (a factor of 2 scores ln 2); 0 for a "no gain".
+    pub score: f64,
+}
+
+impl Finding {
+    pub fn new(kind: &str, text: String, figures: Vec<Figure>, comparison: Option<Comparison>, score: f64) -> Self {
+        Finding { observation: Observation { kind: kind.to_string(), text, figures, comparison }, score }
+    }
+}
+
+/// Which time a figure divides the bytes by.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Metric {
+    /// The write time (DESIGN §2.2): `runs[i].write_seconds`, figure `stats`.
+    Buffered,
+    /// Write and sync: `runs[i].durable_seconds()`, figure `durable_stats`.
+    Durable,
+}
+
+impl Metric {
+    /// The name `Figure::metric` carries.
+    pub fn name(self) -> &'static str {
+        match self {
+            Metric::Buffered => "throughput",
+            Metric::Durable => "durable",
+        }
+    }
+
+    pub fn summary(self, case: &CaseResult) -> Option<Summary> {
+        match self {
+            Metric::Buffered => case.stats,
+            Metric::Durable => case.durable_stats,
+        }
+    }
+
+    /// The run times behind the figure; None where there is no figure, so that a case
+    /// that never synced is never tested on a "durable" time that is its write time.
+    pub fn times(self, case: &CaseResult) -> Option<Vec<f64>> {
+        self.summary(case)?;
+        Some(
+            case.runs
+                .iter()
+                .map(|run| match self {
+                    Metric::Buffered => run.write_seconds,
+                    Metric::Durable => run.durable_seconds(),
+                })
+                .collect(),
+        )
+    }
+}
+
+/// One case under one metric.
+#[derive(Debug, Clone, Copy)]
+pub struct Side<'a> {
+    pub case: &'a CaseResult,
+    pub metric: Metric,
+}
+
+impl<'a> Side<'a> {
+    pub fn new(case: &'a CaseResult, metric: Metric) -> Side<'a> {
+        Side { case, metric }
+    }
+
+    pub fn id(&self) -> &'a str {
+        &self.case.case.id
+    }
+
+    /// The median throughput in bytes/s (0 where there is no figure: never shown, as
+    /// sides are only made of cases that have the figure).
+    pub fn median(&self) -> f64 {
+        self.metric.summary(self.case).map_or(0.0, |s| s.median)
+    }
+
+    pub fn mean(&self) -> f64 {
+        self.metric.summary(self.case).map_or(0.0, |s| s.mean)
+    }
+
+    pub fn figure(&self) -> Option<Figure> {
+        let summary = self.metric.summary(self.case)?;
+        Some(Figure {
+            case: self.id().to_string(),
+            metric: self.metric.name().to_string(),
+            median: summary.median,
+            mean: summary.mean,
+            ci95_low: summary.ci95_low,
+            ci95_high: summary.ci95_high,
+        })
+    }
+}
+
+/// Welch's test of `to` against `from`, with the factor `to` is faster by.
+#[derive(Debug, Clone, Copy)]
+pub struct Test<'a> {
+    pub from: Side<'a>,
+    pub to: Side<'a>,
+    /// mean time of `from` / mean time of `to`: above 1 where `to` is faster.
+    pub factor: Factor,
+}
+
+/// None where either side has fewer than two runs, or the two wrote different byte
+/// counts (a ratio of times is a ratio of rates only for the same bytes).
+pub fn test<'a>(from: Side<'a>, to: Side<'a>) -> Option<Test<'a>> {
+    if from.case.case.bytes != to.case.case.bytes {
+        return None;
+    }
+    let factor = significance::factor(&from.metric.times(from.case)?, &to.metric.times(to.case)?)?;
+    Some(Test { from, to, factor })
+}
+
+impl<'a> Test<'a> {
+    /// Whether `to` is the faster side.
+    pub fn gain(&self) -> bool {
+        self.factor.factor > 1.0
+    }
+
+    /// The faster side against the slower one: the factor, at least 1, and its interval.
+    pub fn oriented(&self) -> (f64, f64, f64) {
+        let f = self.factor;
+        if self.gain() { (f.factor, f.low, f.high) } else { (1.0 / f.factor, 1.0 / f.high, 1.0 / f.low) }
+    }
+
+    /// ln of the oriented factor: how large the effect is, whichever way it goes.
+    pub fn score(&self) -> f64 {
+        self.oriented().0.ln()
+    }
+
+    pub fn significant(&self) -> bool {
+        self.factor.significant()
+    }
+
+    /// As stored: the faster case as `better`. Where both sides are one case (buffered
+    /// against durable), both names are its id and the figures tell the metrics apart.
+    pub fn comparison(&self, significant: bool) -> Comparison {
+        let (better, baseline) = if self.gain() { (self.to, self.from) } else { (self.from, self.to) };
+        let (factor, low, high) = self.oriented();
+        Comparison {
+            better: better.id().to_string(),
+            baseline: baseline.id().to_string(),
+            factor,
+            low,
+            high,
+            p_value: self.factor.p,
+            significant,
+        }
+    }
+
+    /// The figures of both sides (one where both are the same figure).
+    pub fn figures(&self) -> Vec<Figure> {
+        [self.from.figure(), self.to.figure()].into_iter().flatten().collect()
+    }
+}
+
+/// Holm's step-down over a family of tests: which are significant at [`ALPHA`] once
+/// the family's size is accounted for.
+pub fn holm_significant(tests: &[Test]) -> Vec<bool> {
+    let p: Vec<f64> = tests.iter().map(|t| t.factor.p).collect();
+    holm(&p).into_iter().map(|adjusted| adjusted < ALPHA).collect()
+}
+
+/// Everything that names a throughput case but its id: two cases with equal dimensions
+/// but one are twins in that dimension.
+#[derive(Debug, Clone, PartialEq, Eq, PartialOrd, Ord)]
+pub struct Dims {
+    pub runtime: String,
+    pub method: String,
+    pub state: FileState,
+    pub chunk: u64,
+    pub iov: u32,
+    pub queue_depth: Option<u32>,
+    pub threads: u32,
+    pub files: u32,
+    pub durability: Durability,
+    pub bytes: u64,
+}
+
+impl Dims {
+    pub fn of(case: &CaseResult) -> Dims {
+        let c = &case.case;
+        Dims {
+            runtime: c.runtime.clone(),
+            method: c.method.clone(),
+            state: c.state,
+            chunk: c.chunk_bytes,
+            iov: c.iov,
+            queue_depth: c.queue_depth,
+            threads: c.threads,
+            files: c.files,
+            durability: c.durability,
+            bytes: c.bytes,
+        }
+    }
+}
+
+/// The throughput cases of a result that have figures: `ok`, with statistics, neither
+/// a latency case (one timed loop, its own observations) nor a file creation (it writes
+/// no data, so its rate is no write strategy's).
+pub struct Measured<'a> {
+    pub cases: Vec<&'a CaseResult>,
+    by_dims: BTreeMap<Dims, &'a CaseResult>,
+}
+
+impl<'a> Measured<'a> {
+    pub fn of(result: &'a ResultFile) -> Measured<'a> {
+        let cases: Vec<&CaseResult> = result
+            .cases
+            .iter()
+            .filter(|c| c.status == Status::Ok && c.stats.is_some() && !is_latency_case(&c.case))
+            .filter(|c| methods::by_name(&c.case.method).is_none_or(|m| m.creation().is_none()))
+            .collect();
+        let by_dims = cases.iter().map(|&c| (Dims::of(c), c)).collect();
+        Measured { cases, by_dims }
+    }
+
+    /// The case with `case`'s dimensions changed by `change`, if it was measured.
+    pub fn twin(&self, case: &CaseResult, change: impl FnOnce(&mut Dims)) -> Option<&'a CaseResult> {
+        let mut dims = Dims::of(case);
+        change(&mut dims);
+        self.by_dims.get(&dims).copied()
+    }
+}
+
+/// Whether a method is one of the mmap variants, or io_uring's.
+pub fn family(method: &str) -> Option<methods::Family> {
+    methods::by_name(method).map(|m| m.family())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::analysis::advice::testkit::{Build, case, sized};
+
+    #[test]
+    fn a_case_that_never_synced_has_no_durable_times_to_test() {
+        let result = Build::new().add(case("pwrite empty 1MiB t1 none"), &[1.0, 1.1, 0.9]).done();
+        let none = &result.cases[0];
+        assert!(Metric::Buffered.times(none).is_some());
+        assert_eq!(Metric::Durable.times(none), None);
+        assert!(Side::new(none, Metric::Durable).figure().is_none());
+    }
+
+    #[test]
+    fn tests_orient_to_the_faster_side_and_refuse_different_sizes() {
+        let result = Build::new()
+            .add(case("write empty 4KiB t1 none"), &[2.0, 2.1, 1.9])
+            .add(case("write empty 1MiB t1 none"), &[1.0, 1.05, 0.95])
+            .add(sized(case("write empty 1MiB t1 none"), 1 << 20), &[1.0, 1.05, 0.95])
+            .done();
+        let [slow, fast, small] = [&result.cases[0], &result.cases[1], &result.cases[2]];
+        let up = test(Side::new(slow, Metric::Buffered), Side::new(fast, Metric::Buffered)).unwrap();
+        let down = test(Side::new(fast, Metric::Buffered), Side::new(slow, Metric::Buffered)).unwrap();
+        assert!(up.gain() && !down.gain());
+        assert_eq!(up.comparison(true), down.comparison(true), "the same statement either way");
+        let stored = up.comparison(true);
+        assert_eq!((stored.better.as_str(), stored.baseline.as_str()), (fast.case.id.as_str(), slow.case.id.as_str()));
+        assert!((stored.factor - 2.0).abs() < 1e-9 && stored.low < 2.0 && stored.high > 2.0);
+        assert!(test(Side::new(slow, Metric::Buffered), Side::new(small, Metric::Buffered)).is_none());
+    }
+}

@@ -1,0 +1,101 @@
+//! Small writes, one at a time (`writebench latency`, and the quick suite's latency
+//! section): what each durability mode does to the rate and the tail. A latency case is
+//! one timed loop, so there is no spread between runs to test a difference against:
+//! these lines state each mode's figures side by side and claim no difference.
+
+use std::collections::BTreeMap;
+
+use super::figures::Finding;
+use super::words::{micros, per_second};
+use crate::plan::latency::is_latency_case;
+use crate::result::{CaseResult, Figure, ResultFile, Status};
+
+/// The latency cases of a result that have their figures.
+pub fn cases(result: &ResultFile) -> Vec<&CaseResult> {
+    result
+        .cases
+        .iter()
+        .filter(|c| is_latency_case(&c.case) && c.status == Status::Ok)
+        .filter(|c| c.ops_per_second.is_some() && p99_ns(c).is_some())
+        .collect()
+}
+
+/// The case's 99th percentile per operation, in nanoseconds.
+pub fn p99_ns(case: &CaseResult) -> Option<f64> {
+    case.latency_ns.as_ref()?.get("p99")?.as_f64()
+}
+
+/// "pwrite of 8 B at offset 0" or "write of 8 B appended", from the case's pattern.
+pub fn pattern(case: &CaseResult) -> String {
+    let bytes = case.case.chunk_bytes;
+    match case.case.id.split(' ').nth(1) {
+        Some("overwrite0") => format!("pwrite of {bytes} B at offset 0"),
+        Some("append") => format!("write of {bytes} B appended"),
+        _ => format!("{} of {bytes} B", case.case.method),
+    }
+}
+
+/// A figure of one latency loop: its one value stands for the median and the mean.
+pub fn figure(case: &CaseResult, metric: &str, value: f64) -> Figure {
+    Figure {
+        case: case.case.id.clone(),
+        metric: metric.to_string(),
+        median: value,
+        mean: value,
+        ci95_low: None,
+        ci95_high: None,
+    }
+}
+
+/// One line per pattern (and size): every mode's operations per second and p99.
+/// Ordered among the observations by the ratio of the fastest to the slowest mode,
+/// which is no claim of significance (there is no test with one loop each).
+pub fn per_pattern(result: &ResultFile) -> Vec<Finding> {
+    let mut groups: BTreeMap<String, Vec<&CaseResult>> = BTreeMap::new();
+    for case in cases(result) {
+        groups.entry(pattern(case)).or_default().push(case);
+    }
+    let mut findings = Vec::new();
+    for (pattern, group) in groups {
+        let mut parts = Vec::new();
+        let mut figures = Vec::new();
+        for case in &group {
+            let (ops, p99) = (case.ops_per_second.unwrap_or(0.0), p99_ns(case).unwrap_or(0.0));
+            parts.push(format!("{} {} ({})", case.case.durability, per_second(ops), micros(p99)));
+            figures.push(figure(case, "ops_per_second", ops));
+            figures.push(figure(case, "p99_ns", p99));
+        }
+        let rates: Vec<f64> = group.iter().filter_map(|c| c.ops_per_second).collect();
+        let (fastest, slowest) = rates.iter().fold((0.0_f64, f64::INFINITY), |(hi, lo), &r| (hi.max(r), lo.min(r)));
+        let text = format!("{pattern}, writes/s (p99): {}", parts.join(", "));
+        let score = if slowest > 0.0 { (fastest / slowest).ln() } else { 0.0 };
+        findings.push(Finding::new("latency", text, figures, None, score));
+    }
+    findings
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::analysis::advice::testkit::{Build, latency_case};
+
+    #[test]
+    fn each_pattern_lists_every_mode_with_its_rate_and_tail() {
+        let result = Build::new()
+            .latency(latency_case("overwrite0", "none"), 1_200_000.0, 1_100)
+            .latency(latency_case("overwrite0", "odsync"), 4_100.0, 410_000)
+            .latency(latency_case("append", "every-fdatasync:1"), 3_900.0, 520_000)
+            .done();
+        let findings = per_pattern(&result);
+        let texts: Vec<&str> = findings.iter().map(|f| f.observation.text.as_str()).collect();
+        assert_eq!(
+            texts,
+            [
+                "pwrite of 8 B at offset 0, writes/s (p99): none 1.20 M (1.10 µs), odsync 4100 (410 µs)",
+                "write of 8 B appended, writes/s (p99): every-fdatasync:1 3900 (520 µs)",
+            ]
+        );
+        assert_eq!(findings[0].observation.figures.len(), 4);
+        assert!(findings[0].observation.comparison.is_none(), "one loop each: nothing is tested");
+    }
+}

@@ -1,0 +1,138 @@
+//! What a result shows, in sentences with their numbers: the observations, and the
+//! recommended strategy for each goal. Pure functions of a [`ResultFile`]: no I/O.
+//!
+//! The rules every line follows:
+//! - **Significance on run times.** Whether two cases differ is decided by Welch's
+//!   t-test on their run times (`write_seconds` for buffered figures, write + sync for
+//!   durable ones), two-sided, at p < 0.05 (`significance::factor`), never by eye nor
+//!   by overlapping intervals. The factor stated is the ratio of the mean times, with
+//!   its 95 % interval. Where one line sums up a family of tests (a file state against
+//!   an empty file over every matched case, a durability mode, O_DIRECT, io_uring,
+//!   mmap), the family's p-values are corrected with Holm's method first, so that a
+//!   family of twenty cases does not yield its one expected false "significant".
+//! - **Silence where there is no difference**, with two exceptions that are said on
+//!   purpose: a thread count that brings no significant gain over one thread ("no
+//!   gain": adding threads is what users do expecting speed), and a recommendation
+//!   whose runner-up is within noise ("tied with X (p = 0.4)").
+//! - **Figures as measured.** Numbers shown are medians from `stats` (buffered) or
+//!   `durable_stats` (durable); a case without `durable_stats` never synced and has no
+//!   durable figure, never one equal to its buffered figure. Only `ok` cases count.
+//!   Latency cases are one timed loop: their lines state each mode's figures and
+//!   compare nothing, and a margin between them is said to be untested.
+//! - **Order.** Figures to doubt come first (above the memory-copy ceiling, a missed CI
+//!   target, an outlying first run), then the effects: the strongest of each kind, the
+//!   kinds by the size of that effect (the ln of its factor), then the second of each
+//!   kind, and so on, so that the first eight lines the terminal shows cover eight
+//!   different questions rather than eight chunk sizes of one.
+//!
+//! Not observed yet, for want of numbers: runtimes against native (no runtime but
+//! native runs) and CPU-bound cases (no CPU share is derived yet); see `suspicious`.
+
+mod durability;
+mod effects;
+mod figures;
+mod latency;
+mod recommend;
+mod shape;
+mod suspicious;
+mod words;
+
+#[cfg(test)]
+pub(crate) mod testkit;
+
+use std::collections::HashMap;
+
+use crate::result::{Observation, Recommendation, ResultFile};
+use figures::{Finding, Measured};
+
+/// Kinds that say a figure may be wrong: before any effect, in this order.
+const DOUBTS: [&str; 3] = ["suspicious-ceiling", "ci-missed", "first-run-outlier"];
+
+/// Everything the result supports, most important first (see the module doc).
+/// `ceiling` is the memory-copy rate in bytes/s, when calibration measured it.
+pub fn observations(result: &ResultFile, ceiling: Option<f64>) -> Vec<Observation> {
+    let measured = Measured::of(result);
+    let mut findings = Vec::new();
+    findings.extend(suspicious::above_ceiling(&measured, ceiling));
+    findings.extend(suspicious::ci_missed(&measured));
+    findings.extend(suspicious::first_run_outliers(&measured));
+    findings.extend(shape::knees(&measured));
+    findings.extend(shape::threads(&measured));
+    findings.extend(effects::states(&measured));
+    findings.extend(durability::costs(&measured));
+    findings.extend(durability::modes(&measured));
+    findings.extend(effects::direct(&measured));
+    findings.extend(effects::io_uring(&measured));
+    findings.extend(effects::mmap(&measured));
+    findings.extend(latency::per_pattern(result));
+    order(findings)
+}
+
+/// The best strategy for each goal the result can answer.
+pub fn recommendations(result: &ResultFile) -> Vec<Recommendation> {
+    recommend::recommendations(result)
+}
+
+fn order(mut findings: Vec<Finding>) -> Vec<Observation> {
+    findings.sort_by(|a, b| b.score.total_cmp(&a.score));
+    let mut seen: HashMap<String, usize> = HashMap::new();
+    let mut keyed: Vec<(usize, usize, Finding)> = findings
+        .into_iter()
+        .map(|finding| {
+            let kind = finding.observation.kind.clone();
+            let doubt = DOUBTS.iter().position(|d| *d == kind).unwrap_or(DOUBTS.len());
+            let rank = seen.entry(kind).or_default();
+            *rank += 1;
+            (doubt, *rank, finding)
+        })
+        .collect();
+    // Stable: within a round, the larger effect first, as sorted above.
+    keyed.sort_by_key(|(doubt, rank, _)| (*doubt, *rank));
+    keyed.into_iter().map(|(_, _, finding)| finding.observation).collect()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use testkit::{Build, around, case};
+
+    fn kinds(observations: &[Observation]) -> Vec<&str> {
+        observations.iter().map(|o| o.kind.as_str()).collect()
+    }
+
+    #[test]
+    fn doubts_first_then_the_strongest_of_each_kind() {
+        let result = Build::new()
+            // Knees: write 4.0x (the strongest effect of all), pwrite 2.0x.
+            .add(case("write empty 4KiB t1 none"), &around(4.0))
+            .add(case("write empty 1MiB t1 none"), &around(1.0))
+            .add(case("pwrite empty 4KiB t1 none"), &around(2.0))
+            .add(case("pwrite empty 1MiB t1 none"), &around(1.0))
+            // State: 1.5x.
+            .add(case("pwrite prealloc 1MiB t1 none"), &around(1.0 / 1.5))
+            // Threads: 1.2x, and a case that missed its CI target.
+            .add(case("pwrite empty 1MiB t2 none"), &around(1.0 / 1.2))
+            .missed_ci(5.0, 6.0)
+            .done();
+        let observations = observations(&result, Some(1e9));
+        assert_eq!(
+            kinds(&observations),
+            ["suspicious-ceiling", "ci-missed", "knee", "state", "threads", "knee"],
+            "{observations:#?}"
+        );
+        assert!(observations[2].text.starts_with("write empty t1 none"), "{}", observations[2].text);
+        assert!(observations.iter().all(|o| !o.text.is_empty()));
+        assert!(observations.iter().filter(|o| o.kind != "latency").all(|o| !o.figures.is_empty()));
+    }
+
+    #[test]
+    fn failed_cases_and_a_result_without_runs_say_nothing() {
+        let result =
+            Build::new().failed(case("write empty 4KiB t1 none")).add(case("write empty 1MiB t1 none"), &[1.0]).done();
+        assert!(observations(&result, None).is_empty());
+        let answer = recommendations(&result);
+        // One run: a figure, so a recommendation, but no test against anything.
+        assert_eq!(answer.len(), 1);
+        assert!(answer[0].text.ends_with("; the only candidate measured"), "{}", answer[0].text);
+    }
+}

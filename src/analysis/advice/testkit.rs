@@ -1,0 +1,130 @@
+//! Hand-made results for the advice's unit tests: cases named by their ids, runs given
+//! as times, so that each test states the numbers its observation must come from.
+
+use serde_json::json;
+
+use crate::context::{Host, TargetInfo};
+use crate::measure::methods;
+use crate::plan::units::{format_size_compact, parse_size};
+use crate::plan::{Case, FileState, Layout};
+use crate::result::{CaseResult, ResultFile, Run, SCHEMA, Status, TargetCi, Tool};
+
+/// Bytes every case writes unless [`sized`] says otherwise.
+pub const BYTES: u64 = 1 << 30;
+
+/// The case whose id is `id` (`pwritev prealloc 4KiB x128 qd32 t2 f2 end`), of
+/// [`BYTES`]; panics if the id is not the one the plan would give it.
+pub fn case(id: &str) -> Case {
+    let tokens: Vec<&str> = id.split(' ').collect();
+    let method = methods::by_name(tokens[0]).unwrap_or_else(|| panic!("method in {id}"));
+    let state: FileState = tokens[1].parse().unwrap();
+    let chunk = parse_size(tokens[2]).unwrap();
+    let number = |prefix: &str| {
+        tokens[3..tokens.len() - 1].iter().find_map(|t| t.strip_prefix(prefix).and_then(|n| n.parse::<u32>().ok()))
+    };
+    let durability = tokens[tokens.len() - 1].parse().unwrap();
+    let threads = number("t").unwrap_or(1);
+    let files = number("f").unwrap_or(1);
+    let layout = if files > 1 { Layout::FilePerThread } else { Layout::OneFile };
+    let mut built =
+        Case::new(method, state, chunk, number("x").unwrap_or(1), durability, BYTES).with_threads(threads, layout);
+    if let Some(depth) = number("qd") {
+        built = built.with_queue_depth(depth);
+    }
+    assert_eq!(built.id, id, "the id the plan gives");
+    built
+}
+
+/// The same case writing `bytes` per run, its size in its id as the seed suite does.
+pub fn sized(mut case: Case, bytes: u64) -> Case {
+    case.bytes = bytes;
+    case.id = format!("{} {}", case.id, format_size_compact(bytes));
+    case
+}
+
+/// The latency case of `pattern` and mode `durability`, as `plan::latency` makes it.
+pub fn latency_case(pattern: &str, durability: &str) -> Case {
+    let plan =
+        crate::plan::latency::Plan { count: 1000, bytes: 8, warmup: 0, patterns: vec![], durability: vec![], seed: 1 };
+    crate::plan::latency::case_of(&plan, pattern.parse().unwrap(), durability.parse().unwrap())
+}
+
+/// Runs around `mean` seconds, ±1 %, five of them: the same spread everywhere.
+pub fn around(mean: f64) -> Vec<f64> {
+    [1.0, 1.01, 0.99, 1.005, 0.995].iter().map(|f| f * mean).collect()
+}
+
+pub struct Build {
+    result: ResultFile,
+}
+
+impl Build {
+    pub fn new() -> Build {
+        Build {
+            result: ResultFile {
+                schema: SCHEMA.to_string(),
+                tool: Tool::this(),
+                host: Host { kernel: "Linux".into(), cpu_model: "cpu".into(), cpus: 2, memory_bytes: 1 << 33 },
+                target: TargetInfo {
+                    path: "/mnt".into(),
+                    fs_type: "ext4".into(),
+                    device: "/dev/loop0".into(),
+                    mount_point: "/mnt".into(),
+                    mount_options: "rw".into(),
+                    dio_mem_align: Some(512),
+                    dio_offset_align: Some(512),
+                    dio_align_source: None,
+                },
+                options: json!({}),
+                cases: Vec::new(),
+                observations: Vec::new(),
+                answer: Vec::new(),
+                complete: true,
+            },
+        }
+    }
+
+    /// A measured case with these write times and no sync time.
+    pub fn add(self, case: Case, write_seconds: &[f64]) -> Build {
+        self.synced(case, write_seconds, &vec![0.0; write_seconds.len()])
+    }
+
+    /// A measured case with these write and sync times, run by run.
+    pub fn synced(mut self, case: Case, write_seconds: &[f64], sync_seconds: &[f64]) -> Build {
+        let runs = write_seconds
+            .iter()
+            .zip(sync_seconds)
+            .map(|(&write_seconds, &sync_seconds)| Run { write_seconds, sync_seconds, ..Run::default() })
+            .collect();
+        self.result.cases.push(CaseResult::measured(case, runs));
+        self
+    }
+
+    /// A latency case: one timed loop of 1000 operations at `ops_per_second`.
+    pub fn latency(mut self, case: Case, ops_per_second: f64, p99_ns: u64) -> Build {
+        let seconds = 1000.0 / ops_per_second;
+        let mut result = CaseResult::measured(case, vec![Run { write_seconds: seconds, ..Run::default() }]);
+        result.latency_ns = Some(json!({"count": 1000, "mean": 1e9 / ops_per_second, "p50": p99_ns / 2,
+                                        "p90": p99_ns / 2, "p99": p99_ns, "p999": p99_ns, "max": p99_ns}));
+        result.ops_per_second = Some(ops_per_second);
+        self.result.cases.push(result);
+        self
+    }
+
+    /// A case that failed: no figure.
+    pub fn failed(mut self, case: Case) -> Build {
+        self.result.cases.push(CaseResult::without_result(case, Status::Failed, "write: EIO".into()));
+        self
+    }
+
+    /// The last case missed a CI target of `pct` %, reaching `reached` %.
+    pub fn missed_ci(mut self, pct: f64, reached: f64) -> Build {
+        let last = self.result.cases.last_mut().expect("a case to mark");
+        last.target_ci = Some(TargetCi { pct, met: false, runs: last.runs.len() as u32, reached_pct: Some(reached) });
+        self
+    }
+
+    pub fn done(self) -> ResultFile {
+        self.result
+    }
+}
