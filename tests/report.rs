@@ -98,6 +98,7 @@ fn report_renders_a_saved_quick_run_in_the_layout_of_the_seed_document() {
         assert!(remaining.any(|ours| ours == heading), "{heading} missing or out of order in {ours:?}");
     }
 
+    assert!(markdown.contains("\nNote: tmpfs keeps files in memory: fsync does nothing there"), "{markdown}");
     // One line against the seed's line for the same strategy.
     let seed = std::fs::read_to_string(data("seed003-tmpfs-section.txt")).unwrap();
     let seed_line =

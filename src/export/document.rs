@@ -10,6 +10,17 @@ pub fn title(result: &ResultFile) -> String {
     format!("writebench on {} ({})", one_line(&result.target.path), one_line(&result.target.fs_type))
 }
 
+/// What a reader of a memory filesystem's figures must know (the table says the same).
+pub fn target_note(result: &ResultFile) -> Option<String> {
+    let fs_type = result.target.fs_type.as_str();
+    (fs_type == "tmpfs" || fs_type == "ramfs").then(|| {
+        format!(
+            "{fs_type} keeps files in memory: fsync does nothing there, nothing is durable, and O_DIRECT is \
+             accepted but bypasses no cache."
+        )
+    })
+}
+
 /// The command that made the result, as the user typed it (argv[0] shortened to its
 /// file name, so a build path does not read as part of the command).
 pub fn command_line(result: &ResultFile) -> Option<String> {

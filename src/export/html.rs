@@ -38,10 +38,14 @@ pub fn render(result: &ResultFile, out: &mut dyn Write) -> io::Result<()> {
         out,
         "<p class=\"muted\">{} per run unless a row says otherwise; throughput in GB/s (10<sup>9</sup> bytes per \
          second) over {}. Buffered: the write calls; durable: the write calls and the sync that makes the data \
-         durable.</p>\n</header>",
+         durable.</p>",
         text(&format_size(most_common_size(result))),
         text(&runs_wording(&result.options))
     )?;
+    if let Some(note) = document::target_note(result) {
+        writeln!(out, "<p class=\"note\">Note: {}</p>", text(&note))?;
+    }
+    writeln!(out, "</header>")?;
     answer(result, out)?;
     charts(result, out)?;
     observations(result, out)?;

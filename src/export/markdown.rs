@@ -88,6 +88,9 @@ pub fn render(result: &ResultFile, out: &mut dyn Write) -> io::Result<()> {
          syncs, the durable throughput (the write calls and the sync).",
         escape(&runs_wording(&result.options))
     )?;
+    if let Some(note) = document::target_note(result) {
+        writeln!(out, "\nNote: {note}")?;
+    }
     if let Some(command) = document::command_line(result) {
         let fence = fence_for(&command);
         writeln!(out, "\n{fence}bash\n{command}\n{fence}")?;
