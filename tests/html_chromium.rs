@@ -271,7 +271,21 @@ fn the_checker_sees_requests_and_console_errors() {
          <img src=\"http://127.0.0.1:9/chart.png\"><script>console.error('broken')</script></body></html>",
     )
     .unwrap();
-    let visit = visit(&page);
-    assert!(visit.requests.iter().any(|r| r == "http://127.0.0.1:9/chart.png"), "{:?}", visit.requests);
-    assert!(visit.errors.iter().any(|e| e.contains("broken")), "{:?}", visit.errors);
+    let careless = visit(&page);
+    assert!(careless.requests.iter().any(|r| r == "http://127.0.0.1:9/chart.png"), "{:?}", careless.requests);
+    assert!(careless.errors.iter().any(|e| e.contains("broken")), "{:?}", careless.errors);
+
+    // Under the report's policy the same slip is refused and said as a console error
+    // (DevTools still lists the attempt, blocked, so the main test would see it twice).
+    let policy = "default-src 'none'; style-src 'unsafe-inline'; img-src data:";
+    std::fs::write(
+        &page,
+        format!(
+            "<!DOCTYPE html><html><head><meta http-equiv=\"Content-Security-Policy\" content=\"{policy}\">\
+             <link rel=\"icon\" href=\"data:,\"></head><body><img src=\"http://127.0.0.1:9/chart.png\"></body></html>"
+        ),
+    )
+    .unwrap();
+    let guarded = visit(&page);
+    assert!(guarded.errors.iter().any(|e| e.contains("Content Security Policy")), "{:?}", guarded.errors);
 }
