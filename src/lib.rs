@@ -8,7 +8,8 @@
 //! - `measure`: the runner, the executor, the methods, and everything that touches files;
 //! - `context`: what the result needs to be trusted (host, target);
 //! - `analysis`: statistics over runs;
-//! - `export`: table, JSON, CSV and latency rendering, reading a result and nothing else;
+//! - `export`: table, JSON, CSV, latency, Markdown and HTML (with its charts) rendering,
+//!   reading a result and nothing else;
 //! - `result`: the result file as plain data; `error`: a failed call and its OS text.
 
 pub mod analysis;

@@ -10,6 +10,7 @@ use indicatif::{ProgressBar, ProgressDrawTarget, ProgressStyle};
 use serde_json::json;
 
 use writebench::analysis::advice;
+use writebench::cli::report::ReportArgs;
 use writebench::cli::{Cli, Command, LatencyArgs, RunArgs, UsageError, plain};
 use writebench::context;
 use writebench::export::{self, write_atomically};
@@ -40,6 +41,7 @@ fn main() -> ExitCode {
     let outcome = match cli.command {
         Command::Run(args) => run(&args),
         Command::Latency(args) => latency(&args),
+        Command::Report(args) => report(&args),
         Command::Clean(args) => writebench::measure::clean::clean_command(&args.path, args.yes)
             .map(|all_removed| ExitCode::from(if all_removed { 0 } else { 1 }))
             .map_err(UsageError),
@@ -102,7 +104,10 @@ fn latency(args: &LatencyArgs) -> Result<ExitCode, UsageError> {
     let _ = writebench::export::latency::render(&result, &mut stdout)
         .and_then(|()| export::answer::render(&result, &mut stdout))
         .and_then(|()| stdout.flush());
-    let exported = export_files(&result, args.export_json.as_deref(), args.export_csv.as_deref());
+    let exported = export_files(
+        &result,
+        &[(args.export_json.as_deref(), Format::Json), (args.export_csv.as_deref(), Format::Csv)],
+    );
     Ok(if any_ok && exported { ExitCode::SUCCESS } else { ExitCode::from(1) })
 }
 
@@ -214,8 +219,44 @@ fn run(args: &RunArgs) -> Result<ExitCode, UsageError> {
     let mut stdout = std::io::stdout().lock();
     let table = if args.quiet { Ok(()) } else { export::table::render(&result, &mut stdout) };
     let _ = table.and_then(|()| export::answer::render(&result, &mut stdout)).and_then(|()| stdout.flush());
-    let exported = export_files(&result, args.export_json.as_deref(), args.export_csv.as_deref());
+    let exported = export_files(
+        &result,
+        &[
+            (args.export_json.as_deref(), Format::Json),
+            (args.export_csv.as_deref(), Format::Csv),
+            (args.export_markdown.as_deref(), Format::Markdown),
+            (args.export_html.as_deref(), Format::Html),
+        ],
+    );
     Ok(if any_ok && exported { ExitCode::SUCCESS } else { ExitCode::from(1) })
+}
+
+/// `writebench report`: a saved result rendered again, from the file alone.
+fn report(args: &ReportArgs) -> Result<ExitCode, UsageError> {
+    let mut result = args.load().map_err(UsageError)?;
+    if result.observations.is_empty() && result.answer.is_empty() {
+        // A file from before the advice (schema v1) stored none: drawn from its cases,
+        // as `run` would have.
+        draw_conclusions(&mut result);
+    }
+    let files = [
+        (args.export_markdown.as_deref(), Format::Markdown),
+        (args.export_html.as_deref(), Format::Html),
+        (args.export_json.as_deref(), Format::Json),
+        (args.export_csv.as_deref(), Format::Csv),
+    ];
+    if files.iter().all(|(file, _)| file.is_none()) {
+        let mut stdout = std::io::stdout().lock();
+        let latency_only = result.options.get("command").and_then(|c| c.as_str()) == Some("latency");
+        let printed = if latency_only {
+            export::latency::render(&result, &mut stdout)
+        } else {
+            export::table::render(&result, &mut stdout)
+        };
+        let _ = printed.and_then(|()| export::answer::render(&result, &mut stdout)).and_then(|()| stdout.flush());
+        return Ok(ExitCode::SUCCESS);
+    }
+    Ok(if export_files(&result, &files) { ExitCode::SUCCESS } else { ExitCode::from(1) })
 }
 
 /// Fills the observations and the answer, from the cases alone. No calibration exists
@@ -225,18 +266,28 @@ fn draw_conclusions(result: &mut ResultFile) {
     result.answer = advice::recommendations(result);
 }
 
-/// Writes the JSON and CSV files asked for, each atomically; false if one failed (said on stderr).
-fn export_files(result: &ResultFile, json: Option<&Path>, csv: Option<&Path>) -> bool {
+#[derive(Debug, Clone, Copy)]
+enum Format {
+    Json,
+    Csv,
+    Markdown,
+    Html,
+}
+
+/// Writes the files asked for, each atomically; false if one failed (said on stderr).
+fn export_files(result: &ResultFile, files: &[(Option<&Path>, Format)]) -> bool {
     let mut all_written = true;
-    for (file, render) in [
-        (json, export::json::render as fn(&ResultFile, &mut dyn Write) -> std::io::Result<()>),
-        (csv, export::csv::render),
-    ] {
-        if let Some(file) = file {
-            if let Err(error) = write_atomically(file, |out| render(result, out)) {
-                eprintln!("writebench: could not write {}: {}", file.display(), plain(&error));
-                all_written = false;
-            }
+    for &(file, format) in files {
+        let Some(file) = file else { continue };
+        let render: fn(&ResultFile, &mut dyn Write) -> std::io::Result<()> = match format {
+            Format::Json => export::json::render,
+            Format::Csv => export::csv::render,
+            Format::Markdown => export::markdown::render,
+            Format::Html => export::html::render,
+        };
+        if let Err(error) = write_atomically(file, |out| render(result, out)) {
+            eprintln!("writebench: could not write {}: {}", file.display(), plain(&error));
+            all_written = false;
         }
     }
     all_written

@@ -5,6 +5,8 @@ use std::path::{Path, PathBuf};
 
 use clap::{Args, Parser, Subcommand, ValueEnum};
 
+pub mod report;
+
 pub use crate::error::plain;
 use crate::measure::methods;
 use crate::measure::runner::RunSettings;
@@ -31,6 +33,8 @@ Examples:
   writebench run /dev/shm --export-json r.json --export-csv r.csv
   writebench run /data --methods pwrite,pwritev --chunks 4KiB,1MiB --iov 1,128
   writebench run . --states prealloc --size 1GiB --durability none,end --repeat 10
+  writebench run . --export-json r.json --export-html r.html --export-markdown r.md
+  writebench report r.json                table and answer of a saved result, again
   writebench clean /data                  list and remove what a killed run left behind
 
 Safety: writebench writes only inside its own scratch directory in PATH and removes it
@@ -64,6 +68,10 @@ pub enum Command {
     /// Time small writes one by one (seed 002): percentiles per durability mode.
     #[command(after_help = LATENCY_EXAMPLES)]
     Latency(LatencyArgs),
+    /// Render a saved result again (from --export-json): the table and the answer, or
+    /// Markdown, HTML, JSON and CSV files. Reads the file only; measures nothing.
+    #[command(after_help = report::EXAMPLES)]
+    Report(report::ReportArgs),
 }
 
 #[derive(Debug, Args)]
@@ -154,7 +162,7 @@ impl LatencyArgs {
 
     /// PATH must be an existing directory; export files must be creatable.
     pub fn check_paths(&self) -> Result<(), UsageError> {
-        check_paths(&self.path, &self.export_json, &self.export_csv)
+        check_paths(&self.path, &[("--export-json", &self.export_json), ("--export-csv", &self.export_csv)])
     }
 }
 
@@ -279,6 +287,15 @@ pub struct RunArgs {
     /// Print only the Answer (recommendations and key observations), not the table.
     #[arg(long)]
     pub quiet: bool,
+
+    /// Write a report in Markdown: the sections of rapidgzip's benchmarkIOWrite
+    /// write-ups, observations, the answer and the context.
+    #[arg(long, value_name = "FILE")]
+    pub export_markdown: Option<PathBuf>,
+
+    /// Write a self-contained HTML report with charts (nothing fetched; printable).
+    #[arg(long, value_name = "FILE")]
+    pub export_html: Option<PathBuf>,
 
     /// After each run's timed span, read the files back and compare them with the data
     /// written; a difference fails the case with its offset [quick: on].
@@ -482,18 +499,26 @@ impl RunArgs {
 
     /// PATH must be an existing directory; export files must be creatable.
     pub fn check_paths(&self) -> Result<(), UsageError> {
-        check_paths(&self.path, &self.export_json, &self.export_csv)
+        check_paths(
+            &self.path,
+            &[
+                ("--export-json", &self.export_json),
+                ("--export-csv", &self.export_csv),
+                ("--export-markdown", &self.export_markdown),
+                ("--export-html", &self.export_html),
+            ],
+        )
     }
 }
 
 /// PATH must be an existing, writable directory and the export files creatable: checked
 /// before anything is created, for `run` and `latency` alike.
-fn check_paths(path: &Path, json: &Option<PathBuf>, csv: &Option<PathBuf>) -> Result<(), UsageError> {
+fn check_paths(path: &Path, exports: &[(&str, &Option<PathBuf>)]) -> Result<(), UsageError> {
     check_dir(path)?;
     crate::measure::space::check_writable(path).map_err(UsageError)?;
-    for (option, file) in [("--export-json", json), ("--export-csv", csv)] {
+    for (option, file) in exports {
         if let Some(file) = file {
-            check_export_path(option, file)?;
+            crate::export::check_destination(option, file).map_err(UsageError)?;
         }
     }
     Ok(())
@@ -512,20 +537,6 @@ fn override_with<T: Clone>(field: &mut Vec<T>, value: &Option<Vec<T>>) {
     if let Some(value) = value {
         field.clone_from(value);
     }
-}
-
-fn check_export_path(option: &str, file: &Path) -> Result<(), UsageError> {
-    if file.is_dir() {
-        return Err(UsageError(format!("{option}: {} is a directory", file.display())));
-    }
-    let parent = match file.parent() {
-        Some(parent) if !parent.as_os_str().is_empty() => parent,
-        _ => Path::new("."),
-    };
-    if !parent.is_dir() {
-        return Err(UsageError(format!("{option}: directory {} does not exist", parent.display())));
-    }
-    Ok(())
 }
 
 fn parse_list<T: PartialEq>(
@@ -561,7 +572,7 @@ mod tests {
         argv.extend_from_slice(extra);
         match Cli::try_parse_from(argv).unwrap().command {
             Command::Run(args) => args,
-            Command::Clean(_) | Command::Latency(_) => unreachable!("the argv says run"),
+            Command::Clean(_) | Command::Latency(_) | Command::Report(_) => unreachable!("the argv says run"),
         }
     }
 

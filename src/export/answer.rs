@@ -22,7 +22,7 @@ pub fn render(result: &ResultFile, out: &mut dyn Write) -> io::Result<()> {
         writeln!(out, "No goal answered: no case measured writes a file or commits small writes.")?;
     }
     for recommendation in &result.answer {
-        writeln!(out, "{}:", goal_title(&recommendation.goal))?;
+        writeln!(out, "{}:", crate::export::document::goal_title(&recommendation.goal))?;
         for line in wrap(&recommendation.text, WIDTH - 4) {
             writeln!(out, "    {line}")?;
         }
@@ -41,17 +41,6 @@ pub fn render(result: &ResultFile, out: &mut dyn Write) -> io::Result<()> {
         writeln!(out, "  - {}", observation.text)?;
     }
     Ok(())
-}
-
-/// The question a recommendation answers.
-pub fn goal_title(goal: &str) -> &str {
-    match goal {
-        "fastest" => "One big file, fastest",
-        "durable-at-end" => "One big file, durable at the end",
-        "small-durable-commits" => "Small durable commits",
-        "threads-one-file" => "Many threads producing one file",
-        other => other,
-    }
 }
 
 /// Greedy word wrap; a word longer than `width` gets a line of its own.

@@ -1,13 +1,33 @@
 //! Output, separate from measurement: each exporter renders a [`ResultFile`].
 
 pub mod answer;
+pub mod charts;
 pub mod csv;
+pub mod document;
+pub mod html;
 pub mod json;
 pub mod latency;
+pub mod markdown;
 pub mod table;
 
 use std::io::{self, Write};
 use std::path::Path;
+
+/// Checks, before any work, that `file` can be an export's destination: not a
+/// directory, in a directory that exists. `option` names it in the one-line error.
+pub fn check_destination(option: &str, file: &Path) -> Result<(), String> {
+    if file.is_dir() {
+        return Err(format!("{option}: {} is a directory", file.display()));
+    }
+    let parent = match file.parent() {
+        Some(parent) if !parent.as_os_str().is_empty() => parent,
+        _ => Path::new("."),
+    };
+    if !parent.is_dir() {
+        return Err(format!("{option}: directory {} does not exist", parent.display()));
+    }
+    Ok(())
+}
 
 /// Writes a result file atomically: a temporary file in the same directory, synced,
 /// then renamed over the target, so a reader never sees half a file.

@@ -64,7 +64,7 @@ fn family_of(case: &CaseResult) -> methods::Family {
 }
 
 /// The size most cases write; lines of other sizes name theirs.
-fn most_common_size(result: &ResultFile) -> u64 {
+pub fn most_common_size(result: &ResultFile) -> u64 {
     let mut sizes: Vec<(u64, usize)> = Vec::new();
     for case in &result.cases {
         match sizes.iter_mut().find(|(size, _)| *size == case.case.bytes) {
@@ -106,12 +106,7 @@ fn row(result: &CaseResult, usual_size: u64) -> [String; 4] {
                 // Nothing was made durable, so there is no durable figure to show.
                 None => "durable —".to_string(),
             };
-            let mut notes: Vec<String> = noise_note(result).into_iter().collect();
-            notes.extend(outlier_note(result));
-            if let Some(spread) = thread_spread(result) {
-                notes.push(format!("threads spread {:.0} %", 100.0 * spread));
-            }
-            [label, format!("{} GB/s", format_seed_style(&buffered.scaled(1e-9))), durable, notes.join(", ")]
+            [label, format!("{} GB/s", format_seed_style(&buffered.scaled(1e-9))), durable, notes(result).join(", ")]
         }
         (status, _) => {
             let reason = result.error.clone().unwrap_or_default();
@@ -120,8 +115,19 @@ fn row(result: &CaseResult, usual_size: u64) -> [String; 4] {
     }
 }
 
+/// What a reader should know about a measured case's figure: noisy, outlying runs,
+/// stragglers among its threads. The Markdown and HTML reports say the same.
+pub fn notes(result: &CaseResult) -> Vec<String> {
+    let mut notes: Vec<String> = noise_note(result).into_iter().collect();
+    notes.extend(outlier_note(result));
+    if let Some(spread) = thread_spread(result) {
+        notes.push(format!("threads spread {:.0} %", 100.0 * spread));
+    }
+    notes
+}
+
 /// "5 runs", or with `--target-ci` "5 to 7 runs (...)": read from the options applied.
-fn runs_wording(options: &serde_json::Value) -> String {
+pub fn runs_wording(options: &serde_json::Value) -> String {
     let number = |key: &str| options.get(key).and_then(|v| v.as_u64()).unwrap_or(0);
     match options.get("target_ci").and_then(|v| v.as_f64()) {
         Some(pct) => format!(

@@ -1,0 +1,111 @@
+//! `writebench report RESULT.json`: the arguments, and the checks made before anything
+//! is written. The result file is only read (`ResultFile::load`); nothing is measured.
+
+use std::path::PathBuf;
+
+use clap::Args;
+
+use crate::result::ResultFile;
+
+pub const EXAMPLES: &str = "\
+Examples:
+  writebench report q.json                          the table and the answer again
+  writebench report q.json --export-html q.html     charts, observations, table and context in one page
+  writebench report q.json --export-markdown q.md --export-csv q.csv";
+
+#[derive(Debug, Args)]
+pub struct ReportArgs {
+    /// A result saved by `run` or `latency` with --export-json (schema writebench.v1 or v2).
+    #[arg(value_name = "RESULT.json")]
+    pub result: PathBuf,
+
+    /// Write the report in Markdown.
+    #[arg(long, value_name = "FILE")]
+    pub export_markdown: Option<PathBuf>,
+
+    /// Write the report as one self-contained HTML page with charts.
+    #[arg(long, value_name = "FILE")]
+    pub export_html: Option<PathBuf>,
+
+    /// Write the result again as JSON (in this writebench's schema).
+    #[arg(long, value_name = "FILE")]
+    pub export_json: Option<PathBuf>,
+
+    /// Write one row per run as CSV.
+    #[arg(long, value_name = "FILE")]
+    pub export_csv: Option<PathBuf>,
+}
+
+impl ReportArgs {
+    /// The export options given, by name, each with its file.
+    pub fn exports(&self) -> Vec<(&'static str, &PathBuf)> {
+        [
+            ("--export-markdown", &self.export_markdown),
+            ("--export-html", &self.export_html),
+            ("--export-json", &self.export_json),
+            ("--export-csv", &self.export_csv),
+        ]
+        .into_iter()
+        .filter_map(|(option, file)| file.as_ref().map(|file| (option, file)))
+        .collect()
+    }
+
+    /// Reads the result after checking every destination, so that a typo in an export
+    /// path is said before anything else. One line on any failure.
+    pub fn load(&self) -> Result<ResultFile, String> {
+        for (option, file) in self.exports() {
+            crate::export::check_destination(option, file)?;
+            if same_file(file, &self.result) {
+                return Err(format!("{option}: {} is the result being read", file.display()));
+            }
+        }
+        ResultFile::load(&self.result)
+    }
+}
+
+/// Whether two paths name one existing file: an export written over the result it
+/// renders would replace the only copy with something else.
+fn same_file(a: &std::path::Path, b: &std::path::Path) -> bool {
+    use std::os::unix::fs::MetadataExt;
+    match (std::fs::metadata(a), std::fs::metadata(b)) {
+        (Ok(a), Ok(b)) => a.dev() == b.dev() && a.ino() == b.ino(),
+        _ => false,
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::cli::{Cli, Command};
+    use clap::Parser;
+
+    fn args(argv: &[&str]) -> ReportArgs {
+        let mut full = vec!["writebench", "report"];
+        full.extend_from_slice(argv);
+        match Cli::try_parse_from(full).unwrap().command {
+            Command::Report(args) => args,
+            _ => unreachable!("the argv says report"),
+        }
+    }
+
+    #[test]
+    fn destinations_are_checked_before_the_file_is_read() {
+        let dir = tempfile::tempdir().unwrap();
+        let missing = dir.path().join("missing.json");
+        let bad = dir.path().join("no/such/dir/q.md");
+        let error = args(&[missing.to_str().unwrap(), "--export-markdown", bad.to_str().unwrap()]).load().unwrap_err();
+        assert!(error.starts_with("--export-markdown: directory"), "{error}");
+        let error = args(&[missing.to_str().unwrap()]).load().unwrap_err();
+        assert!(error.starts_with("cannot read"), "{error}");
+    }
+
+    #[test]
+    fn an_export_may_not_overwrite_the_result_it_reads() {
+        let dir = tempfile::tempdir().unwrap();
+        let result = dir.path().join("q.json");
+        std::fs::write(&result, "{}").unwrap();
+        let path = result.to_str().unwrap();
+        let error = args(&[path, "--export-json", path]).load().unwrap_err();
+        assert_eq!(error, format!("--export-json: {path} is the result being read"));
+    }
+}

@@ -1,0 +1,190 @@
+//! What the Markdown and the HTML reports both say, worded once: the title, the
+//! context facts, the goals' names, figures and comparisons as text, and what to say
+//! when a result holds no observations or no answer.
+
+use crate::plan::units::format_size;
+use crate::result::{Comparison, Figure, ResultFile};
+
+/// "writebench on /dev/shm (tmpfs)".
+pub fn title(result: &ResultFile) -> String {
+    format!("writebench on {} ({})", one_line(&result.target.path), one_line(&result.target.fs_type))
+}
+
+/// What a reader of a memory filesystem's figures must know (the table says the same).
+pub fn target_note(result: &ResultFile) -> Option<String> {
+    let fs_type = result.target.fs_type.as_str();
+    (fs_type == "tmpfs" || fs_type == "ramfs").then(|| {
+        format!(
+            "{fs_type} keeps files in memory: fsync does nothing there, nothing is durable, and O_DIRECT is \
+             accepted but bypasses no cache."
+        )
+    })
+}
+
+/// The command that made the result, as the user typed it (argv[0] shortened to its
+/// file name, so a build path does not read as part of the command).
+pub fn command_line(result: &ResultFile) -> Option<String> {
+    let argv = result.options.get("argv")?.as_array()?;
+    let mut words: Vec<String> = argv.iter().filter_map(|word| word.as_str()).map(one_line).collect();
+    if let Some(first) = words.first_mut() {
+        *first = first.rsplit('/').next().unwrap_or(first).to_string();
+    }
+    (!words.is_empty()).then(|| words.join(" "))
+}
+
+/// The facts a reader needs to trust the numbers (DESIGN §2.11), as (name, value).
+pub fn context_facts(result: &ResultFile) -> Vec<(&'static str, String)> {
+    let host = &result.host;
+    let target = &result.target;
+    let mut facts = vec![
+        ("writebench", format!("{} {}", one_line(&result.tool.name), one_line(&result.tool.version))),
+        ("result schema", one_line(&result.schema)),
+        ("kernel", one_line(&host.kernel)),
+        ("CPU", format!("{} ({} CPUs)", one_line(&host.cpu_model), host.cpus)),
+        ("memory", format_size(host.memory_bytes)),
+        ("path", one_line(&target.path)),
+        ("filesystem", one_line(&target.fs_type)),
+        ("device", one_line(&target.device)),
+        ("mount point", one_line(&target.mount_point)),
+        ("mount options", one_line(&target.mount_options)),
+    ];
+    let alignment = match (target.dio_mem_align, target.dio_offset_align) {
+        (Some(memory), Some(offset)) => format!("memory {memory} B, offset {offset} B"),
+        _ => "unknown".to_string(),
+    };
+    let source = target.dio_align_source.as_deref().map(|s| format!(" ({})", one_line(s))).unwrap_or_default();
+    facts.push(("O_DIRECT alignment", alignment + &source));
+    if let Some(command) = command_line(result) {
+        facts.push(("command", command));
+    }
+    if !result.complete {
+        facts.push(("complete", "no: the run was interrupted, this is what was done so far".to_string()));
+    }
+    facts
+}
+
+/// The options as applied, pretty-printed JSON.
+pub fn options_json(result: &ResultFile) -> String {
+    serde_json::to_string_pretty(&result.options).unwrap_or_default()
+}
+
+/// The question a recommendation answers.
+pub fn goal_title(goal: &str) -> String {
+    match goal {
+        "fastest" => "One big file, fastest".to_string(),
+        "durable-at-end" => "One big file, durable at the end".to_string(),
+        "small-durable-commits" => "Small durable commits".to_string(),
+        "threads-one-file" => "Many threads producing one file".to_string(),
+        other => one_line(other),
+    }
+}
+
+/// What to say when the result has no observations.
+pub fn no_observations(result: &ResultFile) -> &'static str {
+    if result.schema == "writebench.v1" {
+        "None recorded: this result was saved by a writebench that did not yet draw observations."
+    } else {
+        "None: this result holds no observation (nothing that the advice could state with its numbers)."
+    }
+}
+
+/// What to say when the result has no recommendation.
+pub fn no_answer(result: &ResultFile) -> &'static str {
+    if result.schema == "writebench.v1" {
+        "None recorded: this result was saved by a writebench that did not yet recommend a strategy."
+    } else {
+        "None: this result holds no recommendation (it measured no case that answers one of the goals)."
+    }
+}
+
+/// "p99_ns" etc. as a value with its unit.
+fn with_unit(metric: &str, value: f64) -> String {
+    match metric {
+        "throughput" | "durable" => format!("{:.3} GB/s", value / 1e9),
+        "commits_per_second" => format!("{value:.0} commits/s"),
+        "ops_per_second" => format!("{value:.0} writes/s"),
+        metric if metric.ends_with("_ns") => format!("{:.2} µs", value / 1000.0),
+        _ => format!("{value}"),
+    }
+}
+
+/// "write empty 4KiB t1 end, throughput: median 1.930 GB/s, mean 1.900 GB/s (95 % CI 1.850 GB/s to 1.950 GB/s)".
+pub fn figure_text(figure: &Figure) -> String {
+    let metric = one_line(&figure.metric);
+    let interval = match (figure.ci95_low, figure.ci95_high) {
+        (Some(low), Some(high)) => format!(" (95 % CI {} to {})", with_unit(&metric, low), with_unit(&metric, high)),
+        (Some(low), None) => format!(" (95 % CI from {}, no upper bound)", with_unit(&metric, low)),
+        _ => String::new(),
+    };
+    format!(
+        "{}, {metric}: median {}, mean {}{interval}",
+        one_line(&figure.case),
+        with_unit(&metric, figure.median),
+        with_unit(&metric, figure.mean)
+    )
+}
+
+/// "pwrite … vs write …: 1.30 times (95 % CI 1.10 to 1.50), p = 0.003, significant".
+pub fn comparison_text(comparison: &Comparison) -> String {
+    let verdict = if comparison.significant { "significant" } else { "not significant" };
+    format!(
+        "{} vs {}: {:.2} times (95 % CI {:.2} to {:.2}), {}, {verdict}",
+        one_line(&comparison.better),
+        one_line(&comparison.baseline),
+        comparison.factor,
+        comparison.low,
+        comparison.high,
+        p_value(comparison.p_value)
+    )
+}
+
+fn p_value(p: f64) -> String {
+    if p < 0.001 { "p < 0.001".to_string() } else { format!("p = {p:.3}") }
+}
+
+/// Text from the result file on one line: a line break in a case id or an error
+/// message must not start a heading or end a code block in the report.
+pub fn one_line(text: &str) -> String {
+    text.split_whitespace().collect::<Vec<_>>().join(" ")
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn figures_and_comparisons_read_with_their_units() {
+        let figure = Figure {
+            case: "pwrite prealloc 1MiB t1 end".into(),
+            metric: "durable".into(),
+            median: 1.93e9,
+            mean: 1.9e9,
+            ci95_low: Some(1.85e9),
+            ci95_high: None,
+        };
+        assert_eq!(
+            figure_text(&figure),
+            "pwrite prealloc 1MiB t1 end, durable: median 1.930 GB/s, mean 1.900 GB/s (95 % CI from 1.850 GB/s, no upper bound)"
+        );
+        let p99 =
+            Figure { metric: "p99_ns".into(), median: 1500.0, mean: 1500.0, ci95_high: None, ci95_low: None, ..figure };
+        assert!(figure_text(&p99).ends_with("p99_ns: median 1.50 µs, mean 1.50 µs"), "{}", figure_text(&p99));
+        let comparison = Comparison {
+            better: "a".into(),
+            baseline: "b".into(),
+            factor: 1.3,
+            low: 1.1,
+            high: 1.5,
+            p_value: 0.0001,
+            significant: true,
+        };
+        assert_eq!(comparison_text(&comparison), "a vs b: 1.30 times (95 % CI 1.10 to 1.50), p < 0.001, significant");
+    }
+
+    #[test]
+    fn text_from_the_file_stays_on_one_line() {
+        assert_eq!(one_line("write\n## injected\r\n  heading"), "write ## injected heading");
+        assert_eq!(goal_title("fastest"), "One big file, fastest");
+        assert_eq!(goal_title("a\nb"), "a b");
+    }
+}
