@@ -1,5 +1,7 @@
-//! Statistics over the runs of a case. Pure functions: no I/O.
+//! Statistics over the runs of a case, whether a difference is real, and `compare` of
+//! saved results. Pure functions: no I/O.
 
+pub mod compare;
 pub mod outliers;
 pub mod significance;
 pub mod stats;
