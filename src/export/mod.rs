@@ -1,5 +1,6 @@
 //! Output, separate from measurement: each exporter renders a [`ResultFile`].
 
+pub mod compare;
 pub mod csv;
 pub mod json;
 pub mod latency;
