@@ -5,6 +5,12 @@ use std::path::{Path, PathBuf};
 
 use clap::{Args, Parser, Subcommand, ValueEnum};
 
+pub mod compare;
+mod usage;
+
+pub use crate::cli::compare::CompareArgs;
+pub use crate::cli::usage::UsageError;
+use crate::cli::usage::check_export_path;
 pub use crate::error::plain;
 use crate::measure::methods;
 use crate::measure::runner::RunSettings;
@@ -64,6 +70,10 @@ pub enum Command {
     /// Time small writes one by one (seed 002): percentiles per durability mode.
     #[command(after_help = LATENCY_EXAMPLES)]
     Latency(LatencyArgs),
+    /// Compare saved results (JSON of `run --export-json`) case by case against the
+    /// first: medians, factors with 95 % intervals, and which differences are significant.
+    #[command(after_help = crate::cli::compare::EXAMPLES)]
+    Compare(CompareArgs),
 }
 
 #[derive(Debug, Args)]
@@ -319,10 +329,6 @@ pub const MAX_RUNS: u32 = 1_000_000;
 /// `--max-runs` when `--target-ci` is given without it.
 pub const DEFAULT_MAX_RUNS: u32 = 30;
 
-/// Bad input, as the single line the user will see.
-#[derive(Debug)]
-pub struct UsageError(pub String);
-
 impl RunArgs {
     /// Applies the options to every part of the suite and checks everything that can be
     /// checked before any file is written. The plan may come out empty (e.g. `--methods
@@ -510,20 +516,6 @@ fn override_with<T: Clone>(field: &mut Vec<T>, value: &Option<Vec<T>>) {
     }
 }
 
-fn check_export_path(option: &str, file: &Path) -> Result<(), UsageError> {
-    if file.is_dir() {
-        return Err(UsageError(format!("{option}: {} is a directory", file.display())));
-    }
-    let parent = match file.parent() {
-        Some(parent) if !parent.as_os_str().is_empty() => parent,
-        _ => Path::new("."),
-    };
-    if !parent.is_dir() {
-        return Err(UsageError(format!("{option}: directory {} does not exist", parent.display())));
-    }
-    Ok(())
-}
-
 fn parse_list<T: PartialEq>(
     text: &str,
     option: &str,
@@ -557,7 +549,7 @@ mod tests {
         argv.extend_from_slice(extra);
         match Cli::try_parse_from(argv).unwrap().command {
             Command::Run(args) => args,
-            Command::Clean(_) | Command::Latency(_) => unreachable!("the argv says run"),
+            Command::Clean(_) | Command::Latency(_) | Command::Compare(_) => unreachable!("the argv says run"),
         }
     }
 
