@@ -7,9 +7,9 @@
 //! - `plan`: the vocabulary (case, state, layout, durability), suites and expansion;
 //! - `measure`: the runner, the executor, the methods, and everything that touches files;
 //! - `context`: what the result needs to be trusted (host, target);
-//! - `analysis`: statistics over runs;
-//! - `export`: table, JSON, CSV, latency, Markdown and HTML (with its charts) rendering,
-//!   reading a result and nothing else;
+//! - `analysis`: statistics over runs, significance, advice, and the comparison of saved results;
+//! - `export`: table, JSON, CSV, latency, the Answer, Markdown and HTML (with its charts) and
+//!   compare rendering, reading a result (or a comparison) and nothing else;
 //! - `result`: the result file as plain data; `error`: a failed call and its OS text.
 
 pub mod analysis;

@@ -11,7 +11,7 @@ use serde_json::json;
 
 use writebench::analysis::advice;
 use writebench::cli::report::ReportArgs;
-use writebench::cli::{Cli, Command, LatencyArgs, RunArgs, UsageError, plain};
+use writebench::cli::{Cli, Command, CompareArgs, LatencyArgs, RunArgs, UsageError, plain};
 use writebench::context;
 use writebench::export::{self, write_atomically};
 use writebench::measure::runner::{peak_rss_bytes, prepare_case};
@@ -42,6 +42,7 @@ fn main() -> ExitCode {
         Command::Run(args) => run(&args),
         Command::Latency(args) => latency(&args),
         Command::Report(args) => report(&args),
+        Command::Compare(args) => compare(&args),
         Command::Clean(args) => writebench::measure::clean::clean_command(&args.path, args.yes)
             .map(|all_removed| ExitCode::from(if all_removed { 0 } else { 1 }))
             .map_err(UsageError),
@@ -53,6 +54,26 @@ fn main() -> ExitCode {
             ExitCode::from(2)
         }
     }
+}
+
+/// `writebench compare`: reads the results, prints the comparison, writes the exports.
+fn compare(args: &CompareArgs) -> Result<ExitCode, UsageError> {
+    let compared = writebench::analysis::compare::compare(&args.load()?);
+    let mut stdout = std::io::stdout().lock();
+    let _ = export::compare::render(&compared, &mut stdout).and_then(|()| stdout.flush());
+    let mut all_written = true;
+    for (file, render) in [
+        (&args.export_markdown, export::compare::render_markdown as fn(&_, &mut dyn Write) -> std::io::Result<()>),
+        (&args.export_json, export::compare::render_json),
+    ] {
+        if let Some(file) = file {
+            if let Err(error) = write_atomically(file, |out| render(&compared, out)) {
+                eprintln!("writebench: could not write {}: {}", file.display(), plain(&error));
+                all_written = false;
+            }
+        }
+    }
+    Ok(if all_written { ExitCode::SUCCESS } else { ExitCode::from(1) })
 }
 
 /// `writebench latency`: every pattern under every mode, one case each.

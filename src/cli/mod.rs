@@ -7,6 +7,11 @@ use clap::{Args, Parser, Subcommand, ValueEnum};
 
 pub mod report;
 
+pub mod compare;
+mod usage;
+
+pub use crate::cli::compare::CompareArgs;
+pub use crate::cli::usage::UsageError;
 pub use crate::error::plain;
 use crate::measure::methods;
 use crate::measure::runner::RunSettings;
@@ -72,6 +77,10 @@ pub enum Command {
     /// Markdown, HTML, JSON and CSV files. Reads the file only; measures nothing.
     #[command(after_help = report::EXAMPLES)]
     Report(report::ReportArgs),
+    /// Compare saved results (JSON of `run --export-json`) case by case against the
+    /// first: medians, factors with 95 % intervals, and which differences are significant.
+    #[command(after_help = crate::cli::compare::EXAMPLES)]
+    Compare(CompareArgs),
 }
 
 #[derive(Debug, Args)]
@@ -340,10 +349,6 @@ pub const MAX_RUNS: u32 = 1_000_000;
 /// `--max-runs` when `--target-ci` is given without it.
 pub const DEFAULT_MAX_RUNS: u32 = 30;
 
-/// Bad input, as the single line the user will see.
-#[derive(Debug)]
-pub struct UsageError(pub String);
-
 impl RunArgs {
     /// Applies the options to every part of the suite and checks everything that can be
     /// checked before any file is written. The plan may come out empty (e.g. `--methods
@@ -572,7 +577,9 @@ mod tests {
         argv.extend_from_slice(extra);
         match Cli::try_parse_from(argv).unwrap().command {
             Command::Run(args) => args,
-            Command::Clean(_) | Command::Latency(_) | Command::Report(_) => unreachable!("the argv says run"),
+            Command::Clean(_) | Command::Latency(_) | Command::Report(_) | Command::Compare(_) => {
+                unreachable!("the argv says run")
+            }
         }
     }
 

@@ -2,6 +2,7 @@
 
 pub mod answer;
 pub mod charts;
+pub mod compare;
 pub mod csv;
 pub mod document;
 pub mod html;

@@ -1,0 +1,251 @@
+//! Unit tests of `compare` on hand-made results.
+
+use super::*;
+use crate::context::{Host, TargetInfo};
+use crate::measure::methods;
+use crate::plan::{Case, FileState};
+use crate::result::{Comparison, Figure, Recommendation, Tool};
+
+const MIB: u64 = 1 << 20;
+
+fn case(method: &str, durability: &str, times: &[(f64, f64)]) -> CaseResult {
+    let case = Case::new(
+        methods::by_name(method).unwrap(),
+        FileState::Prealloc,
+        MIB,
+        1,
+        durability.parse().unwrap(),
+        64 * MIB,
+    );
+    let runs = times.iter().map(|&(write, sync)| Run { write_seconds: write, sync_seconds: sync, ..Run::default() });
+    CaseResult::measured(case, runs.collect())
+}
+
+/// Five runs around `mean` seconds, ±1 %: the same spread in every case.
+fn around(mean: f64) -> Vec<f64> {
+    [1.0, 1.01, 0.99, 1.005, 0.995].iter().map(|f| f * mean).collect()
+}
+
+fn result(fs_type: &str, cases: Vec<CaseResult>) -> ResultFile {
+    ResultFile {
+        schema: crate::result::SCHEMA.to_string(),
+        tool: Tool::this(),
+        host: Host { kernel: "Linux 6.1".into(), cpu_model: "cpu".into(), cpus: 2, memory_bytes: 1 << 33 },
+        target: TargetInfo {
+            path: "/dev/shm".into(),
+            fs_type: fs_type.into(),
+            device: "tmpfs".into(),
+            mount_point: "/dev/shm".into(),
+            mount_options: "rw".into(),
+            dio_mem_align: Some(512),
+            dio_offset_align: Some(512),
+            dio_align_source: None,
+        },
+        options: serde_json::json!({"size": 64 * MIB, "argv": ["writebench", "run"], "peak_rss_bytes": 1,
+                                    "mmap_advice": {"map_populate": false}}),
+        cases,
+        observations: Vec::new(),
+        answer: Vec::new(),
+        complete: true,
+    }
+}
+
+fn pair(a: ResultFile, b: ResultFile) -> CompareResult {
+    compare(&[("a.json".into(), a), ("b.json".into(), b)])
+}
+
+fn write_only(id_method: &str, times: Vec<f64>) -> CaseResult {
+    case(id_method, "none", &times.into_iter().map(|t| (t, 0.0)).collect::<Vec<_>>())
+}
+
+fn found<'a>(compared: &'a CompareResult, method: &str) -> &'a Versus {
+    let case = compared.cases.iter().find(|c| c.id.starts_with(&format!("{method} "))).unwrap();
+    case.versus[0].as_ref().unwrap()
+}
+
+#[test]
+fn a_large_difference_is_marked_and_noise_is_not() {
+    let a = result("tmpfs", vec![write_only("write", around(1.0)), write_only("pwrite", around(1.0))]);
+    let b = result("tmpfs", vec![write_only("write", around(0.5)), write_only("pwrite", around(1.002))]);
+    let compared = pair(a, b);
+    let faster = found(&compared, "write").write.as_ref().unwrap();
+    let tested = faster.tested.unwrap();
+    assert!((tested.factor - 2.0).abs() < 1e-9 && tested.low < 2.0 && tested.high > 2.0, "{tested:?}");
+    assert!(tested.significant && tested.p_holm < ALPHA, "{tested:?}");
+    assert!((faster.other_median / faster.baseline_median - 2.0).abs() < 1e-9);
+    let noise = found(&compared, "pwrite").write.as_ref().unwrap().tested.unwrap();
+    assert!(!noise.significant && noise.p > 0.5 && noise.low < 1.0 && noise.high > 1.0, "{noise:?}");
+    assert_eq!(found(&compared, "write").durable, None, "none never syncs: no durable test");
+    let summary = &compared.summary[0];
+    assert_eq!(
+        (summary.cases_tested, summary.cases_significant, summary.tests, summary.tests_significant),
+        (2, 1, 2, 1)
+    );
+}
+
+#[test]
+fn holm_corrects_across_every_test_of_the_pair() {
+    // Three cases with the same modest difference: each raw p is below α, but not
+    // below α/3, so after Holm's correction none is significant.
+    let slow = vec![1.0, 1.1, 0.9, 1.05, 0.95];
+    let fast: Vec<f64> = slow.iter().map(|t| t * 0.88).collect();
+    let methods = ["write", "pwrite", "writev"];
+    let a = result("tmpfs", methods.iter().map(|m| write_only(m, slow.clone())).collect());
+    let b = result("tmpfs", methods.iter().map(|m| write_only(m, fast.clone())).collect());
+    let compared = pair(a, b);
+    for method in methods {
+        let tested = found(&compared, method).write.as_ref().unwrap().tested.unwrap();
+        assert!(tested.p < ALPHA && tested.p > ALPHA / 3.0, "{tested:?}");
+        assert!((tested.p_holm - 3.0 * tested.p).abs() < 1e-12, "{tested:?}");
+        assert!(!tested.significant, "{tested:?}");
+    }
+    assert_eq!(compared.summary[0].tests_significant, 0);
+}
+
+#[test]
+fn durable_tests_join_the_same_family_and_only_where_the_mode_syncs() {
+    let a =
+        result("tmpfs", vec![case("pwrite", "end", &around(1.0).into_iter().map(|t| (t, 0.001)).collect::<Vec<_>>())]);
+    let b = result("ext4", vec![case("pwrite", "end", &around(1.0).into_iter().map(|t| (t, 1.0)).collect::<Vec<_>>())]);
+    let compared = pair(a, b);
+    let versus = found(&compared, "pwrite");
+    assert!(!versus.write.as_ref().unwrap().significant());
+    let durable = versus.durable.as_ref().unwrap().tested.unwrap();
+    assert!(durable.significant && durable.factor < 0.51, "{durable:?}");
+    assert_eq!(compared.summary[0].tests, 2, "write and durable, one family");
+    assert_eq!(compared.summary[0].cases_significant, 1);
+    // A v1 file stored a durable figure for `none`; there is nothing durable to test.
+    let mut old = result("tmpfs", vec![write_only("write", around(1.0))]);
+    old.cases[0].durable_stats = old.cases[0].stats;
+    let compared = pair(old.clone(), old);
+    assert_eq!(found(&compared, "write").durable, None);
+    assert_eq!(compared.cases[0].files[0].as_ref().unwrap().durable_median, None);
+}
+
+#[test]
+fn unmatched_cases_are_listed_with_the_files_that_have_them() {
+    let mut bigger = write_only("pwrite", around(1.0));
+    bigger.case.bytes *= 2;
+    let a = result("tmpfs", vec![write_only("write", around(1.0)), write_only("pwrite", around(1.0))]);
+    let b = result("tmpfs", vec![write_only("write", around(1.0)), bigger]);
+    let c = result("tmpfs", vec![write_only("writev", around(1.0))]);
+    let compared = compare(&[("a".into(), a), ("b".into(), b), ("c".into(), c)]);
+    assert_eq!(compared.cases.len(), 1, "{:?}", compared.cases);
+    let write = &compared.cases[0];
+    assert!(write.id.starts_with("write ") && write.versus[0].is_some() && write.versus[1].is_none());
+    assert!(write.files[2].is_none());
+    let unmatched: Vec<(&str, u64, Vec<usize>)> =
+        compared.unmatched.iter().map(|u| (u.id.split(' ').next().unwrap(), u.bytes, u.in_files.clone())).collect();
+    assert_eq!(
+        unmatched,
+        vec![("pwrite", 64 * MIB, vec![0]), ("pwrite", 128 * MIB, vec![1]), ("writev", 64 * MIB, vec![2])]
+    );
+    assert_eq!(compared.summary.len(), 2);
+    assert_eq!(compared.summary[1].cases_tested, 0);
+}
+
+#[test]
+fn a_case_without_runs_on_one_side_is_matched_but_not_tested() {
+    let failed = CaseResult::without_result(write_only("write", around(1.0)).case, Status::Failed, "EIO".into());
+    let compared = pair(result("tmpfs", vec![write_only("write", around(1.0))]), result("tmpfs", vec![failed]));
+    let versus = found(&compared, "write");
+    assert_eq!((versus.write.as_ref(), versus.durable.as_ref()), (None, None));
+    assert_eq!(compared.cases[0].files[1].as_ref().unwrap().status, Status::Failed);
+    assert_eq!((compared.summary[0].cases_untested, compared.summary[0].tests), (1, 0));
+    // One run each: medians, but no test.
+    let one = |t| write_only("write", vec![t]);
+    let compared = pair(result("tmpfs", vec![one(1.0)]), result("tmpfs", vec![one(0.5)]));
+    let test = found(&compared, "write").write.clone().unwrap();
+    assert_eq!(test.tested, None);
+    assert!((test.other_median / test.baseline_median - 2.0).abs() < 1e-9);
+}
+
+#[test]
+fn context_and_option_differences_are_found_and_run_details_are_not() {
+    let a = result("tmpfs", vec![]);
+    let mut b = result("ext4", vec![]);
+    b.host.kernel = "Linux 6.12".into();
+    b.tool.version = "0.2.0".into();
+    b.options = serde_json::json!({"size": 32 * MIB, "argv": ["other"], "peak_rss_bytes": 2, "mmap_advice": {"map_populate": true}, "verify": true});
+    let compared = pair(a, b);
+    let fields: Vec<(&str, Vec<Option<&str>>)> = compared
+        .differences
+        .iter()
+        .map(|d| (d.field.as_str(), d.values.iter().map(|v| v.as_deref()).collect()))
+        .collect();
+    assert_eq!(
+        fields,
+        vec![
+            ("tool.version", vec![Some(env!("CARGO_PKG_VERSION")), Some("0.2.0")]),
+            ("host.kernel", vec![Some("Linux 6.1"), Some("Linux 6.12")]),
+            ("target.fs_type", vec![Some("tmpfs"), Some("ext4")]),
+            // serde_json keeps an object's keys sorted.
+            ("options.mmap_advice.map_populate", vec![Some("false"), Some("true")]),
+            ("options.size", vec![Some("67108864"), Some("33554432")]),
+            ("options.verify", vec![None, Some("true")]),
+        ]
+    );
+    let same = pair(result("tmpfs", vec![]), result("tmpfs", vec![]));
+    assert!(same.differences.is_empty(), "{:?}", same.differences);
+}
+
+fn recommend(goal: &str, case: &str, median: f64) -> Recommendation {
+    let figure = Figure {
+        case: case.into(),
+        metric: "throughput".into(),
+        median,
+        mean: median,
+        ci95_low: None,
+        ci95_high: None,
+    };
+    let naive = Comparison {
+        better: case.into(),
+        baseline: "write empty 4KiB t1 none".into(),
+        factor: 2.0,
+        low: 1.5,
+        high: 2.5,
+        p_value: 0.001,
+        significant: true,
+    };
+    Recommendation {
+        goal: goal.into(),
+        text: format!("{case}: {median}"),
+        best: figure,
+        runner_up: None,
+        naive: Some(naive),
+        tied: false,
+    }
+}
+
+#[test]
+fn recommendations_are_compared_goal_by_goal_and_an_old_file_has_none() {
+    let mut a = result("tmpfs", vec![]);
+    a.answer = vec![recommend("fastest", "pwrite x", 2e9), recommend("durable-at-end", "pwrite y", 1e9)];
+    let mut b = result("tmpfs", vec![]);
+    b.answer = vec![recommend("fastest", "pwrite x", 2.2e9), recommend("durable-at-end", "pwritev z", 1.1e9)];
+    let old = result("tmpfs", vec![]);
+    let compared = compare(&[("a".into(), a), ("b".into(), b), ("old".into(), old)]);
+    assert_eq!(compared.files.iter().map(|f| f.answer_stored).collect::<Vec<_>>(), vec![true, true, false]);
+    let goals: Vec<(&str, Option<bool>)> =
+        compared.answers.iter().map(|g| (g.goal.as_str(), g.same_strategy)).collect();
+    assert_eq!(goals, vec![("fastest", Some(true)), ("durable-at-end", Some(false))]);
+    let fastest = &compared.answers[0];
+    assert_eq!(fastest.picks[1].as_ref().unwrap().median, 2.2e9);
+    assert_eq!(fastest.picks[2], None);
+}
+
+#[test]
+fn labels_are_letters_then_numbered() {
+    assert_eq!((label(0).as_str(), label(25).as_str(), label(26).as_str()), ("A", "Z", "F27"));
+}
+
+#[test]
+fn the_result_round_trips_through_json() {
+    let compared = pair(
+        result("tmpfs", vec![write_only("write", around(1.0))]),
+        result("xfs", vec![write_only("write", around(0.9))]),
+    );
+    let text = serde_json::to_string(&compared).unwrap();
+    assert_eq!(serde_json::from_str::<CompareResult>(&text).unwrap(), compared);
+    assert!(text.contains("\"schema\":\"writebench.compare.v1\""));
+}

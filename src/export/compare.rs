@@ -1,0 +1,568 @@
+//! `compare` on the terminal and in Markdown: the context differences first (a faster
+//! figure on another filesystem is no regression), then one line per case with each
+//! file's median and its factor against the baseline, then the recommendations, then the
+//! counts. Both renderings are made from the same cells, so they cannot disagree.
+
+use std::io::{self, Write};
+
+use crate::analysis::compare::{CaseComparison, CompareResult, GoalComparison, Side, Test};
+use crate::analysis::stats::format_g6;
+use crate::plan::units::format_size;
+use crate::result::Status;
+
+/// The terminal rendering.
+pub fn render(compared: &CompareResult, out: &mut dyn Write) -> io::Result<()> {
+    let baseline = &compared.files[0].label;
+    writeln!(out, "# writebench compare: {baseline} is the baseline")?;
+    for line in file_lines(compared) {
+        writeln!(out, "  {line}")?;
+    }
+    writeln!(out)?;
+    if compared.differences.is_empty() {
+        writeln!(out, "Context: the same in every file (host, filesystem, writebench version, options)")?;
+    } else {
+        writeln!(out, "## Context differences\n")?;
+        let mut rows = vec![header("field", compared)];
+        rows.extend(difference_rows(compared));
+        if aligned_width(&rows) <= WIDTH {
+            write_aligned(out, &rows, &[])?;
+        } else {
+            // Long values (CPU models, mount options) read better one file per line.
+            for row in &rows[1..] {
+                writeln!(out, "  {}", row[0])?;
+                for (file, value) in compared.files.iter().zip(&row[1..]) {
+                    writeln!(out, "      {}  {value}", file.label)?;
+                }
+            }
+        }
+    }
+    writeln!(out, "\n## Cases\n")?;
+    for line in legend(compared) {
+        writeln!(out, "{line}")?;
+    }
+    writeln!(out)?;
+    let mut rows = vec![case_header(compared)];
+    rows.extend(compared.cases.iter().flat_map(|case| case_rows(case, compared)));
+    let right: Vec<usize> = (1..rows[0].len()).collect();
+    write_aligned(out, &rows, &right)?;
+    let unmatched = unmatched_lines(compared);
+    if !unmatched.is_empty() {
+        writeln!(out, "\nNot compared:")?;
+        for line in unmatched {
+            writeln!(out, "  {line}")?;
+        }
+    }
+    writeln!(out, "\n## Answer\n")?;
+    for (line, picks) in answer_lines(compared) {
+        writeln!(out, "  {line}")?;
+        for pick in picks {
+            writeln!(out, "      {pick}")?;
+        }
+    }
+    writeln!(out)?;
+    for line in summary_lines(compared) {
+        writeln!(out, "{line}")?;
+    }
+    Ok(())
+}
+
+/// The same content as Markdown (`--export-markdown`).
+pub fn render_markdown(compared: &CompareResult, out: &mut dyn Write) -> io::Result<()> {
+    writeln!(out, "# writebench compare\n")?;
+    for line in file_lines(compared) {
+        writeln!(out, "- {}", escape(&line))?;
+    }
+    writeln!(out)?;
+    if compared.differences.is_empty() {
+        writeln!(out, "Context: the same in every file (host, filesystem, writebench version, options).")?;
+    } else {
+        writeln!(out, "## Context differences\n")?;
+        let mut rows = vec![header("field", compared)];
+        rows.extend(difference_rows(compared));
+        write_markdown_table(out, &rows, false)?;
+    }
+    writeln!(
+        out,
+        "\n## Cases\n\n{}\n",
+        escape(&legend(compared).iter().map(|line| line.trim()).collect::<Vec<_>>().join(" "))
+    )?;
+    let mut rows = vec![case_header(compared)];
+    rows.extend(compared.cases.iter().flat_map(|case| case_rows(case, compared)));
+    write_markdown_table(out, &rows, true)?;
+    let unmatched = unmatched_lines(compared);
+    if !unmatched.is_empty() {
+        writeln!(out, "\nNot compared:\n")?;
+        for line in unmatched {
+            writeln!(out, "- {}", escape(&line))?;
+        }
+    }
+    writeln!(out, "\n## Answer\n")?;
+    for (line, picks) in answer_lines(compared) {
+        writeln!(out, "- {}", escape(&line))?;
+        for pick in picks {
+            writeln!(out, "  - {}", escape(&pick.replacen("  ", ": ", 1)))?;
+        }
+    }
+    writeln!(out)?;
+    for line in summary_lines(compared) {
+        writeln!(out, "{}\n", escape(&line))?;
+    }
+    Ok(())
+}
+
+/// `--export-json`: the comparison as data.
+pub fn render_json(compared: &CompareResult, out: &mut dyn Write) -> io::Result<()> {
+    serde_json::to_writer_pretty(&mut *out, compared).map_err(io::Error::other)?;
+    out.write_all(b"\n")
+}
+
+fn file_lines(compared: &CompareResult) -> Vec<String> {
+    compared
+        .files
+        .iter()
+        .enumerate()
+        .map(|(index, file)| {
+            let mut notes = Vec::new();
+            if index == 0 {
+                notes.push("baseline".to_string());
+            }
+            if !file.complete {
+                notes.push("incomplete: the run was interrupted".to_string());
+            }
+            let notes = if notes.is_empty() { String::new() } else { format!(" ({})", notes.join("; ")) };
+            format!("{} = {}{notes}", file.label, file.name)
+        })
+        .collect()
+}
+
+fn header(first: &str, compared: &CompareResult) -> Vec<String> {
+    std::iter::once(first.to_string()).chain(compared.files.iter().map(|f| f.label.clone())).collect()
+}
+
+fn difference_rows(compared: &CompareResult) -> Vec<Vec<String>> {
+    compared
+        .differences
+        .iter()
+        .map(|difference| {
+            let values = difference.values.iter().map(|v| v.clone().unwrap_or_else(|| "(absent)".to_string()));
+            std::iter::once(difference.field.clone()).chain(values).collect()
+        })
+        .collect()
+}
+
+/// What the columns mean, in lines short enough for a terminal.
+fn legend(compared: &CompareResult) -> Vec<String> {
+    let baseline = &compared.files[0].label;
+    vec![
+        "Median GB/s of the runs (latency cases: operations/s); \"durable\" lines include the sync.".to_string(),
+        format!("X/{baseline}: X's rate over {baseline}'s from the mean run times, with its 95 % interval."),
+        format!("*: significant: Welch's t-test on the run times, p < {} after Holm's correction over", compared.alpha),
+        format!("   every test (write and durable) of that file against {baseline}."),
+    ]
+}
+
+fn case_header(compared: &CompareResult) -> Vec<String> {
+    let baseline = &compared.files[0].label;
+    let mut row = vec!["case".to_string(), baseline.clone()];
+    for file in &compared.files[1..] {
+        row.push(file.label.clone());
+        row.push(format!("{}/{baseline}", file.label));
+    }
+    row
+}
+
+/// The case's line, and a "durable" line below it where the case syncs.
+fn case_rows(case: &CaseComparison, compared: &CompareResult) -> Vec<Vec<String>> {
+    let size = if compared.cases.iter().any(|c| c.id == case.id && c.bytes != case.bytes)
+        || compared.unmatched.iter().any(|u| u.id == case.id)
+    {
+        // The same id with another size elsewhere: say which one this line is.
+        format!(", {}", format_size(case.bytes))
+    } else {
+        String::new()
+    };
+    let mut write = vec![format!("{}{size}", case.id), figure(case.files[0].as_ref(), false)];
+    let mut durable = vec!["  durable".to_string(), figure(case.files[0].as_ref(), true)];
+    for (other, versus) in case.files[1..].iter().zip(&case.versus) {
+        write.push(figure(other.as_ref(), false));
+        durable.push(figure(other.as_ref(), true));
+        write.push(ratio(versus.as_ref().and_then(|v| v.write.as_ref())));
+        durable.push(ratio(versus.as_ref().and_then(|v| v.durable.as_ref())));
+    }
+    let syncs = case.files.iter().flatten().any(|side| side.durable_median.is_some());
+    if syncs { vec![write, durable] } else { vec![write] }
+}
+
+/// A file's median: GB/s, operations/s for latency cases, or why there is none.
+fn figure(side: Option<&Side>, durable: bool) -> String {
+    let Some(side) = side else { return "absent".to_string() };
+    let median = if durable { side.durable_median } else { side.median };
+    match (median, side.ops_per_second, side.median) {
+        // A latency case: operations per second of its loop, with the sync where it has one.
+        (Some(rate), Some(ops), Some(write)) => format!("{:.0}/s", ops * rate / write),
+        (Some(rate), _, _) => format_g6(rate * 1e-9),
+        (None, _, _) if side.status != Status::Ok => side.status.name().to_string(),
+        (None, _, _) if durable => "—".to_string(),
+        (None, _, _) => "no runs".to_string(),
+    }
+}
+
+/// "×1.02 [0.98, 1.07] *", or the ratio of the medians where there is no test.
+fn ratio(test: Option<&Test>) -> String {
+    let Some(test) = test else { return "—".to_string() };
+    match &test.tested {
+        Some(t) => {
+            let mark = if t.significant { " *" } else { "  " };
+            format!("×{} [{}, {}]{mark}", three(t.factor), three(t.low), three(t.high))
+        }
+        None => format!("×{} (no test: one run)  ", three(test.other_median / test.baseline_median)),
+    }
+}
+
+/// Three significant digits, never in exponent form.
+fn three(x: f64) -> String {
+    if !x.is_finite() || x == 0.0 {
+        return format!("{x}");
+    }
+    let magnitude = x.abs().log10().floor() as i32;
+    let decimals = (2 - magnitude).clamp(0, 9) as usize;
+    format!("{x:.decimals$}")
+}
+
+fn unmatched_lines(compared: &CompareResult) -> Vec<String> {
+    compared
+        .unmatched
+        .iter()
+        .map(|u| {
+            let labels: Vec<&str> = u.in_files.iter().map(|&i| compared.files[i].label.as_str()).collect();
+            let whose = if u.in_files.len() == 1 { "only in" } else { "not in the baseline, in" };
+            format!("{} ({}): {whose} {}", u.id, format_size(u.bytes), labels.join(", "))
+        })
+        .collect()
+}
+
+/// One line per goal, with a line below it for each file's pick; then the files that
+/// stored no answer.
+fn answer_lines(compared: &CompareResult) -> Vec<(String, Vec<String>)> {
+    let mut lines: Vec<(String, Vec<String>)> =
+        compared.answers.iter().map(|goal| goal_lines(goal, compared)).collect();
+    let missing: Vec<&str> = compared.files.iter().filter(|f| !f.answer_stored).map(|f| f.label.as_str()).collect();
+    if !missing.is_empty() {
+        let verb = if missing.len() == 1 { "has" } else { "have" };
+        lines
+            .push((format!("{}: no answer stored ({verb} no recommendations to compare)", missing.join(", ")), vec![]));
+    }
+    if compared.answers.is_empty() && missing.len() < compared.files.len() {
+        lines.push(("no goal is answered".to_string(), vec![]));
+    }
+    lines
+}
+
+fn goal_lines(goal: &GoalComparison, compared: &CompareResult) -> (String, Vec<String>) {
+    let head = match goal.same_strategy {
+        Some(true) => {
+            let case = &goal.picks.iter().flatten().next().expect("a same strategy has picks").case;
+            format!("{}: the same strategy, {case}", goal.goal)
+        }
+        Some(false) => format!("{}: different strategies", goal.goal),
+        None => goal.goal.clone(),
+    };
+    let with_case = goal.same_strategy != Some(true);
+    let picks = goal
+        .picks
+        .iter()
+        .zip(&compared.files)
+        .filter(|(_, file)| file.answer_stored)
+        .map(|(pick, file)| match pick {
+            Some(pick) => {
+                let tied = if pick.tied { ", tied with the runner-up" } else { "" };
+                let case = if with_case { format!("{}, ", pick.case) } else { String::new() };
+                format!("{}  {case}{}{tied}", file.label, metric(&pick.metric, pick.median))
+            }
+            None => format!("{}  does not answer it", file.label),
+        })
+        .collect();
+    (head, picks)
+}
+
+/// A recommendation's figure in its unit.
+fn metric(name: &str, value: f64) -> String {
+    match name {
+        "throughput" | "durable" => {
+            format!("{} GB/s{}", format_g6(value * 1e-9), if name == "durable" { " durable" } else { "" })
+        }
+        "commits_per_second" => format!("{value:.0} commits/s"),
+        "p99_ns" => format!("p99 {} µs", three(value / 1e3)),
+        other => format!("{} {other}", three(value)),
+    }
+}
+
+/// One line per file against the baseline: how many cases differ, of how many tested.
+fn summary_lines(compared: &CompareResult) -> Vec<String> {
+    let baseline = &compared.files[0].label;
+    compared
+        .summary
+        .iter()
+        .map(|pair| {
+            let mut line = format!(
+                "Summary: {} vs {baseline}: {} of {} cases differ significantly ({} of {} tests, Holm, α = {})",
+                compared.files[pair.file].label,
+                pair.cases_significant,
+                pair.cases_tested,
+                pair.tests_significant,
+                pair.tests,
+                compared.alpha
+            );
+            if pair.cases_untested > 0 {
+                line += &format!(", {} untested", pair.cases_untested);
+            }
+            line
+        })
+        .collect()
+}
+
+/// The terminal width the rendering keeps to where it can.
+pub const WIDTH: usize = 100;
+
+fn column_widths(rows: &[Vec<String>]) -> Vec<usize> {
+    let columns = rows.iter().map(Vec::len).max().unwrap_or(0);
+    (0..columns).map(|c| rows.iter().filter_map(|r| r.get(c)).map(|s| s.chars().count()).max().unwrap_or(0)).collect()
+}
+
+/// The width of the lines [`write_aligned`] makes of `rows`.
+fn aligned_width(rows: &[Vec<String>]) -> usize {
+    let widths = column_widths(rows);
+    2 + widths.iter().sum::<usize>() + 2 * widths.len().saturating_sub(1)
+}
+
+/// Columns padded to their widest cell; the columns in `right` aligned right.
+fn write_aligned(out: &mut dyn Write, rows: &[Vec<String>], right: &[usize]) -> io::Result<()> {
+    let widths = column_widths(rows);
+    for row in rows {
+        let cells: Vec<String> = row
+            .iter()
+            .enumerate()
+            .map(|(c, cell)| {
+                let width = widths[c];
+                if right.contains(&c) { format!("{cell:>width$}") } else { format!("{cell:<width$}") }
+            })
+            .collect();
+        writeln!(out, "  {}", cells.join("  ").trim_end())?;
+    }
+    Ok(())
+}
+
+fn write_markdown_table(out: &mut dyn Write, rows: &[Vec<String>], numbers: bool) -> io::Result<()> {
+    let Some((header, body)) = rows.split_first() else { return Ok(()) };
+    // An indented first cell (a case's durable line) keeps its tie to the line above.
+    let cell = |c: &String| if c.starts_with("  ") { format!("↳ {}", escape(c.trim())) } else { escape(c.trim()) };
+    let line = |row: &Vec<String>| format!("| {} |", row.iter().map(cell).collect::<Vec<_>>().join(" | "));
+    writeln!(out, "{}", line(header))?;
+    let rule: Vec<&str> = (0..header.len()).map(|c| if numbers && c > 0 { "---:" } else { "---" }).collect();
+    writeln!(out, "|{}|", rule.join("|"))?;
+    for row in body {
+        writeln!(out, "{}", line(row))?;
+    }
+    Ok(())
+}
+
+/// Markdown's table separator and emphasis characters, taken literally.
+fn escape(text: &str) -> String {
+    text.replace('\\', "\\\\").replace('|', "\\|").replace('*', "\\*").replace('_', "\\_")
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::analysis::compare::{Difference, FileInfo, PairSummary, Pick, Tested, Unmatched, Versus};
+
+    fn side(status: Status, median: Option<f64>, durable_median: Option<f64>) -> Option<Side> {
+        Some(Side { status, error: None, runs: 5, median, durable_median, ops_per_second: None })
+    }
+
+    fn test(base: f64, other: f64, factor: f64, significant: bool) -> Option<Test> {
+        let tested = Tested { factor, low: factor * 0.9, high: factor * 1.1, p: 0.01, p_holm: 0.02, significant };
+        Some(Test { baseline_median: base, other_median: other, tested: Some(tested) })
+    }
+
+    fn pick(case: &str, median: f64) -> Option<Pick> {
+        Some(Pick { case: case.into(), metric: "throughput".into(), median, tied: false })
+    }
+
+    fn fixture() -> CompareResult {
+        let file = |label: &str, answer_stored| FileInfo {
+            name: format!("{label}.json"),
+            label: label.into(),
+            schema: "writebench.v2".into(),
+            complete: true,
+            answer_stored,
+        };
+        let end = "pwrite prealloc 1MiB t1 end";
+        CompareResult {
+            schema: "writebench.compare.v1".into(),
+            files: vec![file("A", true), file("B", true), file("C", false)],
+            alpha: 0.05,
+            correction: "Holm".into(),
+            differences: vec![Difference {
+                field: "target.fs_type".into(),
+                values: vec![Some("tmpfs".into()), Some("ext4".into()), None],
+            }],
+            cases: vec![
+                CaseComparison {
+                    id: end.into(),
+                    bytes: 64 << 20,
+                    files: vec![
+                        side(Status::Ok, Some(2e9), Some(1.9e9)),
+                        side(Status::Ok, Some(2.05e9), Some(0.5e9)),
+                        side(Status::Failed, None, None),
+                    ],
+                    versus: vec![
+                        Some(Versus { write: test(2e9, 2.05e9, 1.02, false), durable: test(1.9e9, 0.5e9, 0.26, true) }),
+                        Some(Versus { write: None, durable: None }),
+                    ],
+                },
+                CaseComparison {
+                    id: "write empty 4KiB t1 none".into(),
+                    bytes: 64 << 20,
+                    files: vec![side(Status::Ok, Some(1e9), None), side(Status::Ok, Some(0.5e9), None), None],
+                    versus: vec![
+                        Some(Versus {
+                            write: Some(Test { baseline_median: 1e9, other_median: 0.5e9, tested: None }),
+                            durable: None,
+                        }),
+                        None,
+                    ],
+                },
+            ],
+            unmatched: vec![Unmatched { id: "mmap sparse 1MiB t1 end".into(), bytes: 64 << 20, in_files: vec![1] }],
+            answers: vec![
+                GoalComparison {
+                    goal: "fastest".into(),
+                    picks: vec![pick(end, 2e9), pick(end, 2.05e9), None],
+                    same_strategy: Some(true),
+                },
+                GoalComparison {
+                    goal: "durable-at-end".into(),
+                    picks: vec![pick(end, 1.9e9), pick("pwritev prealloc 1MiB x128 t1 end", 0.6e9), None],
+                    same_strategy: Some(false),
+                },
+            ],
+            summary: vec![
+                PairSummary {
+                    file: 1,
+                    cases_tested: 1,
+                    cases_significant: 1,
+                    cases_untested: 1,
+                    tests: 2,
+                    tests_significant: 1,
+                },
+                PairSummary {
+                    file: 2,
+                    cases_tested: 0,
+                    cases_significant: 0,
+                    cases_untested: 1,
+                    tests: 0,
+                    tests_significant: 0,
+                },
+            ],
+        }
+    }
+
+    fn terminal(compared: &CompareResult) -> String {
+        let mut out = Vec::new();
+        render(compared, &mut out).unwrap();
+        String::from_utf8(out).unwrap()
+    }
+
+    #[test]
+    fn context_first_then_cases_answer_and_summary() {
+        let text = terminal(&fixture());
+        let at = |needle: &str| text.find(needle).unwrap_or_else(|| panic!("{needle} missing:\n{text}"));
+        assert!(at("## Context differences") < at("## Cases"));
+        assert!(at("## Cases") < at("## Answer") && at("## Answer") < at("Summary: B vs A"));
+        let fs_line = text.lines().find(|l| l.contains("target.fs_type")).unwrap();
+        assert!(fs_line.contains("tmpfs") && fs_line.contains("ext4") && fs_line.contains("(absent)"), "{fs_line}");
+        assert!(
+            text.contains(
+                "\nSummary: B vs A: 1 of 1 cases differ significantly (1 of 2 tests, Holm, α = 0.05), 1 untested\n"
+            ),
+            "{text}"
+        );
+        assert!(
+            text.contains(
+                "\nSummary: C vs A: 0 of 0 cases differ significantly (0 of 0 tests, Holm, α = 0.05), 1 untested\n"
+            ),
+            "{text}"
+        );
+    }
+
+    #[test]
+    fn only_a_significant_difference_is_marked_and_lines_fit_100_columns() {
+        let text = terminal(&fixture());
+        let line = |start: &str| text.lines().find(|l| l.trim_start().starts_with(start)).unwrap().to_string();
+        let write = line("pwrite prealloc 1MiB t1 end");
+        assert!(write.contains("2.05") && write.contains("×1.02 [0.918, 1.12]") && !write.contains('*'), "{write}");
+        assert!(write.contains("failed"), "C's case failed: {write}");
+        let durable = line("durable");
+        assert!(durable.contains("×0.260 [0.234, 0.286] *"), "{durable}");
+        let untested = line("write empty 4KiB");
+        assert!(untested.contains("×0.500 (no test: one run)") && untested.contains("absent"), "{untested}");
+        assert!(text.contains("mmap sparse 1MiB t1 end (64 MiB): only in B"), "{text}");
+        for line in text.lines() {
+            assert!(line.chars().count() <= WIDTH, "{} columns: {line}", line.chars().count());
+        }
+    }
+
+    #[test]
+    fn the_answer_says_same_or_different_and_which_file_has_none() {
+        let text = terminal(&fixture());
+        let same = "  fastest: the same strategy, pwrite prealloc 1MiB t1 end\n      A  2 GB/s\n      B  2.05 GB/s\n";
+        assert!(text.contains(same), "{text}");
+        let different = "  durable-at-end: different strategies\n      A  pwrite prealloc 1MiB t1 end, 1.9 GB/s\n      \
+                         B  pwritev prealloc 1MiB x128 t1 end, 0.6 GB/s\n";
+        assert!(text.contains(different), "{text}");
+        assert!(text.contains("C: no answer stored"), "{text}");
+    }
+
+    #[test]
+    fn long_context_values_go_one_file_per_line() {
+        let mut compared = fixture();
+        compared.differences[0].values = vec![Some("x".repeat(60)), Some("y".repeat(60)), None];
+        let text = terminal(&compared);
+        assert!(
+            text.contains(&format!(
+                "\n  target.fs_type\n      A  {}\n      B  {}\n      C  (absent)\n",
+                "x".repeat(60),
+                "y".repeat(60)
+            )),
+            "{text}"
+        );
+    }
+
+    #[test]
+    fn markdown_has_the_same_content_as_tables() {
+        let mut out = Vec::new();
+        render_markdown(&fixture(), &mut out).unwrap();
+        let text = String::from_utf8(out).unwrap();
+        assert!(
+            text.contains("| field | A | B | C |\n|---|---|---|---|\n| target.fs\\_type | tmpfs | ext4 | (absent) |"),
+            "{text}"
+        );
+        assert!(text.contains("| case | A | B | B/A | C | C/A |\n|---|---:|---:|---:|---:|---:|\n"), "{text}");
+        assert!(text.contains("| ↳ durable | 1.9 | 0.5 | ×0.260 [0.234, 0.286] \\* | failed | — |"), "{text}");
+        assert!(text.contains("- C: no answer stored"), "{text}");
+        assert!(
+            text.contains("- durable-at-end: different strategies\n  - A: pwrite prealloc 1MiB t1 end, 1.9 GB/s\n"),
+            "{text}"
+        );
+        assert!(text.contains("Summary: B vs A: 1 of 1 cases"), "{text}");
+    }
+
+    #[test]
+    fn three_significant_digits_without_exponents() {
+        assert_eq!(
+            [three(1.0), three(0.2601), three(12.345), three(1234.6), three(0.000123)],
+            ["1.00", "0.260", "12.3", "1235", "0.000123"]
+        );
+    }
+}
