@@ -64,6 +64,7 @@ fn compare(args: &CompareArgs) -> Result<ExitCode, UsageError> {
     let mut all_written = true;
     for (file, render) in [
         (&args.export_markdown, export::compare::render_markdown as fn(&_, &mut dyn Write) -> std::io::Result<()>),
+        (&args.export_html, export::compare_html::render),
         (&args.export_json, export::compare::render_json),
     ] {
         if let Some(file) = file {

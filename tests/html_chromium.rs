@@ -289,3 +289,52 @@ fn the_checker_sees_requests_and_console_errors() {
     let guarded = visit(&page);
     assert!(guarded.errors.iter().any(|e| e.contains("Content Security Policy")), "{:?}", guarded.errors);
 }
+
+#[test]
+fn the_compare_page_loads_cleanly_and_its_ratio_chart_has_axes_a_legend_and_error_bars() {
+    let tmpfs = Tmpfs::mount("128M");
+    let out = tempfile::tempdir().unwrap();
+    let path = tmpfs.path().to_str().unwrap().to_string();
+    let mut results = Vec::new();
+    for name in ["a.json", "b.json"] {
+        let json = out.path().join(name);
+        let output = writebench(&[
+            "run",
+            &path,
+            "--methods",
+            "write,pwrite",
+            "--chunks",
+            "64KiB",
+            "--size",
+            "4MiB",
+            "--durability",
+            "none,end",
+            "--repeat",
+            "3",
+            "--export-json",
+            json.to_str().unwrap(),
+        ]);
+        assert!(output.status.success(), "{}", stderr_of(&output));
+        results.push(json);
+    }
+    let html = out.path().join("ab.html");
+    let output = writebench(&[
+        "compare",
+        results[0].to_str().unwrap(),
+        results[1].to_str().unwrap(),
+        "--export-html",
+        html.to_str().unwrap(),
+    ]);
+    assert!(output.status.success(), "{}", stderr_of(&output));
+    let visit = visit(&html);
+    assert_eq!(visit.errors, Vec::<String>::new(), "console errors");
+    assert_eq!(visit.requests, Vec::<String>::new(), "requests besides the page itself");
+    let charts = visit.dom["charts"].as_array().unwrap();
+    assert_eq!(charts.len(), 1, "{charts:?}");
+    let chart = &charts[0];
+    assert_eq!(chart["id"], "chart-ratio");
+    let titles: Vec<&str> = chart["axisTitles"].as_array().unwrap().iter().filter_map(|t| t.as_str()).collect();
+    assert!(titles.iter().any(|t| t.contains("ratio to A (×")), "{titles:?}");
+    assert!(!chart["legend"].as_array().unwrap().is_empty(), "a legend");
+    assert!(chart["errorBars"].as_u64().unwrap() > 0, "error bars");
+}

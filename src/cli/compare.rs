@@ -12,7 +12,7 @@ pub const EXAMPLES: &str = "\
 Examples:
   writebench compare monday.json tuesday.json          the same machine on two days
   writebench compare tmpfs.json ext4.json xfs.json     three filesystems against the first
-  writebench compare a.json b.json --export-markdown ab.md --export-json ab.json";
+  writebench compare a.json b.json --export-markdown ab.md --export-html ab.html";
 
 #[derive(Debug, Args)]
 pub struct CompareArgs {
@@ -24,6 +24,11 @@ pub struct CompareArgs {
     /// Also write the comparison as Markdown.
     #[arg(long, value_name = "FILE")]
     pub export_markdown: Option<PathBuf>,
+
+    /// Also write the comparison as one self-contained HTML page with a chart of the
+    /// ratios and their 95 % intervals.
+    #[arg(long, value_name = "FILE")]
+    pub export_html: Option<PathBuf>,
 
     /// Also write the comparison as JSON (schema writebench.compare.v1).
     #[arg(long, value_name = "FILE")]
@@ -43,7 +48,11 @@ impl CompareArgs {
             }
             _ => {}
         }
-        for (option, file) in [("--export-markdown", &self.export_markdown), ("--export-json", &self.export_json)] {
+        for (option, file) in [
+            ("--export-markdown", &self.export_markdown),
+            ("--export-html", &self.export_html),
+            ("--export-json", &self.export_json),
+        ] {
             let Some(file) = file else { continue };
             crate::export::check_destination(option, file).map_err(UsageError)?;
             // Writing the comparison over one of its inputs would lose a result.

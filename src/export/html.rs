@@ -17,10 +17,10 @@ use crate::export::table::{most_common_size, notes, runs_wording};
 use crate::plan::units::format_size;
 use crate::result::{CaseResult, ResultFile, Status};
 
-const STYLE: &str = include_str!("html.css");
+pub(crate) const STYLE: &str = include_str!("html.css");
 
 /// Nothing may be loaded from anywhere: styles are inline, images are inline SVG.
-const POLICY: &str = "default-src 'none'; style-src 'unsafe-inline'; img-src data:";
+pub(crate) const POLICY: &str = "default-src 'none'; style-src 'unsafe-inline'; img-src data:";
 
 pub fn render(result: &ResultFile, out: &mut dyn Write) -> io::Result<()> {
     let title = document::title(result);

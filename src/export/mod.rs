@@ -3,6 +3,7 @@
 pub mod answer;
 pub mod charts;
 pub mod compare;
+pub mod compare_html;
 pub mod csv;
 pub mod document;
 pub mod html;

@@ -16,6 +16,7 @@ mod chunks;
 mod durable;
 mod latency;
 mod lines;
+pub mod ratio;
 mod runtimes;
 mod states;
 mod threads;
