@@ -409,6 +409,8 @@ mod tests {
             // First digit 2 keeps two digits; the carry 29.6 -> 30 moves no place.
             (2.3456, 0.0296, "2.346 ± 0.030"),
             (-0.001, 0.5, "0.0 ± 0.5"),
+            // Only a zero loses its sign: a real negative value keeps it.
+            (-1.5, 0.3, "-1.5 ± 0.3"),
             (std::f64::consts::PI, 0.0, "3.142 ± 0"),
             (123456.0, 0.0, "123500 ± 0"),
             (0.0, 0.0, "0 ± 0"),
