@@ -1,11 +1,11 @@
 //! `writebench compare A.json B.json [C.json …]`: its arguments, and the checks that turn
 //! bad input into one line before anything is printed.
 
-use std::path::{Path, PathBuf};
+use std::path::PathBuf;
 
 use clap::Args;
 
-use crate::cli::usage::UsageError;
+use crate::cli::usage::{UsageError, same_file};
 use crate::result::ResultFile;
 
 pub const EXAMPLES: &str = "\
@@ -64,14 +64,6 @@ impl CompareArgs {
             .iter()
             .map(|file| Ok((file.display().to_string(), ResultFile::load(file).map_err(UsageError)?)))
             .collect()
-    }
-}
-
-/// Whether two paths name one existing file (through links and `..` alike).
-fn same_file(a: &Path, b: &Path) -> bool {
-    match (a.canonicalize(), b.canonicalize()) {
-        (Ok(a), Ok(b)) => a == b,
-        _ => false,
     }
 }
 

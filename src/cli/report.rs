@@ -5,6 +5,8 @@ use std::path::PathBuf;
 
 use clap::Args;
 
+use crate::cli::usage::same_file;
+
 use crate::result::ResultFile;
 
 pub const EXAMPLES: &str = "\
@@ -60,16 +62,6 @@ impl ReportArgs {
             }
         }
         ResultFile::load(&self.result)
-    }
-}
-
-/// Whether two paths name one existing file: an export written over the result it
-/// renders would replace the only copy with something else.
-fn same_file(a: &std::path::Path, b: &std::path::Path) -> bool {
-    use std::os::unix::fs::MetadataExt;
-    match (std::fs::metadata(a), std::fs::metadata(b)) {
-        (Ok(a), Ok(b)) => a.dev() == b.dev() && a.ino() == b.ino(),
-        _ => false,
     }
 }
 

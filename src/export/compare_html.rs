@@ -9,19 +9,11 @@ use html_escape::encode_text as text;
 
 use crate::analysis::compare::CompareResult;
 use crate::export::charts::ratio;
-use crate::export::html::{POLICY, STYLE};
+use crate::export::html::page_start;
 
 pub fn render(compared: &CompareResult, out: &mut dyn Write) -> io::Result<()> {
     let title = format!("writebench compare: {} is the baseline", compared.files[0].label);
-    writeln!(
-        out,
-        "<!DOCTYPE html>\n<html lang=\"en\">\n<head>\n<meta charset=\"utf-8\">\n\
-         <meta http-equiv=\"Content-Security-Policy\" content=\"{POLICY}\">\n\
-         <meta name=\"viewport\" content=\"width=device-width, initial-scale=1\">\n\
-         <meta name=\"color-scheme\" content=\"light dark\">\n\
-         <link rel=\"icon\" href=\"data:,\">\n<title>{}</title>\n<style>\n{STYLE}</style>\n</head>\n<body>\n<main>",
-        text(&title)
-    )?;
+    page_start(&title, out)?;
     writeln!(out, "<header>\n<h1>{}</h1>\n<ul>", text(&title))?;
     for file in &compared.files {
         writeln!(out, "<li>{}: {}</li>", text(&file.label), text(&file.name))?;

@@ -17,13 +17,14 @@ use crate::export::table::{most_common_size, notes, runs_wording};
 use crate::plan::units::format_size;
 use crate::result::{CaseResult, ResultFile, Status};
 
-pub(crate) const STYLE: &str = include_str!("html.css");
+const STYLE: &str = include_str!("html.css");
 
 /// Nothing may be loaded from anywhere: styles are inline, images are inline SVG.
-pub(crate) const POLICY: &str = "default-src 'none'; style-src 'unsafe-inline'; img-src data:";
+const POLICY: &str = "default-src 'none'; style-src 'unsafe-inline'; img-src data:";
 
-pub fn render(result: &ResultFile, out: &mut dyn Write) -> io::Result<()> {
-    let title = document::title(result);
+/// The page up to `<main>`: the policy, the style, light and dark. Every page writebench
+/// writes (a report, a comparison) starts with it.
+pub(crate) fn page_start(title: &str, out: &mut dyn Write) -> io::Result<()> {
     writeln!(
         out,
         "<!DOCTYPE html>\n<html lang=\"en\">\n<head>\n<meta charset=\"utf-8\">\n\
@@ -31,8 +32,13 @@ pub fn render(result: &ResultFile, out: &mut dyn Write) -> io::Result<()> {
          <meta name=\"viewport\" content=\"width=device-width, initial-scale=1\">\n\
          <meta name=\"color-scheme\" content=\"light dark\">\n\
          <link rel=\"icon\" href=\"data:,\">\n<title>{}</title>\n<style>\n{STYLE}</style>\n</head>\n<body>\n<main>",
-        text(&title)
-    )?;
+        text(title)
+    )
+}
+
+pub fn render(result: &ResultFile, out: &mut dyn Write) -> io::Result<()> {
+    let title = document::title(result);
+    page_start(&title, out)?;
     writeln!(out, "<header>\n<h1>{}</h1>", text(&title))?;
     writeln!(
         out,
