@@ -26,7 +26,8 @@ use crate::plan::{DropReason, Durability, FileState, Layout};
 pub const MAX_CHUNK: u64 = 1 << 30;
 /// IOV_MAX on Linux.
 pub const MAX_IOV: u32 = 1024;
-/// Writer threads per case: far above seed 004's 100, well below what a 2-core machine
+/// Writer threads per case: far above the 100 goroutines of the IO Playground write-up,
+/// well below what a 2-core machine
 /// can start without trouble.
 pub const MAX_THREADS: u32 = 1024;
 /// Requests in flight per io_uring ring (the kernel allows up to 32768 entries).
@@ -70,7 +71,7 @@ pub enum Command {
     /// after asking (only `.writebench-<pid>-*` directories owned by you whose pid is
     /// no running writebench; never anything else).
     Clean(CleanArgs),
-    /// Time small writes one by one (seed 002): percentiles per durability mode.
+    /// Time small writes one by one: percentiles per durability mode.
     #[command(after_help = LATENCY_EXAMPLES)]
     Latency(LatencyArgs),
     /// Render a saved result again (from --export-json): the table and the answer, or
@@ -117,7 +118,8 @@ pub struct LatencyArgs {
     #[arg(long, default_value = "8", value_name = "SIZE")]
     pub bytes: String,
 
-    /// overwrite0 (pwrite at offset 0 each time, as seed 002) and/or append (write at
+    /// overwrite0 (pwrite at offset 0 each time, like a device rewriting one block) and/or
+    /// append (write at
     /// the file position).
     #[arg(long, default_value = "overwrite0,append", value_name = "LIST")]
     pub patterns: String,
@@ -180,16 +182,18 @@ pub enum SuiteName {
     /// Every plain and vectored method in every file state at 4 KiB, 64 KiB and 1 MiB
     /// chunks, 2 threads, the mmap variants, io_uring at depths 1 and 32 (about a minute).
     Quick,
-    /// Seed 003's write matrix at 1 GiB (10 runs) and seed 004's at 409,600,000 bytes
-    /// (hours on a slow disk: it says how long before it starts; --size scales it).
-    Seed,
+    /// The full matrix: rapidgzip's benchmarkIOWrite matrix at 1 GiB (10 runs) and the IO
+    /// Playground's at 409,600,000 bytes (hours on a slow disk: it says how long before it
+    /// starts; --size scales it). `seed` is its old name.
+    #[value(alias = "seed")]
+    Full,
 }
 
 impl SuiteName {
     fn name(self) -> &'static str {
         match self {
             SuiteName::Quick => "quick",
-            SuiteName::Seed => "seed",
+            SuiteName::Full => "full",
         }
     }
 }
