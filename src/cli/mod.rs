@@ -256,7 +256,7 @@ pub struct RunArgs {
     pub durability: Option<String>,
 
     /// Measured runs per case, exactly (unless --target-ci is given too, when it is the
-    /// least) [quick: 5 to 7 by its CI target, seed: 10].
+    /// least) [quick: 5 to 7 by its CI target, full: 10].
     #[arg(long, value_name = "N")]
     pub repeat: Option<u32>,
 
