@@ -86,7 +86,8 @@ fn latency(args: &LatencyArgs) -> Result<ExitCode, UsageError> {
         UsageError(format!("cannot create a scratch directory in {}: {}", args.path.display(), plain(&e)))
     })?;
     let target = context::target(&args.path, Some(&probe_file(&scratch)));
-    let total = plan.patterns.len() * plan.durability.len();
+    let units = plan.units();
+    let total = units.len() * plan.durability.len();
     eprintln!(
         "writebench: latency of {} x {} operations of {} B on {} ({})",
         total, plan.count, plan.bytes, target.path, target.fs_type
@@ -94,9 +95,9 @@ fn latency(args: &LatencyArgs) -> Result<ExitCode, UsageError> {
     let progress = progress_bar(total as u64);
     let mut results = Vec::with_capacity(total);
     for &durability in &plan.durability {
-        for &pattern in &plan.patterns {
-            progress.set_message(format!("{} {durability}", pattern.name()));
-            results.push(writebench::measure::latency::run_case(results.len(), &plan, pattern, durability, &scratch));
+        for unit in &units {
+            progress.set_message(writebench::plan::latency::case_of(&plan, unit, durability).id);
+            results.push(writebench::measure::latency::run_case(results.len(), &plan, unit, durability, &scratch));
             progress.inc(1);
         }
     }
@@ -110,7 +111,11 @@ fn latency(args: &LatencyArgs) -> Result<ExitCode, UsageError> {
         host: context::host(),
         target,
         options: {
-            let mut options = json!({"command": "latency", "argv": std::env::args().collect::<Vec<_>>()});
+            let mut options = json!({
+                "command": "latency",
+                "runtime_toolchains": writebench::measure::runtimes::toolchains(),
+                "argv": std::env::args().collect::<Vec<_>>(),
+            });
             if let (Some(options), serde_json::Value::Object(applied)) = (options.as_object_mut(), plan.applied()) {
                 options.extend(applied);
             }
@@ -161,16 +166,14 @@ fn run(args: &RunArgs) -> Result<ExitCode, UsageError> {
         UsageError(format!("cannot create a scratch directory in {}: {}", args.path.display(), plain(&e)))
     })?;
     let target = context::target(&args.path, Some(&probe_file(&scratch)));
-    let latency_count = suite.latency.as_ref().map_or(0, |plan| plan.patterns.len() * plan.durability.len());
+    let latency_count = suite.latency.as_ref().map_or(0, |plan| plan.units().len() * plan.durability.len());
     announce(&cases, latency_count, &schedule, &target, &scratch);
 
     let latency_cases: Vec<_> = suite
         .latency
         .iter()
         .flat_map(|plan| {
-            plan.durability
-                .iter()
-                .flat_map(move |&mode| plan.patterns.iter().map(move |&pattern| (plan, pattern, mode)))
+            plan.durability.iter().flat_map(move |&mode| plan.units().into_iter().map(move |unit| (plan, unit, mode)))
         })
         .collect();
     let runs_per_case = u64::from(schedule.warmup + schedule.max_runs);
@@ -208,9 +211,10 @@ fn run(args: &RunArgs) -> Result<ExitCode, UsageError> {
         done[index] = Some(result);
     }
     let mut done: Vec<CaseResult> = done.into_iter().map(|result| result.expect("every case has a result")).collect();
-    for (index, &(plan, pattern, mode)) in latency_cases.iter().enumerate() {
-        progress.set_message(format!("latency {} {mode}", pattern.name()));
-        let outcome = writebench::measure::latency::run_case(cases.len() + index, plan, pattern, mode, &scratch);
+    for (index, (plan, unit, mode)) in latency_cases.iter().enumerate() {
+        let case = writebench::plan::latency::case_of(plan, unit, *mode);
+        progress.set_message(case.id);
+        let outcome = writebench::measure::latency::run_case(cases.len() + index, plan, unit, *mode, &scratch);
         progress.inc(1);
         done.push(outcome);
     }
@@ -343,6 +347,9 @@ fn options_json(
         // MADV_POPULATE_WRITE, issued by each thread inside the timed span.
         "mmap_advice": {"madv_sequential": false, "map_populate": false, "mmap-populate": "MADV_POPULATE_WRITE, timed"},
         "peak_rss_bytes": peak_rss_bytes(),
+        // The runners that ran (or could not), with their toolchains' version lines.
+        "runtime_toolchains": writebench::measure::runtimes::toolchains(),
+        "runtime_executor": writebench::measure::runtimes::External::OVERHEAD,
         "argv": std::env::args().collect::<Vec<_>>(),
     });
     let applied = serde_json::to_value(suite.applied()).expect("plain data serializes");

@@ -133,6 +133,12 @@ pub struct LatencyArgs {
     #[arg(long, default_value_t = 100, value_name = "N")]
     pub warmup: u64,
 
+    /// Runtimes, comma-separated: native, c, python, go, zig. Each times its own calls:
+    /// pwrite at offset 0; write at the file position, and also Python's io.FileIO and
+    /// buffered open() (flushed each time), and Go's bufio (flushed) [default: native].
+    #[arg(long, value_name = "LIST")]
+    pub runtimes: Option<String>,
+
     /// Seed of the pseudo-random data written.
     #[arg(long, default_value_t = DEFAULT_SEED, value_name = "N")]
     pub seed: u64,
@@ -168,6 +174,10 @@ impl LatencyArgs {
             patterns,
             durability,
             seed: self.seed,
+            runtimes: match &self.runtimes {
+                Some(list) => parse_runtimes(list)?,
+                None => Vec::new(),
+            },
         })
     }
 
@@ -175,6 +185,18 @@ impl LatencyArgs {
     pub fn check_paths(&self) -> Result<(), UsageError> {
         check_paths(&self.path, &[("--export-json", &self.export_json), ("--export-csv", &self.export_csv)])
     }
+}
+
+/// `--runtimes`: known runtime names, each once.
+fn parse_runtimes(list: &str) -> Result<Vec<String>, UsageError> {
+    parse_list(list, "--runtimes", |name| {
+        let known = methods::runtime_names();
+        known
+            .iter()
+            .find(|known| **known == name)
+            .map(|known| known.to_string())
+            .ok_or_else(|| format!("unknown runtime '{name}' (known: {})", known.join(", ")))
+    })
 }
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
@@ -218,6 +240,13 @@ pub struct RunArgs {
     /// close): posix_fallocate, fallocate, ftruncate [default: all].
     #[arg(long, value_name = "LIST")]
     pub methods: Option<String>,
+
+    /// Runtimes, comma-separated: native (writebench's own calls), c, python, go, zig.
+    /// Each method is also written by each named runtime that has it, side by side;
+    /// python's fileio and buffered and go's bufio join when --methods is not given.
+    /// A runtime whose toolchain is missing gives unsupported cases [default: native].
+    #[arg(long, value_name = "LIST")]
+    pub runtimes: Option<String>,
 
     /// File states before the run: empty, sparse, prealloc, overwrite [default: all].
     #[arg(long, value_name = "LIST")]
@@ -374,6 +403,7 @@ impl RunArgs {
                     .ok_or_else(|| format!("unknown method '{name}' (known: {})", methods::names().join(", ")))
             })
         });
+        let runtimes = self.runtimes.as_deref().map(parse_runtimes);
         let states = self.states.as_deref().map(|list| parse_list(list, "--states", |s| s.parse::<FileState>()));
         let durability =
             self.durability.as_deref().map(|list| parse_list(list, "--durability", |s| s.parse::<Durability>()));
@@ -394,6 +424,7 @@ impl RunArgs {
             })
         });
         let methods = methods.transpose()?;
+        let runtimes = runtimes.transpose()?;
         let states = states.transpose()?;
         let durability = durability.transpose()?;
         let iov = iov.transpose()?;
@@ -417,8 +448,21 @@ impl RunArgs {
         }
         if let Some(latency) = &mut suite.latency {
             latency.seed = self.seed;
+            latency.runtimes = runtimes.clone().unwrap_or_default();
+        }
+        if let (Some(runtimes), None) = (&runtimes, &methods) {
+            // The runtimes' own methods (no native twin) join where plain write runs.
+            let own: Vec<String> = methods::runtimes::OWN
+                .iter()
+                .map(|method| method.name().to_string())
+                .filter(|name| runtimes.iter().any(|runtime| methods::find(runtime, name).is_some()))
+                .collect();
+            for part in suite.parts.iter_mut().filter(|part| part.methods.iter().any(|m| m == "write")) {
+                part.methods.extend(own.iter().cloned());
+            }
         }
         for part in &mut suite.parts {
+            override_with(&mut part.runtimes, &runtimes);
             override_with(&mut part.states, &states);
             override_with(&mut part.durability, &durability);
             override_with(&mut part.iov, &iov);

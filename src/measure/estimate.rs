@@ -43,6 +43,7 @@ pub fn probe(scratch: &Scratch) -> Option<Probe> {
         let result = file.zip(streams).and_then(|(file, streams)| {
             let fd = std::os::fd::AsRawFd::as_raw_fd(&file);
             let job = Job {
+                paths: &[],
                 files: &[fd],
                 file_lens: &[bytes],
                 parts: &[Part { file: 0, offset: 0, len: bytes }],

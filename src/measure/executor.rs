@@ -363,6 +363,7 @@ mod tests {
         let part_files: Vec<usize> = parts.iter().map(|part| part.file).collect();
         let streams = Streams::new(&source, &names, &part_files, Shape::new(2, 4096, 1, None, 8192)).unwrap();
         let job = Job {
+            paths: &[],
             files: &fds,
             file_lens: &[4096, 4096][..files],
             parts: &parts,

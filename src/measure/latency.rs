@@ -14,6 +14,7 @@
 //! the sync (`getrusage` around them): measured, never a 0 standing for "not read".
 
 use std::os::fd::{AsRawFd, RawFd};
+use std::path::Path;
 use std::time::Instant;
 
 use hdrhistogram::Histogram;
@@ -23,17 +24,31 @@ use crate::error::{CallError, no_progress, retry_eintr};
 use crate::measure::durability::Pacing;
 use crate::measure::executor::Cpu;
 use crate::measure::hygiene::RunFiles;
+use crate::measure::methods::{self, NATIVE};
 use crate::measure::runner::open_flags_refusal;
+use crate::measure::runtimes::{self, Launch, latency::Request};
 use crate::measure::source::{Shape, Source, Streams};
 use crate::measure::target::Scratch;
 use crate::plan::FileState;
 use crate::plan::durability::{Durability, SyncCall};
-use crate::plan::latency::{Pattern, Plan, case_of};
-use crate::result::{CaseResult, Run};
+use crate::plan::latency::{Pattern, Plan, Unit, case_of};
+use crate::result::{CaseResult, Run, Status};
 
 /// Runs one pattern under one mode; an error makes the case failed or unsupported.
-pub fn run_case(index: usize, plan: &Plan, pattern: Pattern, durability: Durability, scratch: &Scratch) -> CaseResult {
-    let case = case_of(plan, pattern, durability);
+pub fn run_case(index: usize, plan: &Plan, unit: &Unit, durability: Durability, scratch: &Scratch) -> CaseResult {
+    let case = case_of(plan, unit, durability);
+    let pattern = unit.pattern;
+    let launch = if unit.runtime == NATIVE {
+        None
+    } else {
+        match runtimes::launch(&unit.runtime) {
+            Ok(launch) => Some(launch),
+            Err(reason) => return CaseResult::without_result(case, Status::Unsupported, reason),
+        }
+    };
+    if let Some(reason) = methods::find(&unit.runtime, unit.method).and_then(|m| m.durability_refusal(durability)) {
+        return CaseResult::without_result(case, Status::Unsupported, reason);
+    }
     let file_len = if pattern == Pattern::Overwrite0 { plan.bytes as u64 } else { case.bytes };
     let source = Source::new(plan.seed);
     let shape = Shape::new(1, plan.bytes as u64, 1, None, plan.bytes as u64);
@@ -43,7 +58,8 @@ pub fn run_case(index: usize, plan: &Plan, pattern: Pattern, durability: Durabil
         return CaseResult::without_result(case, status, reason);
     }
     let mut files = RunFiles::new(scratch, format!("latency{index:04}"), 1, false);
-    match files.run(0, |names| measure(&names[0], plan, pattern, durability, &source, scratch)) {
+    let how = How { plan, unit, durability, launch: launch.as_ref() };
+    match files.run(0, |names| measure(&names[0], &how, &source, scratch)) {
         Ok(measured) => {
             let mut result = CaseResult::measured(case, vec![measured.run]);
             result.latency_ns = Some(summary(&measured.operations));
@@ -67,14 +83,17 @@ fn histogram() -> Histogram<u64> {
     Histogram::new_with_bounds(1, 3_600_000_000_000, 3).expect("valid histogram bounds")
 }
 
-fn measure(
-    name: &str,
-    plan: &Plan,
-    pattern: Pattern,
+/// What one latency case is: the plan, who writes, under which mode.
+struct How<'a> {
+    plan: &'a Plan,
+    unit: &'a Unit,
     durability: Durability,
-    source: &Source,
-    scratch: &Scratch,
-) -> Result<Measured, CallError> {
+    /// The runner, for the runtimes other than native.
+    launch: Option<&'a Launch>,
+}
+
+fn measure(name: &str, how: &How, source: &Source, scratch: &Scratch) -> Result<Measured, CallError> {
+    let (plan, pattern, durability) = (how.plan, how.unit.pattern, how.durability);
     let shape = Shape::new(1, plan.bytes as u64, 1, None, plan.bytes as u64);
     let streams = Streams::new(source, &[name.to_string()], &[0], shape)
         .map_err(|e| CallError::new("allocate the source buffer", e))?;
@@ -86,6 +105,9 @@ fn measure(
     let flags = durability.open_flags();
     let file = if flags != 0 { scratch.reopen(name, prepared.as_raw_fd(), flags)? } else { prepared };
     let fd = file.as_raw_fd();
+    if let Some(launch) = how.launch {
+        return through_runner(how, launch, &scratch.path().join(name), &streams, fd);
+    }
     let mut operations = histogram();
     let mut syncs = histogram();
     let pacing = Pacing::new(durability.every(), 1, 1);
@@ -145,6 +167,47 @@ fn measure(
     Ok(Measured { run, operations, syncs, ops_per_second: plan.count as f64 / loop_seconds })
 }
 
+/// The case in a runner: it times the operations, writebench makes the histograms.
+fn through_runner(
+    how: &How,
+    launch: &Launch,
+    path: &Path,
+    streams: &Streams,
+    fd: RawFd,
+) -> Result<Measured, CallError> {
+    let (plan, unit) = (how.plan, how.unit);
+    let mut bytes = vec![0u8; plan.bytes];
+    streams.file(0).fill(streams.source(), 0, &mut bytes);
+    let request = Request {
+        method: unit.method,
+        pattern: unit.pattern.name(),
+        count: plan.count,
+        warmup: plan.warmup,
+        durability: how.durability,
+        path,
+        source: &bytes,
+    };
+    let samples = runtimes::latency::measure(&unit.runtime, launch, &request)?;
+    if how.durability.end_sync().is_none() {
+        // Untimed: the next case must not pay for this one's writeback.
+        SyncCall::Fsync.call(fd)?;
+    }
+    let mut operations = histogram();
+    let mut syncs = histogram();
+    samples.ops.iter().for_each(|&ns| operations.saturating_record(ns));
+    samples.syncs.iter().for_each(|&ns| syncs.saturating_record(ns));
+    let run = Run {
+        write_seconds: samples.loop_seconds,
+        sync_seconds: samples.sync_seconds,
+        setup_seconds: 0.0,
+        thread_seconds: vec![samples.loop_seconds],
+        user_seconds: samples.cpu.user,
+        sys_seconds: samples.cpu.sys,
+        ..Run::default()
+    };
+    Ok(Measured { run, operations, syncs, ops_per_second: plan.count as f64 / samples.loop_seconds })
+}
+
 fn nanos(duration: std::time::Duration) -> u64 {
     u64::try_from(duration.as_nanos()).unwrap_or(u64::MAX).max(1)
 }
@@ -187,8 +250,20 @@ mod tests {
     use super::*;
     use crate::result::Status;
 
+    fn native(pattern: Pattern) -> Unit {
+        Unit { pattern, runtime: NATIVE.into(), method: crate::plan::latency::methods_of(NATIVE, pattern)[0] }
+    }
+
     fn plan() -> Plan {
-        Plan { count: 200, bytes: 8, warmup: 10, patterns: Pattern::ALL.to_vec(), durability: vec![], seed: 1 }
+        Plan {
+            count: 200,
+            bytes: 8,
+            warmup: 10,
+            patterns: Pattern::ALL.to_vec(),
+            durability: vec![],
+            seed: 1,
+            runtimes: vec![],
+        }
     }
 
     #[test]
@@ -198,7 +273,7 @@ mod tests {
         let plan = plan();
         for (index, mode) in ["none", "every-fdatasync:1", "every:4", "odsync", "end"].iter().enumerate() {
             for pattern in Pattern::ALL {
-                let result = run_case(index, &plan, pattern, mode.parse().unwrap(), &scratch);
+                let result = run_case(index, &plan, &native(pattern), mode.parse().unwrap(), &scratch);
                 assert_eq!(result.status, Status::Ok, "{mode} {:?}", result.error);
                 let latency = result.latency_ns.as_ref().unwrap();
                 assert_eq!(latency["count"], 200);
@@ -224,7 +299,7 @@ mod tests {
         // Fewer durable operations: each one is a commit on this disk.
         for (index, (mode, count)) in [("none", 20_000), ("every-fdatasync:1", 500)].into_iter().enumerate() {
             let plan = Plan { count, ..plan() };
-            let result = run_case(index, &plan, Pattern::Overwrite0, mode.parse().unwrap(), &scratch);
+            let result = run_case(index, &plan, &native(Pattern::Overwrite0), mode.parse().unwrap(), &scratch);
             let run = &result.runs[0];
             // write_seconds is the loop's wall time, of which ops_per_second is made.
             let ops = result.ops_per_second.unwrap();
@@ -244,7 +319,7 @@ mod tests {
     fn direct_with_8_bytes_is_unsupported_with_the_reason() {
         let parent = tempfile::tempdir().unwrap();
         let scratch = Scratch::create(parent.path()).unwrap();
-        let result = run_case(0, &plan(), Pattern::Overwrite0, "direct".parse().unwrap(), &scratch);
+        let result = run_case(0, &plan(), &native(Pattern::Overwrite0), "direct".parse().unwrap(), &scratch);
         assert_eq!(result.status, Status::Unsupported, "{:?}", result.error);
         assert!(result.latency_ns.is_none());
     }

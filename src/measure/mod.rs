@@ -12,6 +12,7 @@ pub mod hygiene;
 pub mod latency;
 pub mod methods;
 pub mod runner;
+pub mod runtimes;
 pub mod scheduler;
 pub mod signals;
 pub mod source;

@@ -13,6 +13,7 @@ use crate::measure::executor::{Execution, Executor, InProcess};
 use crate::measure::fd;
 use crate::measure::hygiene::{RunFiles, status_of};
 use crate::measure::methods::{self, Job, Part, fsync_all};
+use crate::measure::runtimes;
 use crate::measure::scheduler::{self, CaseRuns, Order, Schedule};
 use crate::measure::source::{Shape, Source, Streams};
 use crate::measure::target::Scratch;
@@ -85,7 +86,12 @@ pub fn prepare_case<'a>(
     let file_lens: Vec<u64> = if case.files > 1 { parts.iter().map(|p| p.len).collect() } else { vec![case.bytes] };
     let probe = format!("case{index:04}-probe.dat");
     open_flags_refusal(&probe, case.durability, case.chunk_bytes, &file_lens, shape_of(case).period(), scratch)?;
-    let executor = Box::new(InProcess::new(method));
+    let executor: Box<dyn Executor> = if case.runtime == methods::NATIVE {
+        Box::new(InProcess::new(method))
+    } else {
+        let launch = runtimes::launch(&case.runtime).map_err(|reason| (Status::Unsupported, reason))?;
+        Box::new(runtimes::External::new(&case.runtime, &case.method, launch))
+    };
     Ok(Box::new(WriteRuns { work: WriteCase { case, parts, file_lens, executor, scratch, source, settings }, files }))
 }
 
@@ -133,12 +139,14 @@ impl WriteCase<'_> {
             files.push(if flags != 0 { self.scratch.reopen(name, prepared.as_raw_fd(), flags)? } else { prepared });
         }
         let fds: Vec<RawFd> = files.iter().map(|f| f.as_raw_fd()).collect();
+        let paths: Vec<std::path::PathBuf> = names.iter().map(|name| self.scratch.path().join(name)).collect();
         // Untimed: each part's buffer, with the streams of this run's files.
         let part_files: Vec<usize> = self.parts.iter().map(|part| part.file).collect();
         let streams = Streams::new(self.source, names, &part_files, shape_of(case))
             .map_err(|error| CallError::new("allocate the writers' source buffers", error))?;
         let job = Job {
             files: &fds,
+            paths: &paths,
             file_lens: &self.file_lens,
             parts: &self.parts,
             chunk: case.chunk_bytes as usize,

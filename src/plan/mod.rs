@@ -143,6 +143,13 @@ impl Case {
         self
     }
 
+    /// The same case written by the runner of `runtime` (`native`: this crate's own code).
+    pub fn with_runtime(mut self, runtime: &str) -> Case {
+        self.runtime = runtime.to_string();
+        self.id = self.make_id();
+        self
+    }
+
     /// The same case with `depth` requests in flight (queued methods).
     pub fn with_queue_depth(mut self, depth: u32) -> Case {
         self.queue_depth = Some(depth);
@@ -188,7 +195,8 @@ impl Case {
             (threads, 1) => format!(", {threads:>2} threads into one file"),
             (threads, _) => format!(", {threads:>2} threads, a file each"),
         };
-        format!("{} in {:>7} chunks{vectored}{queued}{parallel}", self.method, format_size(self.chunk_bytes))
+        let runtime = if self.runtime == methods::NATIVE { String::new() } else { format!("{} ", self.runtime) };
+        format!("{runtime}{} in {:>7} chunks{vectored}{queued}{parallel}", self.method, format_size(self.chunk_bytes))
     }
 }
 
@@ -197,6 +205,9 @@ impl Case {
 pub struct Selection {
     pub size: u64,
     pub methods: Vec<String>,
+    /// `native` and the runners (`--runtimes`): each method is run by every runtime
+    /// that has it, side by side.
+    pub runtimes: Vec<String>,
     pub states: Vec<FileState>,
     pub chunks: Vec<u64>,
     pub iov: Vec<u32>,
@@ -267,7 +278,16 @@ pub fn expand(selection: &Selection) -> Vec<Case> {
 /// [`expand`], and the combinations left out for their threads or layout (each once).
 pub fn expand_and_drop(selection: &Selection) -> (Vec<Case>, Vec<Dropped>) {
     let mut chosen: Vec<&dyn Method> = selection.methods.iter().filter_map(|name| methods::by_name(name)).collect();
-    chosen.sort_by_key(|method| (method.family(), methods::ALL.iter().position(|m| m.name() == method.name())));
+    chosen.sort_by_key(|method| (method.family(), methods::position(method.name())));
+    // Each runtime of the selection that has the method, in the selection's order.
+    let runtimes_of = |method: &dyn Method| -> Vec<&str> {
+        let runtimes: Vec<&str> = if selection.runtimes.is_empty() {
+            vec![methods::NATIVE]
+        } else {
+            selection.runtimes.iter().map(String::as_str).collect()
+        };
+        runtimes.into_iter().filter(|runtime| methods::find(runtime, method.name()).is_some()).collect()
+    };
     let mut cases = Vec::new();
     let mut dropped: Vec<Dropped> = Vec::new();
     let mut drop = |method: &dyn Method, threads: u32, reason: DropReason| {
@@ -310,15 +330,18 @@ pub fn expand_and_drop(selection: &Selection) -> (Vec<Case>, Vec<Dropped>) {
                                     continue;
                                 }
                                 for &durability in &selection.durability {
-                                    let mut case = Case::new(method, state, chunk, iov, durability, selection.size)
-                                        .with_threads(threads, layout);
-                                    if let Some(depth) = depth {
-                                        case = case.with_queue_depth(depth);
+                                    for runtime in runtimes_of(method) {
+                                        let mut case = Case::new(method, state, chunk, iov, durability, selection.size)
+                                            .with_threads(threads, layout)
+                                            .with_runtime(runtime);
+                                        if let Some(depth) = depth {
+                                            case = case.with_queue_depth(depth);
+                                        }
+                                        if selection.size_in_id {
+                                            case.id = format!("{} {}", case.id, format_size_compact(selection.size));
+                                        }
+                                        cases.push(case);
                                     }
-                                    if selection.size_in_id {
-                                        case.id = format!("{} {}", case.id, format_size_compact(selection.size));
-                                    }
-                                    cases.push(case);
                                 }
                             }
                         }
@@ -338,6 +361,7 @@ mod tests {
         Selection {
             size: 128 << 20,
             methods: ["writev", "pwritev", "fwrite", "write", "pwrite"].map(String::from).to_vec(),
+            runtimes: vec!["native".to_string()],
             states: FileState::ALL.to_vec(),
             chunks: vec![4 << 10, 64 << 10, 1 << 20],
             iov: vec![1, 128],

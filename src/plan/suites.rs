@@ -62,7 +62,8 @@ impl Suite {
                 }
             }
         }
-        let position = |name: &str| methods::ALL.iter().position(|m| m.name() == name);
+        let position = methods::position;
+        // Stable: the runtimes of one combination stay side by side, in expansion order.
         cases.sort_by_key(|c| {
             let family = methods::by_name(&c.method).map(|m| m.family());
             (c.state, family, position(&c.method), c.bytes, c.chunk_bytes, c.iov, c.queue_depth, c.threads, c.files)
@@ -107,6 +108,7 @@ impl Suite {
 #[derive(Debug, Clone, PartialEq, Serialize)]
 pub struct Applied {
     pub methods: Vec<String>,
+    pub runtimes: Vec<String>,
     pub states: Vec<FileState>,
     pub sizes: Vec<u64>,
     pub chunks: Vec<u64>,
@@ -133,6 +135,7 @@ impl Suite {
         };
         let mut applied = Applied {
             methods: Vec::new(),
+            runtimes: Vec::new(),
             states: Vec::new(),
             sizes: Vec::new(),
             chunks: Vec::new(),
@@ -145,6 +148,7 @@ impl Suite {
         };
         for part in self.parts.iter().filter(|part| !part.methods.is_empty()) {
             union(&mut applied.methods, &part.methods);
+            union(&mut applied.runtimes, &part.runtimes);
             union(&mut applied.states, &part.states);
             union(&mut applied.sizes, &[part.size]);
             if has(part, &|m| m.creation().is_none()) {
@@ -173,6 +177,7 @@ fn part(methods: &[&str], states: &[FileState], chunks: &[u64], size: u64) -> Se
     Selection {
         size,
         methods: methods.iter().map(|m| m.to_string()).collect(),
+        runtimes: vec![methods::NATIVE.to_string()],
         states: states.to_vec(),
         chunks: chunks.to_vec(),
         iov: vec![1],
@@ -222,6 +227,7 @@ pub fn quick() -> Suite {
             Durability::of(Commit::Every(1, SyncCall::Fdatasync)),
         ],
         seed: crate::measure::source::DEFAULT_SEED,
+        runtimes: Vec::new(),
     };
     // Repeat until the 95 % CI is within ±5 % of the mean, 5 to 7 runs: most cases are
     // quiet enough at 5 on tmpfs, and at most 7 runs keeps the suite within its minute

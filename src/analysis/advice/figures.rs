@@ -92,6 +92,12 @@ impl<'a> Side<'a> {
         self.metric.summary(self.case).map_or(0.0, |s| s.mean)
     }
 
+    /// The mean of the run times behind the figure, in seconds.
+    pub fn mean_seconds(&self) -> f64 {
+        let times = self.metric.times(self.case).unwrap_or_default();
+        if times.is_empty() { 0.0 } else { times.iter().sum::<f64>() / times.len() as f64 }
+    }
+
     pub fn figure(&self) -> Option<Figure> {
         let summary = self.metric.summary(self.case)?;
         Some(Figure {

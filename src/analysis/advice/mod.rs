@@ -25,14 +25,14 @@
 //!   kind, and so on, so that the first eight lines the terminal shows cover eight
 //!   different questions rather than eight chunk sizes of one.
 //!
-//! Not observed yet, for want of numbers: runtimes against native (no runtime but
-//! native runs) and CPU-bound cases (no CPU share is derived yet); see `suspicious`.
+//! Not observed yet: CPU-bound cases (no CPU share is derived yet); see `suspicious`.
 
 mod durability;
 mod effects;
 mod figures;
 mod latency;
 mod recommend;
+mod runtimes;
 mod shape;
 mod suspicious;
 mod words;
@@ -64,6 +64,7 @@ pub fn observations(result: &ResultFile, ceiling: Option<f64>) -> Vec<Observatio
     findings.extend(effects::direct(&measured));
     findings.extend(effects::io_uring(&measured));
     findings.extend(effects::mmap(&measured));
+    findings.extend(runtimes::overheads(&measured));
     findings.extend(latency::per_pattern(result));
     order(findings)
 }

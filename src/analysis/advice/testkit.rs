@@ -44,9 +44,19 @@ pub fn sized(mut case: Case, bytes: u64) -> Case {
 
 /// The latency case of `pattern` and mode `durability`, as `plan::latency` makes it.
 pub fn latency_case(pattern: &str, durability: &str) -> Case {
-    let plan =
-        crate::plan::latency::Plan { count: 1000, bytes: 8, warmup: 0, patterns: vec![], durability: vec![], seed: 1 };
-    crate::plan::latency::case_of(&plan, pattern.parse().unwrap(), durability.parse().unwrap())
+    let plan = crate::plan::latency::Plan {
+        count: 1000,
+        bytes: 8,
+        warmup: 0,
+        patterns: vec![],
+        durability: vec![],
+        seed: 1,
+        runtimes: vec![],
+    };
+    let pattern: crate::plan::latency::Pattern = pattern.parse().unwrap();
+    let method = crate::plan::latency::methods_of("native", pattern)[0];
+    let unit = crate::plan::latency::Unit { pattern, runtime: "native".into(), method };
+    crate::plan::latency::case_of(&plan, &unit, durability.parse().unwrap())
 }
 
 /// Runs around `mean` seconds, ±1 %, five of them: the same spread everywhere.

@@ -21,6 +21,7 @@ mod io_uring;
 mod mmap;
 mod pwrite;
 mod pwritev;
+pub mod runtimes;
 mod vectored;
 mod write;
 mod writev;
@@ -98,6 +99,8 @@ pub struct Part {
 /// Everything a method needs for one run: the open, prepared files and who writes what.
 pub struct Job<'a> {
     pub files: &'a [RawFd],
+    /// The files' paths, for executors that open them again (a runner process).
+    pub paths: &'a [std::path::PathBuf],
     /// Final length of each file (the state already has it for sparse/prealloc/overwrite).
     pub file_lens: &'a [u64],
     /// One part per thread.
@@ -283,8 +286,15 @@ pub static ALL: &[&dyn Method] = &[
     &create::FTRUNCATE,
 ];
 
-/// Every runtime and the methods it has: a new runtime is one line here.
-static RUNTIMES: &[(&str, &[&dyn Method])] = &[(NATIVE, ALL)];
+/// Every runtime and the methods it has: a new runtime is one line here (and its
+/// runner, `measure::runtimes`).
+pub static RUNTIMES: &[(&str, &[&dyn Method])] =
+    &[(NATIVE, ALL), ("c", runtimes::C), ("python", runtimes::PYTHON), ("go", runtimes::GO), ("zig", runtimes::ZIG)];
+
+/// The names of every runtime, native first.
+pub fn runtime_names() -> Vec<&'static str> {
+    RUNTIMES.iter().map(|(name, _)| *name).collect()
+}
 
 /// The method `name` of `runtime`, if that runtime has it.
 pub fn find(runtime: &str, name: &str) -> Option<&'static dyn Method> {
@@ -293,13 +303,21 @@ pub fn find(runtime: &str, name: &str) -> Option<&'static dyn Method> {
 }
 
 /// What a method name means (its family, whether it is vectored...): the plan's
-/// vocabulary, asked of the native runtime, which has every method.
+/// vocabulary, asked of the native runtime, which has every method but the few of
+/// other runtimes that have no native twin (`bufio`, Python's `buffered`).
 pub fn by_name(name: &str) -> Option<&'static dyn Method> {
-    find(NATIVE, name)
+    find(NATIVE, name).or_else(|| runtimes::OWN.iter().copied().find(|method| method.name() == name))
 }
 
+/// Every method name of every runtime: native's, then those only other runtimes have.
 pub fn names() -> Vec<&'static str> {
-    ALL.iter().map(|method| method.name()).collect()
+    ALL.iter().chain(runtimes::OWN).map(|method| method.name()).collect()
+}
+
+/// Where a method comes in the table within its family: native's order, then the
+/// methods only other runtimes have.
+pub fn position(name: &str) -> usize {
+    ALL.iter().chain(runtimes::OWN).position(|method| method.name() == name).unwrap_or(usize::MAX)
 }
 
 #[cfg(test)]

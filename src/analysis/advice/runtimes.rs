@@ -1,0 +1,141 @@
+//! What each runtime costs against native (`--runtimes`): for every case a runner wrote
+//! and native wrote too (same method, state, chunk, threads and mode), the overhead.
+//! At small calls (a call of at most [`SMALL_CALL`] bytes) the time per call is what a
+//! program pays, so the line says how many nanoseconds each call costs above native's;
+//! at larger calls it gives the throughput ratio. Both rest on Welch's test of the run
+//! times, Holm-corrected over each runtime's cases (one family per runtime), and a
+//! difference that is not significant is said to be a tie: "within noise of native" is
+//! itself the answer a Python or Go programmer asks for.
+
+use std::collections::BTreeMap;
+
+use super::figures::{Finding, Measured, Metric, Side, Test, holm_significant, test};
+use super::words::{factor, p_value};
+use crate::measure::methods::NATIVE;
+use crate::plan::units::format_size;
+
+/// Calls of at most this many bytes are compared per call.
+pub const SMALL_CALL: u64 = 4096;
+
+/// One line per runner case with a native twin.
+pub fn overheads(measured: &Measured) -> Vec<Finding> {
+    let mut families: BTreeMap<String, Vec<Test>> = BTreeMap::new();
+    for &case in measured.cases.iter().filter(|c| c.case.runtime != NATIVE) {
+        let Some(native) = measured.twin(case, |d| d.runtime = NATIVE.into()) else { continue };
+        let tested = test(Side::new(native, Metric::Buffered), Side::new(case, Metric::Buffered));
+        families.entry(case.case.runtime.clone()).or_default().extend(tested);
+    }
+    let mut findings = Vec::new();
+    for tests in families.values() {
+        for (test, significant) in tests.iter().zip(holm_significant(tests)) {
+            findings.push(Finding::new(
+                "runtime",
+                sentence(test, significant),
+                test.figures(),
+                Some(test.comparison(significant)),
+                if significant { test.score() } else { 0.0 },
+            ));
+        }
+    }
+    findings
+}
+
+/// "python write, 1 B calls (empty, t1, end): +812 ns per call over native (1.2 µs
+/// against 0.39 µs; 3.1x the time, 2.9–3.3, p < 0.001)", or at large calls "go write,
+/// 1 MiB calls (...): 0.98x native's throughput (0.95–1.01, p = 0.21): within noise".
+fn sentence(test: &Test, significant: bool) -> String {
+    let case = &test.to.case.case;
+    let call = case.chunk_bytes * u64::from(case.iov);
+    let mut dims = vec![case.state.name().to_string(), format!("t{}", case.threads)];
+    if case.files > 1 {
+        dims.push("a file each".to_string());
+    }
+    dims.push(case.durability.name());
+    let who = format!("{} {}, {} calls ({})", case.runtime, case.method, format_size(call), dims.join(", "));
+    // factor = native's mean time / the runner's: below 1 where the runner is slower.
+    let f = test.factor;
+    let tie = if significant { String::new() } else { ": within noise of native".to_string() };
+    if call <= SMALL_CALL {
+        let calls_per_writer = case.bytes.div_ceil(call) as f64 / f64::from(case.threads.max(1));
+        let native_ns = test.from.mean_seconds() / calls_per_writer * 1e9;
+        let runner_ns = test.to.mean_seconds() / calls_per_writer * 1e9;
+        let extra = runner_ns - native_ns;
+        let sign = if extra >= 0.0 { "+" } else { "−" };
+        format!(
+            "{who}: {sign}{} ns per call over native ({} against {} ns per call; {} the time, {}–{}, {}){tie}",
+            round_ns(extra.abs()),
+            round_ns(runner_ns),
+            round_ns(native_ns),
+            factor(1.0 / f.factor),
+            factor(1.0 / f.high).trim_end_matches('x'),
+            factor(1.0 / f.low),
+            p_value(f.p)
+        )
+    } else {
+        format!(
+            "{who}: {} native's throughput ({}–{}, {}){tie}",
+            factor(f.factor),
+            factor(f.low).trim_end_matches('x'),
+            factor(f.high),
+            p_value(f.p)
+        )
+    }
+}
+
+/// Nanoseconds to two significant digits at most, as a whole number.
+fn round_ns(ns: f64) -> String {
+    if ns >= 100.0 {
+        let scale = 10f64.powi(ns.log10().floor() as i32 - 1);
+        format!("{:.0}", (ns / scale).round() * scale)
+    } else {
+        format!("{ns:.0}")
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::analysis::advice::testkit::{Build, around, case};
+
+    fn runner(id: &str, runtime: &str) -> crate::plan::Case {
+        case(id).with_runtime(runtime)
+    }
+
+    #[test]
+    fn small_calls_get_nanoseconds_per_call_and_large_calls_a_ratio() {
+        // 1 GiB in 4 KiB calls: 262144 calls. Native 0.5 s, python 1.5 s.
+        let result = Build::new()
+            .add(case("write empty 4KiB t1 end"), &around(0.5))
+            .add(runner("write empty 4KiB t1 end", "python"), &around(1.5))
+            .add(case("write empty 1MiB t1 end"), &around(0.4))
+            .add(runner("write empty 1MiB t1 end", "python"), &around(0.4))
+            .done();
+        let findings = overheads(&Measured::of(&result));
+        assert_eq!(findings.len(), 2);
+        let small = &findings.iter().find(|f| f.observation.text.contains("4 KiB")).unwrap().observation;
+        // (1.5 - 0.5) s / 262144 calls = 3815 ns, shown to two digits.
+        assert!(
+            small.text.starts_with("python write, 4 KiB calls (empty, t1, end): +3800 ns per call"),
+            "{}",
+            small.text
+        );
+        assert!(small.text.contains("3.0x the time"), "{}", small.text);
+        assert!(small.comparison.as_ref().unwrap().significant);
+        let large = &findings.iter().find(|f| f.observation.text.contains("1 MiB")).unwrap().observation;
+        assert!(large.text.contains("1.00x native's throughput"), "{}", large.text);
+        assert!(large.text.ends_with("within noise of native"), "{}", large.text);
+    }
+
+    #[test]
+    fn a_runner_without_a_native_twin_says_nothing() {
+        let result = Build::new().add(runner("write empty 4KiB t1 end", "go"), &around(1.0)).done();
+        assert!(overheads(&Measured::of(&result)).is_empty());
+    }
+
+    #[test]
+    fn nanoseconds_are_rounded_to_two_digits() {
+        assert_eq!(round_ns(3815.0), "3800");
+        assert_eq!(round_ns(87.4), "87");
+        assert_eq!(round_ns(1234567.0), "1200000");
+    }
+}

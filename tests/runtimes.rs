@@ -1,0 +1,243 @@
+//! The runners of C, Python, Go and Zig (docs/runtimes.md), driven by the real binary:
+//! one set of protocol tests run against every runner. Each writes every method at one
+//! and at three threads, and writebench reads back every byte; a runner's error is the
+//! case's error with the OS text; a missing toolchain makes its cases unsupported
+//! without failing the run; latency gives percentiles for every runtime.
+//!
+//! These need cc, python3, go and zig (or the ziglang package): CI installs them
+//! (.ci/run), and a missing one fails here with the reason rather than skipping.
+
+mod common;
+
+use std::process::Command;
+
+use common::{LoopFs, Tmpfs, read_json, stderr_of, writebench};
+
+/// Every runner and its methods (docs/runtimes.md).
+const RUNNERS: [(&str, &str); 4] = [
+    ("c", "write,pwrite,writev,pwritev,fwrite,mmap"),
+    ("python", "write,pwrite,writev,pwritev,fileio,buffered,mmap"),
+    ("go", "write,pwrite,bufio,io_uring"),
+    ("zig", "write,pwrite,io_uring"),
+];
+
+/// Runs `writebench run DIR ARGS --export-json` and returns its cases.
+fn run(dir: &std::path::Path, args: &[&str]) -> (std::process::Output, Vec<serde_json::Value>) {
+    let out = tempfile::tempdir().unwrap();
+    let json = out.path().join("r.json");
+    let mut argv = vec!["run", dir.to_str().unwrap()];
+    argv.extend_from_slice(args);
+    argv.extend_from_slice(&["--export-json", json.to_str().unwrap(), "--quiet"]);
+    let output = writebench(&argv);
+    assert!(json.exists(), "no result file: {}", stderr_of(&output));
+    let cases = read_json(&json)["cases"].as_array().unwrap().clone();
+    (output, cases)
+}
+
+#[test]
+fn every_runner_writes_every_byte_of_every_method_at_one_and_three_threads() {
+    let tmp = Tmpfs::mount("512M");
+    for (runtime, methods) in RUNNERS {
+        // A size that is no multiple of the chunk: every part but one ends short.
+        let (output, cases) = run(
+            &tmp.path(),
+            &[
+                "--runtimes",
+                runtime,
+                "--methods",
+                methods,
+                "--threads",
+                "1,3",
+                "--states",
+                "sparse,overwrite",
+                "--chunks",
+                "4KiB",
+                "--iov",
+                "3",
+                "--qd",
+                "4",
+                "--size",
+                "1000000",
+                "--durability",
+                "end,every:7,odsync",
+                "--repeat",
+                "2",
+                "--warmup",
+                "0",
+                "--verify",
+            ],
+        );
+        assert!(output.status.success(), "{runtime}: {}", stderr_of(&output));
+        // Every method has a layout for three threads: one shared file for those with
+        // offsets (and mmap's one map), a file each for those at the file position.
+        for method in methods.split(',') {
+            for threads in [1, 3] {
+                let ours: Vec<_> = cases
+                    .iter()
+                    .filter(|c| c["runtime"] == runtime && c["method"] == method && c["threads"] == threads)
+                    .collect();
+                assert!(!ours.is_empty(), "{runtime} {method} t{threads}: no case");
+                for case in ours {
+                    // --verify read every byte of every file of every run back.
+                    assert_eq!(case["status"], "ok", "{}: {}", case["id"], case["error"]);
+                    assert_eq!(case["runs"].as_array().unwrap().len(), 2, "{}", case["id"]);
+                    let run = &case["runs"][0];
+                    assert!(run["write_seconds"].as_f64().unwrap() > 0.0, "{}", case["id"]);
+                    assert!(run["sys_seconds"].as_f64().unwrap() >= 0.0, "{}", case["id"]);
+                }
+            }
+        }
+        // Native twins run beside them only when asked: here they were not.
+        assert!(cases.iter().all(|c| c["runtime"] == runtime), "{runtime}: only its own cases");
+    }
+}
+
+#[test]
+fn runners_write_with_o_direct_on_ext4() {
+    let fs = LoopFs::make("ext4", 256);
+    for (runtime, methods) in RUNNERS {
+        let (output, cases) = run(
+            &fs.path(),
+            &[
+                "--runtimes",
+                runtime,
+                "--methods",
+                methods,
+                "--states",
+                "prealloc",
+                "--chunks",
+                "64KiB",
+                "--size",
+                "4MiB",
+                "--durability",
+                "direct+end",
+                "--repeat",
+                "1",
+                "--warmup",
+                "0",
+                "--verify",
+            ],
+        );
+        assert!(output.status.success(), "{runtime}: {}", stderr_of(&output));
+        for case in &cases {
+            let buffered = ["fwrite", "buffered", "bufio"].contains(&case["method"].as_str().unwrap());
+            if buffered {
+                // The language's own buffer cannot be aligned for O_DIRECT: refused up front.
+                assert_eq!(case["status"], "unsupported", "{}", case["id"]);
+                assert!(case["error"].as_str().unwrap().contains("O_DIRECT"), "{}", case["error"]);
+            } else {
+                assert_eq!(case["status"], "ok", "{}: {}", case["id"], case["error"]);
+            }
+        }
+    }
+}
+
+#[test]
+fn a_runners_error_is_the_cases_error_with_the_os_text() {
+    // 1 MiB of room for 4 MiB: the runner's write fails with ENOSPC.
+    let small = Tmpfs::mount("1M");
+    for (runtime, _) in RUNNERS {
+        let (output, cases) = run(
+            &small.path(),
+            &[
+                "--runtimes",
+                runtime,
+                "--methods",
+                "write",
+                "--states",
+                "empty",
+                "--chunks",
+                "64KiB",
+                "--size",
+                "4MiB",
+                "--durability",
+                "end",
+                "--repeat",
+                "2",
+                "--warmup",
+                "0",
+                "--no-space-check",
+            ],
+        );
+        assert_eq!(output.status.code(), Some(1), "{runtime}: nothing measured: {}", stderr_of(&output));
+        assert_eq!(cases.len(), 1);
+        let case = &cases[0];
+        assert_eq!(case["status"], "failed", "{runtime}: {case}");
+        let error = case["error"].as_str().unwrap();
+        assert!(error.starts_with(&format!("{runtime} ")), "{runtime}: {error}");
+        assert!(error.contains("No space left on device"), "{runtime}: {error}");
+        assert!(small.path().read_dir().unwrap().next().is_none(), "{runtime}: scratch removed");
+    }
+}
+
+#[test]
+fn without_a_toolchain_its_cases_are_unsupported_and_the_run_goes_on() {
+    let tmp = Tmpfs::mount("64M");
+    let empty_path = tempfile::tempdir().unwrap();
+    let cache = tempfile::tempdir().unwrap();
+    let json = cache.path().join("r.json");
+    let output = Command::new(env!("CARGO_BIN_EXE_writebench"))
+        .args(["run", tmp.path().to_str().unwrap(), "--runtimes", "native,c,python,go,zig", "--methods", "write"])
+        .args(["--chunks", "64KiB", "--size", "1MiB", "--states", "empty", "--durability", "none"])
+        .args(["--repeat", "2", "--warmup", "0", "--quiet", "--export-json", json.to_str().unwrap()])
+        // No toolchain on PATH, and a cache with no runner built.
+        .env("PATH", empty_path.path())
+        .env("XDG_CACHE_HOME", cache.path())
+        .output()
+        .unwrap();
+    assert_eq!(output.status.code(), Some(0), "{}", stderr_of(&output));
+    let result = read_json(&json);
+    let cases = result["cases"].as_array().unwrap();
+    assert_eq!(cases.len(), 5, "one case per runtime");
+    let by = |runtime: &str| cases.iter().find(|c| c["runtime"] == runtime).unwrap();
+    assert_eq!(by("native")["status"], "ok");
+    assert_eq!(by("go")["status"], "unsupported");
+    assert_eq!(by("go")["error"], "go: not found");
+    assert_eq!(by("c")["error"], "cc: not found");
+    assert_eq!(by("python")["error"], "python3: not found");
+    assert!(by("zig")["error"].as_str().unwrap().starts_with("zig: not found"), "{}", by("zig")["error"]);
+    assert_eq!(result["options"]["runtime_toolchains"]["go"]["unsupported"], "go: not found");
+}
+
+#[test]
+fn latency_gives_percentiles_for_every_runtime_and_each_python_file_object() {
+    let tmp = Tmpfs::mount("64M");
+    let out = tempfile::tempdir().unwrap();
+    let json = out.path().join("l.json");
+    let output = writebench(&[
+        "latency",
+        tmp.path().to_str().unwrap(),
+        "--runtimes",
+        "native,c,python,go,zig",
+        "--durability",
+        "osync,every:3",
+        "--count",
+        "300",
+        "--warmup",
+        "10",
+        "--bytes",
+        "100",
+        "--export-json",
+        json.to_str().unwrap(),
+    ]);
+    assert!(output.status.success(), "{}", stderr_of(&output));
+    let result = read_json(&json);
+    let cases = result["cases"].as_array().unwrap();
+    // Per mode: overwrite0 by each of 5 runtimes; append by native, c, zig (write),
+    // python (write, fileio, buffered) and go (write, bufio).
+    assert_eq!(cases.len(), 2 * (5 + 3 + 3 + 2), "{:?}", cases.iter().map(|c| &c["id"]).collect::<Vec<_>>());
+    for case in cases {
+        assert_eq!(case["status"], "ok", "{}: {}", case["id"], case["error"]);
+        let latency = &case["latency_ns"];
+        assert_eq!(latency["count"], 300, "{}", case["id"]);
+        let p50 = latency["p50"].as_f64().unwrap();
+        assert!(p50 > 0.0 && p50 <= latency["p99"].as_f64().unwrap(), "{}: {latency}", case["id"]);
+        if case["durability"] == "every:3" {
+            // A sync after every third operation: 100 syncs, each timed alone.
+            assert_eq!(case["sync_latency_ns"]["count"], 100, "{}", case["id"]);
+        }
+    }
+    let ids: Vec<&str> = cases.iter().map(|c| c["id"].as_str().unwrap()).collect();
+    assert!(ids.contains(&"latency python buffered append 100B osync"), "{ids:?}");
+    assert!(ids.contains(&"latency append 100B osync"), "native keeps its ids: {ids:?}");
+}
