@@ -62,7 +62,11 @@ const Failure = struct {
     }
 
     fn text(f: Failure) []const u8 {
-        return errnoText(f.errno) orelse if (f.name.len > 0) f.name else "unknown error";
+        if (errnoText(f.errno)) |t| return t;
+        // std.Io treats some errno values as programming errors (EINVAL among them, as
+        // from a misaligned O_DIRECT write) and reports them without the number.
+        if (std.mem.eql(u8, f.name, "Unexpected")) return "Unexpected (an error std.Io reports without its errno, e.g. EINVAL)";
+        return if (f.name.len > 0) f.name else "unknown error";
     }
 };
 
@@ -211,7 +215,7 @@ fn syncFile(io: Io, file: File, call: SyncCall) Fail!void {
                 switch (posix.errno(linux.fdatasync(file.handle))) {
                     .SUCCESS => return,
                     .INTR => continue,
-                    else => |e| return failWith(Failure.ofErrno("fdatasync", @intFromEnum(e))),
+                    else => |e| return failWith(Failure.ofErrno("fdatasync", @backingInt(e))),
                 }
             }
         },
@@ -446,7 +450,7 @@ fn writeSpan(run: *Run, index: usize) Fail!void {
     if (part.offset != 0) {
         switch (posix.errno(linux.lseek(file.handle, @intCast(part.offset), linux.SEEK.SET))) {
             .SUCCESS => {},
-            else => |e| return failWith(Failure.ofErrno("lseek", @intFromEnum(e))),
+            else => |e| return failWith(Failure.ofErrno("lseek", @backingInt(e))),
         }
     }
     const bytes = source[part.src..][0..part.len];
@@ -482,7 +486,7 @@ fn enableRing(r: *Ring) Fail!void {
     if (!r.disabled) return;
     switch (posix.errno(linux.io_uring_register(r.ring.fd, .REGISTER_ENABLE_RINGS, null, 0))) {
         .SUCCESS => r.disabled = false,
-        else => |e| return failWith(Failure.ofErrno("io_uring_register(ENABLE_RINGS)", @intFromEnum(e))),
+        else => |e| return failWith(Failure.ofErrno("io_uring_register(ENABLE_RINGS)", @backingInt(e))),
     }
 }
 
@@ -544,7 +548,7 @@ fn uringSpan(run: *Run, index: usize) Fail!void {
                 const errno: u32 = @intCast(-cqe.res);
                 // EINTR, and EAGAIN (io_uring's "try again"), reissue the same request, as
                 // native writebench does; any other error ends the part.
-                if (errno == @intFromEnum(linux.E.INTR) or errno == @intFromEnum(linux.E.AGAIN)) {
+                if (errno == @backingInt(linux.E.INTR) or errno == @backingInt(linux.E.AGAIN)) {
                     rest = request;
                 } else if (failure == null) {
                     failure = Failure.ofErrno("io_uring write", errno);
@@ -840,7 +844,7 @@ fn splitWords(line: []const u8, buf: [][]const u8) ParseError![]const []const u8
     return buf[0..n];
 }
 
-fn parseCase(gpa: Allocator, line: []const u8, in: *Io.Reader) !Case {
+fn parseCase(gpa: Allocator, line: []const u8, in: *Io.Reader, out: Out) !Case {
     var buf: [32][]const u8 = undefined;
     const words = try splitWords(line, &buf);
     const method = std.meta.stringToEnum(Method, try field(words, "method")) orelse return error.Parse;
@@ -865,11 +869,7 @@ fn parseCase(gpa: Allocator, line: []const u8, in: *Io.Reader) !Case {
     errdefer gpa.free(parts);
     for (parts) |*p| {
         const part_line = (in.takeDelimiter('\n') catch return error.Parse) orelse return error.Parse;
-        var pbuf: [8][]const u8 = undefined;
-        const pw = try splitWords(part_line, &pbuf);
-        if (pw.len != 5 or !std.mem.eql(u8, pw[0], "part")) return error.Parse;
-        p.* = .{ .file = try parseInt(usize, pw[1]), .offset = try parseInt(u64, pw[2]), .len = try parseInt(u64, pw[3]), .src = try parseInt(usize, pw[4]) };
-        if (p.file >= files or p.src > src_len or p.len > src_len - p.src) return error.Parse;
+        p.* = parsePart(part_line, files, src_len) catch protocolError(out, part_line);
     }
     c.parts = parts;
     mapSource(src_len) catch {
@@ -884,6 +884,15 @@ fn parseCase(gpa: Allocator, line: []const u8, in: *Io.Reader) !Case {
         c.refusal = .{ .op = "write", .errno = 0, .name = "writes at the file position need a file per thread" };
     }
     return c;
+}
+
+fn parsePart(line: []const u8, files: usize, src_len: usize) ParseError!Part {
+    var buf: [8][]const u8 = undefined;
+    const w = try splitWords(line, &buf);
+    if (w.len != 5 or !std.mem.eql(u8, w[0], "part")) return error.Parse;
+    const p: Part = .{ .file = try parseInt(usize, w[1]), .offset = try parseInt(u64, w[2]), .len = try parseInt(u64, w[3]), .src = try parseInt(usize, w[4]) };
+    if (p.file >= files or p.src > src_len or p.len > src_len - p.src) return error.Parse;
+    return p;
 }
 
 fn parseLatency(gpa: Allocator, line: []const u8) !Latency {
@@ -932,6 +941,17 @@ fn protocolError(out: Out, line: []const u8) noreturn {
 
 // ---------------------------------------------------------------- main
 
+/// A new `case` or `latency` line replaces the one before (the protocol sends one).
+fn freeCommands(gpa: Allocator, case: *?Case, latency: *?Latency) void {
+    if (case.*) |c| gpa.free(c.parts);
+    if (latency.*) |l| {
+        gpa.free(l.ops);
+        gpa.free(l.syncs);
+    }
+    case.* = null;
+    latency.* = null;
+}
+
 pub fn main(init: std.process.Init) !void {
     const io = init.io;
     const gpa = init.gpa;
@@ -966,11 +986,11 @@ pub fn main(init: std.process.Init) !void {
             // Copy: the reader's buffer is reused by the part lines.
             const copy = try gpa.dupe(u8, line);
             defer gpa.free(copy);
-            case = parseCase(gpa, copy, in) catch protocolError(out, copy);
-            latency = null;
+            freeCommands(gpa, &case, &latency);
+            case = parseCase(gpa, copy, in, out) catch protocolError(out, copy);
         } else if (std.mem.startsWith(u8, line, "latency ")) {
+            freeCommands(gpa, &case, &latency);
             latency = parseLatency(gpa, line) catch protocolError(out, line);
-            case = null;
         } else if (std.mem.startsWith(u8, line, "run ")) {
             if (case == null and latency == null) protocolError(out, line);
             run_number = parseInt(i64, line["run ".len..]) catch protocolError(out, line);
