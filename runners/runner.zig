@@ -15,7 +15,8 @@
 //! `std.Io` (here the default `std.Io.Threaded` that `main(init)` receives); the
 //! `std.posix` write/pwrite/fsync wrappers of earlier versions are gone. Open flags
 //! (O_SYNC, O_DSYNC, O_DIRECT) are not in `Io.Dir.openFile`, so files are opened with
-//! `std.posix.openat` and wrapped in an `Io.File`.
+//! `std.posix.openat` and wrapped in an `Io.File`. std.Io's Linux file writes are
+//! writev(2)/pwritev(2) of one iovec (what `write` and `pwrite` here issue, per strace).
 //!
 //! Build: python3 -m ziglang build-exe -O ReleaseFast -femit-bin=runner runner.zig
 //! Version (for the cache key): python3 -m ziglang version
