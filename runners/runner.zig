@@ -908,7 +908,8 @@ fn parseLatency(gpa: Allocator, line: []const u8) !Latency {
     const bytes = try parseInt(usize, try field(words, "bytes"));
     const src_len = try parseInt(usize, try field(words, "source"));
     if (bytes == 0 or bytes > src_len) return error.Parse;
-    const recorded: usize = @intCast(count -| warmup);
+    // count is the operations recorded; warmup more come first (as native does).
+    const recorded: usize = @intCast(count);
     const ops = try gpa.alloc(u64, recorded);
     errdefer gpa.free(ops);
     const syncs = try gpa.alloc(u64, recorded);
@@ -916,7 +917,7 @@ fn parseLatency(gpa: Allocator, line: []const u8) !Latency {
     const l: Latency = .{
         .pattern = pattern,
         .bytes = bytes,
-        .count = count,
+        .count = count + warmup,
         .warmup = warmup,
         .open = try parseOpen(try field(words, "open")),
         .end = try parseEnd(try field(words, "end")),

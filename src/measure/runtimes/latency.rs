@@ -63,8 +63,7 @@ pub fn measure(runtime: &str, launch: &Launch, request: &Request) -> Result<Samp
         request.method,
         request.pattern,
         request.source.len(),
-        // The protocol's count is every operation, the first `warmup` not recorded.
-        request.warmup + request.count,
+        request.count,
         request.warmup,
         durability_words(request.durability),
         request.source.len(),
