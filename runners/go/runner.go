@@ -134,6 +134,9 @@ func populateSource() *runError {
 		return nil
 	}
 	err := unix.Madvise(source, unix.MADV_POPULATE_READ)
+	for err == unix.EINTR {
+		err = unix.Madvise(source, unix.MADV_POPULATE_READ)
+	}
 	if err == nil {
 		return nil
 	}
@@ -332,7 +335,7 @@ func (j *job) check(paths []string) *runError {
 	if j.latency {
 		ok := (j.method == "pwrite" && j.overwrite0) || ((j.method == "write" || j.method == "bufio") && !j.overwrite0)
 		if !ok {
-			return failf(int(unix.EOPNOTSUPP), "the go runner's latency methods are pwrite (overwrite0), write and bufio (append), not %s", j.method)
+			return failf(0, "the go runner's latency methods are pwrite (overwrite0), write and bufio (append), not %s", j.method)
 		}
 		if j.files != 1 || j.bytes > j.source {
 			return failf(0, "latency needs one file and bytes <= source (files=%d, bytes=%d, source=%d)", j.files, j.bytes, j.source)
@@ -344,7 +347,7 @@ func (j *job) check(paths []string) *runError {
 		known = known || m == j.method
 	}
 	if !known {
-		return failf(int(unix.EOPNOTSUPP), "the go runner has no method %s (it has %s)", j.method, strings.Join(methods, ", "))
+		return failf(0, "the go runner has no method %s (it has %s)", j.method, strings.Join(methods, ", "))
 	}
 	if j.method == "io_uring" && j.every > 0 {
 		// As native: a sync every N writes would have to drain the writes in flight.
@@ -363,7 +366,7 @@ func (j *job) check(paths []string) *runError {
 	sequential := j.method == "write" || j.method == "bufio"
 	for _, n := range users {
 		if sequential && n > 1 {
-			return failf(int(unix.EINVAL), "%s writes at the file position: it needs a file per thread", j.method)
+			return failf(0, "%s writes at the file position: it needs a file per thread", j.method)
 		}
 	}
 	return nil
