@@ -385,6 +385,7 @@ func openFiles(paths []string, flags int) ([]*os.File, []int, *runError) {
 			return nil, nil, fail("open", err)
 		}
 		files = append(files, f)
+		// The descriptor for fdatasync and io_uring, read once here (Fd is not free).
 		fds = append(fds, int(f.Fd()))
 	}
 	return files, fds, nil
@@ -790,8 +791,9 @@ func main() {
 }
 
 // ---- io_uring, with raw syscalls: the Go modules for it (giouring, iouring-go,
-// go-uring) are not on the module proxy this is built from, and x/sys/unix has the
-// syscall numbers but not the ring's layout, which is the kernel's ABI below. ----
+// go-uring) could not be fetched from the module proxy (403) when this was written,
+// and x/sys/unix has the syscall numbers but not the ring's layout, which is the
+// kernel's ABI below. ----
 
 const (
 	ioringOffSQRing      = 0
@@ -943,7 +945,7 @@ func (g *ring) drive(p part, fd int, chunk int64) *runError {
 		}
 		if errno != 0 {
 			// The ring itself failed; closing it cancels what is left.
-			return cmp(first, fail("io_uring_enter", errno))
+			return firstOf(first, fail("io_uring_enter", errno))
 		}
 		g.toSubmit -= uint32(n)
 		head, tail := atomic.LoadUint32(g.cqHead), atomic.LoadUint32(g.cqTail)
@@ -956,9 +958,9 @@ func (g *ring) drive(p part, fd int, chunk int64) *runError {
 				g.push(s, fd)
 				continue
 			case c.res < 0:
-				first = cmp(first, fail("io_uring write", syscall.Errno(-c.res)))
+				first = firstOf(first, fail("io_uring write", syscall.Errno(-c.res)))
 			case c.res == 0:
-				first = cmp(first, failf(0, "io_uring write: wrote 0 bytes of %d at offset %d", sl.left, sl.off))
+				first = firstOf(first, failf(0, "io_uring write: wrote 0 bytes of %d at offset %d", sl.left, sl.off))
 			default:
 				sl.off, sl.src, sl.left = sl.off+int64(c.res), sl.src+int64(c.res), sl.left-int64(c.res)
 				if sl.left > 0 && first == nil {
@@ -974,8 +976,8 @@ func (g *ring) drive(p part, fd int, chunk int64) *runError {
 	}
 }
 
-// cmp keeps the first error.
-func cmp(first, e *runError) *runError {
+// firstOf keeps the first error.
+func firstOf(first, e *runError) *runError {
 	if first != nil {
 		return first
 	}
