@@ -134,6 +134,9 @@ func populateSource() *runError {
 		return nil
 	}
 	err := unix.Madvise(source, unix.MADV_POPULATE_READ)
+	for err == unix.EINTR {
+		err = unix.Madvise(source, unix.MADV_POPULATE_READ)
+	}
 	if err == nil {
 		return nil
 	}
@@ -332,7 +335,7 @@ func (j *job) check(paths []string) *runError {
 	if j.latency {
 		ok := (j.method == "pwrite" && j.overwrite0) || ((j.method == "write" || j.method == "bufio") && !j.overwrite0)
 		if !ok {
-			return failf(int(unix.EOPNOTSUPP), "the go runner's latency methods are pwrite (overwrite0), write and bufio (append), not %s", j.method)
+			return failf(0, "the go runner's latency methods are pwrite (overwrite0), write and bufio (append), not %s", j.method)
 		}
 		if j.files != 1 || j.bytes > j.source {
 			return failf(0, "latency needs one file and bytes <= source (files=%d, bytes=%d, source=%d)", j.files, j.bytes, j.source)
@@ -344,7 +347,7 @@ func (j *job) check(paths []string) *runError {
 		known = known || m == j.method
 	}
 	if !known {
-		return failf(int(unix.EOPNOTSUPP), "the go runner has no method %s (it has %s)", j.method, strings.Join(methods, ", "))
+		return failf(0, "the go runner has no method %s (it has %s)", j.method, strings.Join(methods, ", "))
 	}
 	if j.method == "io_uring" && j.every > 0 {
 		// As native: a sync every N writes would have to drain the writes in flight.
@@ -363,7 +366,7 @@ func (j *job) check(paths []string) *runError {
 	sequential := j.method == "write" || j.method == "bufio"
 	for _, n := range users {
 		if sequential && n > 1 {
-			return failf(int(unix.EINVAL), "%s writes at the file position: it needs a file per thread", j.method)
+			return failf(0, "%s writes at the file position: it needs a file per thread", j.method)
 		}
 	}
 	return nil
@@ -382,6 +385,7 @@ func openFiles(paths []string, flags int) ([]*os.File, []int, *runError) {
 			return nil, nil, fail("open", err)
 		}
 		files = append(files, f)
+		// The descriptor for fdatasync and io_uring, read once here (Fd is not free).
 		fds = append(fds, int(f.Fd()))
 	}
 	return files, fds, nil
@@ -787,8 +791,9 @@ func main() {
 }
 
 // ---- io_uring, with raw syscalls: the Go modules for it (giouring, iouring-go,
-// go-uring) are not on the module proxy this is built from, and x/sys/unix has the
-// syscall numbers but not the ring's layout, which is the kernel's ABI below. ----
+// go-uring) could not be fetched from the module proxy (403) when this was written,
+// and x/sys/unix has the syscall numbers but not the ring's layout, which is the
+// kernel's ABI below. ----
 
 const (
 	ioringOffSQRing      = 0
@@ -940,7 +945,7 @@ func (g *ring) drive(p part, fd int, chunk int64) *runError {
 		}
 		if errno != 0 {
 			// The ring itself failed; closing it cancels what is left.
-			return cmp(first, fail("io_uring_enter", errno))
+			return firstOf(first, fail("io_uring_enter", errno))
 		}
 		g.toSubmit -= uint32(n)
 		head, tail := atomic.LoadUint32(g.cqHead), atomic.LoadUint32(g.cqTail)
@@ -953,9 +958,9 @@ func (g *ring) drive(p part, fd int, chunk int64) *runError {
 				g.push(s, fd)
 				continue
 			case c.res < 0:
-				first = cmp(first, fail("io_uring write", syscall.Errno(-c.res)))
+				first = firstOf(first, fail("io_uring write", syscall.Errno(-c.res)))
 			case c.res == 0:
-				first = cmp(first, failf(0, "io_uring write: wrote 0 bytes of %d at offset %d", sl.left, sl.off))
+				first = firstOf(first, failf(0, "io_uring write: wrote 0 bytes of %d at offset %d", sl.left, sl.off))
 			default:
 				sl.off, sl.src, sl.left = sl.off+int64(c.res), sl.src+int64(c.res), sl.left-int64(c.res)
 				if sl.left > 0 && first == nil {
@@ -971,8 +976,8 @@ func (g *ring) drive(p part, fd int, chunk int64) *runError {
 	}
 }
 
-// cmp keeps the first error.
-func cmp(first, e *runError) *runError {
+// firstOf keeps the first error.
+func firstOf(first, e *runError) *runError {
 	if first != nil {
 		return first
 	}
