@@ -212,6 +212,7 @@ def write_buffered(f, mv, pos, end, chunk, pacer):
     try:
         while pos < end:
             write(mv[pos:min(pos + chunk, end)])
+            pos += chunk
             if pacer:
                 pacer.after_call()
         # The data is not in the kernel before the buffer is flushed: part of the part.
