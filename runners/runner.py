@@ -211,7 +211,9 @@ def write_buffered(f, mv, pos, end, chunk, pacer):
     write = f.write
     try:
         while pos < end:
-            write(mv[pos:min(pos + chunk, end)])
+            stop = min(pos + chunk, end)
+            write(mv[pos:stop])
+            pos = stop
             if pacer:
                 pacer.after_call()
         # The data is not in the kernel before the buffer is flushed: part of the part.
