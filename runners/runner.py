@@ -643,47 +643,51 @@ def parse_header(words, latency):
 def serve():
     job, run_id, paths = None, None, []
     for raw in sys.stdin.buffer:
-        line = raw.rstrip(b"\n")
-        if not line:
-            continue
-        command, _, rest = line.partition(b" ")
-        if command == b"file":
-            if run_id is None:
-                raise ProtocolError("file before run")
-            paths.append(rest)  # bytes: any path the file system takes
-            continue
-        text = line.decode("ascii", "replace")
-        words = text.split()
-        if command in (b"case", b"latency"):
-            job = parse_header(words, command == b"latency")
-        elif command == b"part":
-            if job is None or job.latency or len(words) != 5 or not all(w.isdigit() for w in words[1:]):
-                raise ProtocolError("bad part line")
-            job.parts.append(tuple(int(w) for w in words[1:]))
-        elif command == b"run":
-            if job is None or len(words) != 2 or not words[1].lstrip("-").isdigit():
-                raise ProtocolError("bad run line")
-            run_id, paths = int(words[1]), []
-        elif text == "go":
-            if run_id is None:
-                raise ProtocolError("go before run")
-            try:
-                if job.source_error:
-                    raise job.source_error
-                if job.latency:
-                    run_latency(job, run_id, paths)
-                elif job.method not in METHODS:
-                    raise Failure("the python runner has no method %s" % job.method)
-                else:
-                    run_case(job, run_id, paths)
-            except Failure as failure:
-                reply_error(run_id, failure)
-            except OSError as e:  # a call outside the loops (fstat, fstatvfs...)
-                reply_error(run_id, Failure(type(e).__name__, e.errno or 0, e.strerror))
-        elif text == "quit":
-            return
-        else:
-            raise ProtocolError("unknown command")
+        try:
+            line = raw.rstrip(b"\n")
+            if not line:
+                continue
+            command, _, rest = line.partition(b" ")
+            if command == b"file":
+                if run_id is None:
+                    raise ProtocolError("file before run")
+                paths.append(rest)  # bytes: any path the file system takes
+                continue
+            text = line.decode("ascii", "replace")
+            words = text.split()
+            if command in (b"case", b"latency"):
+                job = parse_header(words, command == b"latency")
+            elif command == b"part":
+                if job is None or job.latency or len(words) != 5 or not all(w.isdigit() for w in words[1:]):
+                    raise ProtocolError("bad part line")
+                job.parts.append(tuple(int(w) for w in words[1:]))
+            elif command == b"run":
+                if job is None or len(words) != 2 or not words[1].lstrip("-").isdigit():
+                    raise ProtocolError("bad run line")
+                run_id, paths = int(words[1]), []
+            elif text == "go":
+                if run_id is None:
+                    raise ProtocolError("go before run")
+                try:
+                    if job.source_error:
+                        raise job.source_error
+                    if job.latency:
+                        run_latency(job, run_id, paths)
+                    elif job.method not in METHODS:
+                        raise Failure("the python runner has no method %s" % job.method)
+                    else:
+                        run_case(job, run_id, paths)
+                except Failure as failure:
+                    reply_error(run_id, failure)
+                except OSError as e:  # a call outside the loops (fstat, fstatvfs...)
+                    reply_error(run_id, Failure(type(e).__name__, e.errno or 0, e.strerror))
+            elif text == "quit":
+                return
+            else:
+                raise ProtocolError("unknown command")
+        except ProtocolError as e:
+            shown = raw.rstrip(b"\n").decode("utf-8", "replace")[:200]
+            raise ProtocolError("%s: %s" % (e, shown)) from None
 
 
 def main():
