@@ -17,6 +17,7 @@ Clock: time.perf_counter() (and perf_counter_ns() for latency operations), which
 CLOCK_MONOTONIC on Linux. CPU: resource.getrusage(RUSAGE_THREAD) in each thread.
 """
 
+import errno
 import functools
 import io
 import json
@@ -401,8 +402,7 @@ def map_files(run):
         vfs = os.fstatvfs(run.fds[0])
         free = vfs.f_bavail * vfs.f_frsize
         if needed > free:
-            raise Failure("mmap needs %d bytes free, the file system has %d" % (needed, free), 28,
-                          "No space left on device")
+            raise Failure("mmap needs %d bytes free, the file system has %d" % (needed, free), errno.ENOSPC)
     for file, (fd, size) in enumerate(zip(run.fds, sizes)):
         if size:  # mmap refuses an empty map; a part of 0 bytes needs none
             try:
