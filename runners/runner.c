@@ -983,5 +983,10 @@ int main(void) {
             protocol_error("unknown command", line);
         }
     }
+    for (size_t i = 0; i < npaths; i++)
+        free(paths[i]);
+    free(paths);
+    free(job.parts);
+    free(line);
     return 0;
 }

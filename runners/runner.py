@@ -17,6 +17,7 @@ Clock: time.perf_counter() (and perf_counter_ns() for latency operations), which
 CLOCK_MONOTONIC on Linux. CPU: resource.getrusage(RUSAGE_THREAD) in each thread.
 """
 
+import errno
 import functools
 import io
 import json
@@ -211,8 +212,9 @@ def write_buffered(f, mv, pos, end, chunk, pacer):
     write = f.write
     try:
         while pos < end:
-            write(mv[pos:min(pos + chunk, end)])
-            pos += chunk
+            stop = min(pos + chunk, end)
+            write(mv[pos:stop])
+            pos = stop
             if pacer:
                 pacer.after_call()
         # The data is not in the kernel before the buffer is flushed: part of the part.
@@ -400,8 +402,7 @@ def map_files(run):
         vfs = os.fstatvfs(run.fds[0])
         free = vfs.f_bavail * vfs.f_frsize
         if needed > free:
-            raise Failure("mmap needs %d bytes free, the file system has %d" % (needed, free), 28,
-                          "No space left on device")
+            raise Failure("mmap needs %d bytes free, the file system has %d" % (needed, free), errno.ENOSPC)
     for file, (fd, size) in enumerate(zip(run.fds, sizes)):
         if size:  # mmap refuses an empty map; a part of 0 bytes needs none
             try:
@@ -642,47 +643,51 @@ def parse_header(words, latency):
 def serve():
     job, run_id, paths = None, None, []
     for raw in sys.stdin.buffer:
-        line = raw.rstrip(b"\n")
-        if not line:
-            continue
-        command, _, rest = line.partition(b" ")
-        if command == b"file":
-            if run_id is None:
-                raise ProtocolError("file before run")
-            paths.append(rest)  # bytes: any path the file system takes
-            continue
-        text = line.decode("ascii", "replace")
-        words = text.split()
-        if command in (b"case", b"latency"):
-            job = parse_header(words, command == b"latency")
-        elif command == b"part":
-            if job is None or job.latency or len(words) != 5 or not all(w.isdigit() for w in words[1:]):
-                raise ProtocolError("bad part line")
-            job.parts.append(tuple(int(w) for w in words[1:]))
-        elif command == b"run":
-            if job is None or len(words) != 2 or not words[1].lstrip("-").isdigit():
-                raise ProtocolError("bad run line")
-            run_id, paths = int(words[1]), []
-        elif text == "go":
-            if run_id is None:
-                raise ProtocolError("go before run")
-            try:
-                if job.source_error:
-                    raise job.source_error
-                if job.latency:
-                    run_latency(job, run_id, paths)
-                elif job.method not in METHODS:
-                    raise Failure("the python runner has no method %s" % job.method)
-                else:
-                    run_case(job, run_id, paths)
-            except Failure as failure:
-                reply_error(run_id, failure)
-            except OSError as e:  # a call outside the loops (fstat, fstatvfs...)
-                reply_error(run_id, Failure(type(e).__name__, e.errno or 0, e.strerror))
-        elif text == "quit":
-            return
-        else:
-            raise ProtocolError("unknown command")
+        try:
+            line = raw.rstrip(b"\n")
+            if not line:
+                continue
+            command, _, rest = line.partition(b" ")
+            if command == b"file":
+                if run_id is None:
+                    raise ProtocolError("file before run")
+                paths.append(rest)  # bytes: any path the file system takes
+                continue
+            text = line.decode("ascii", "replace")
+            words = text.split()
+            if command in (b"case", b"latency"):
+                job = parse_header(words, command == b"latency")
+            elif command == b"part":
+                if job is None or job.latency or len(words) != 5 or not all(w.isdigit() for w in words[1:]):
+                    raise ProtocolError("bad part line")
+                job.parts.append(tuple(int(w) for w in words[1:]))
+            elif command == b"run":
+                if job is None or len(words) != 2 or not words[1].lstrip("-").isdigit():
+                    raise ProtocolError("bad run line")
+                run_id, paths = int(words[1]), []
+            elif text == "go":
+                if run_id is None:
+                    raise ProtocolError("go before run")
+                try:
+                    if job.source_error:
+                        raise job.source_error
+                    if job.latency:
+                        run_latency(job, run_id, paths)
+                    elif job.method not in METHODS:
+                        raise Failure("the python runner has no method %s" % job.method)
+                    else:
+                        run_case(job, run_id, paths)
+                except Failure as failure:
+                    reply_error(run_id, failure)
+                except OSError as e:  # a call outside the loops (fstat, fstatvfs...)
+                    reply_error(run_id, Failure(type(e).__name__, e.errno or 0, e.strerror))
+            elif text == "quit":
+                return
+            else:
+                raise ProtocolError("unknown command")
+        except ProtocolError as e:
+            shown = raw.rstrip(b"\n").decode("utf-8", "replace")[:200]
+            raise ProtocolError("%s: %s" % (e, shown)) from None
 
 
 def main():
