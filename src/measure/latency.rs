@@ -78,6 +78,29 @@ struct Measured {
     ops_per_second: f64,
 }
 
+impl Measured {
+    /// One timed loop, native's or a runner's: the run is the loop and its `end` sync.
+    fn of_loop(
+        plan: &Plan,
+        loop_seconds: f64,
+        sync_seconds: f64,
+        cpu: Cpu,
+        operations: Histogram<u64>,
+        syncs: Histogram<u64>,
+    ) -> Measured {
+        let run = Run {
+            write_seconds: loop_seconds,
+            sync_seconds,
+            setup_seconds: 0.0,
+            thread_seconds: vec![loop_seconds],
+            user_seconds: cpu.user,
+            sys_seconds: cpu.sys,
+            ..Run::default()
+        };
+        Measured { run, operations, syncs, ops_per_second: plan.count as f64 / loop_seconds }
+    }
+}
+
 fn histogram() -> Histogram<u64> {
     // 1 ns to an hour at 3 significant digits; values above are clamped by `saturating_record`.
     Histogram::new_with_bounds(1, 3_600_000_000_000, 3).expect("valid histogram bounds")
@@ -155,16 +178,7 @@ fn measure(name: &str, how: &How, source: &Source, scratch: &Scratch) -> Result<
         SyncCall::Fsync.call(fd)?;
     }
     let loop_seconds = (loop_ended - loop_started).as_secs_f64();
-    let run = Run {
-        write_seconds: loop_seconds,
-        sync_seconds,
-        setup_seconds: 0.0,
-        thread_seconds: vec![loop_seconds],
-        user_seconds: cpu.user,
-        sys_seconds: cpu.sys,
-        ..Run::default()
-    };
-    Ok(Measured { run, operations, syncs, ops_per_second: plan.count as f64 / loop_seconds })
+    Ok(Measured::of_loop(plan, loop_seconds, sync_seconds, cpu, operations, syncs))
 }
 
 /// The case in a runner: it times the operations, writebench makes the histograms.
@@ -196,16 +210,7 @@ fn through_runner(
     let mut syncs = histogram();
     samples.ops.iter().for_each(|&ns| operations.saturating_record(ns));
     samples.syncs.iter().for_each(|&ns| syncs.saturating_record(ns));
-    let run = Run {
-        write_seconds: samples.loop_seconds,
-        sync_seconds: samples.sync_seconds,
-        setup_seconds: 0.0,
-        thread_seconds: vec![samples.loop_seconds],
-        user_seconds: samples.cpu.user,
-        sys_seconds: samples.cpu.sys,
-        ..Run::default()
-    };
-    Ok(Measured { run, operations, syncs, ops_per_second: plan.count as f64 / samples.loop_seconds })
+    Ok(Measured::of_loop(plan, samples.loop_seconds, samples.sync_seconds, samples.cpu, operations, syncs))
 }
 
 fn nanos(duration: std::time::Duration) -> u64 {

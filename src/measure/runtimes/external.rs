@@ -82,14 +82,18 @@ fn bases(lens: &[u64]) -> Vec<u64> {
 fn run_message(number: u32, job: &Job) -> Result<String, CallError> {
     let mut text = format!("run {number}\n");
     for path in job.paths {
-        let path = path.to_str().filter(|p| !p.contains('\n')).ok_or_else(|| {
-            let why = "a runner takes paths as lines of UTF-8 text";
-            CallError::new(format!("pass {} to the runner", path.display()), io::Error::other(why))
-        })?;
-        let _ = writeln!(text, "file {path}");
+        let _ = writeln!(text, "file {}", path_line(path)?);
     }
     text.push_str("go\n");
     Ok(text)
+}
+
+/// A path as the protocol's `file` line takes it: UTF-8 without a newline.
+pub fn path_line(path: &std::path::Path) -> Result<&str, CallError> {
+    path.to_str().filter(|p| !p.contains('\n')).ok_or_else(|| {
+        let why = "a runner takes paths as lines of UTF-8 text";
+        CallError::new(format!("pass {} to the runner", path.display()), io::Error::other(why))
+    })
 }
 
 #[derive(Debug, Deserialize)]

@@ -7,7 +7,7 @@ use std::path::Path;
 use serde::Deserialize;
 
 use super::child::Child;
-use super::external::{durability_words, runner_error};
+use super::external::{durability_words, path_line, runner_error};
 use super::toolchain::Launch;
 use crate::error::CallError;
 use crate::measure::executor::Cpu;
@@ -55,9 +55,7 @@ struct Reply {
 pub fn measure(runtime: &str, launch: &Launch, request: &Request) -> Result<Samples, CallError> {
     let mut child = Child::start(runtime, launch, request.source.len())?;
     child.source_mut()[..request.source.len()].copy_from_slice(request.source);
-    let path = request.path.to_str().filter(|p| !p.contains('\n')).ok_or_else(|| {
-        CallError::new("pass the file to the runner", std::io::Error::other("the path is not a line of UTF-8 text"))
-    })?;
+    let path = path_line(request.path)?;
     child.send(&format!(
         "latency method={} pattern={} bytes={} count={} warmup={} {} source={}\nrun 0\nfile {path}\ngo\n",
         request.method,
