@@ -84,6 +84,12 @@ pub struct Run {
     /// (getrusage RUSAGE_THREAD); latency cases, the thread's over the timed loop.
     pub user_seconds: f64,
     pub sys_seconds: f64,
+    /// The CPU share: `user_seconds + sys_seconds` over the CPU time the writers could
+    /// have had, write + sync seconds times the writers that could run at once (their
+    /// number, at most this machine's CPUs). Near 1: the calls and copies kept them
+    /// busy (CPU-bound); low: they waited, for the device or for each other.
+    #[serde(default)]
+    pub cpu_share: f64,
     /// The round the run belonged to, warm-up rounds included (the first measured
     /// round is `options.warmup`). With `--order grouped`, the case's own run count.
     #[serde(default)]
@@ -145,11 +151,32 @@ pub struct CaseResult {
     /// With `--target-ci`: whether the case met it, and in how many runs.
     #[serde(default)]
     pub target_ci: Option<TargetCi>,
+    /// The median run's CPU share is at least [`CPU_BOUND`]: the writers were busy on
+    /// the CPU nearly all the time, so the tool, the copy or the calls set the pace,
+    /// not the device.
+    #[serde(default)]
+    pub cpu_bound: bool,
+}
+
+/// The CPU share from which a case is called CPU-bound.
+pub const CPU_BOUND: f64 = 0.9;
+
+/// A run's CPU share (see [`Run::cpu_share`]) with `cpus` CPUs to run on.
+pub fn cpu_share(run: &Run, cpus: usize) -> f64 {
+    let writers = run.thread_seconds.len().clamp(1, cpus.max(1)) as f64;
+    let seconds = run.durable_seconds() * writers;
+    if seconds > 0.0 { (run.user_seconds + run.sys_seconds) / seconds } else { 0.0 }
 }
 
 impl CaseResult {
     /// A case with runs: its statistics are derived here, once, from the run times.
-    pub fn measured(case: Case, runs: Vec<Run>) -> CaseResult {
+    pub fn measured(case: Case, mut runs: Vec<Run>) -> CaseResult {
+        let cpus = std::thread::available_parallelism().map_or(1, |n| n.get());
+        for run in &mut runs {
+            run.cpu_share = cpu_share(run, cpus);
+        }
+        let shares: Vec<f64> = runs.iter().map(|run| run.cpu_share).collect();
+        let cpu_bound = !runs.is_empty() && crate::analysis::stats::median(&shares) >= CPU_BOUND;
         let bytes = case.bytes as f64;
         let syncs = case.durability.syncs();
         let write: Vec<f64> = runs.iter().map(|run| run.write_seconds).collect();
@@ -174,6 +201,7 @@ impl CaseResult {
             ops_per_second: None,
             outliers,
             target_ci: None,
+            cpu_bound,
         }
     }
 
@@ -192,6 +220,7 @@ impl CaseResult {
             outliers: Vec::new(),
             first_run_outlier: false,
             target_ci: None,
+            cpu_bound: false,
         }
     }
 

@@ -8,7 +8,7 @@ use std::io::{self, Write};
 
 use crate::result::ResultFile;
 
-const HEADER: [&str; 28] = [
+const HEADER: [&str; 29] = [
     "id",
     "runtime",
     "method",
@@ -30,6 +30,7 @@ const HEADER: [&str; 28] = [
     "durable_bytes_per_s",
     "user_seconds",
     "sys_seconds",
+    "cpu_share",
     "latency_p50_ns",
     "latency_p90_ns",
     "latency_p99_ns",
@@ -91,6 +92,7 @@ pub fn render(result: &ResultFile, out: &mut dyn Write) -> io::Result<()> {
                 if syncs { (bytes / run.durable_seconds()).to_string() } else { String::new() },
                 run.user_seconds.to_string(),
                 run.sys_seconds.to_string(),
+                run.cpu_share.to_string(),
             ]);
             row.extend(latency.iter().cloned());
             row.push(String::new());

@@ -123,7 +123,19 @@ pub fn notes(result: &CaseResult) -> Vec<String> {
     if let Some(spread) = thread_spread(result) {
         notes.push(format!("threads spread {:.0} %", 100.0 * spread));
     }
+    notes.extend(cpu_note(result));
     notes
+}
+
+/// "CPU-bound (writers on CPU 97 % of the time)": the calls and copies, not the
+/// device, set such a case's pace.
+fn cpu_note(result: &CaseResult) -> Option<String> {
+    if !result.cpu_bound {
+        return None;
+    }
+    let shares: Vec<f64> = result.runs.iter().map(|run| run.cpu_share).collect();
+    let share = crate::analysis::stats::median(&shares);
+    Some(format!("CPU-bound (writers on CPU {:.0} % of the time)", 100.0 * share.min(1.0)))
 }
 
 /// "5 runs", or with `--target-ci` "5 to 7 runs (...)": read from the options applied.

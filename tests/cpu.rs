@@ -1,0 +1,53 @@
+//! CPU accounting: every run has its writers' CPU share, and a case whose writers were
+//! busy on the CPU nearly all the time is flagged CPU-bound; one that waits for a
+//! device is not.
+
+mod common;
+
+use common::{LoopFs, Tmpfs, read_json, writebench};
+
+/// Runs one case on `dir` and returns its JSON result and the table's line for it.
+fn one_case(dir: &std::path::Path, args: &[&str]) -> (serde_json::Value, String) {
+    let out = tempfile::tempdir().unwrap();
+    let json = out.path().join("r.json");
+    let mut all = vec!["run", dir.to_str().unwrap(), "--states", "overwrite", "--threads", "1", "--repeat", "3"];
+    all.extend_from_slice(args);
+    all.extend_from_slice(&["--export-json", json.to_str().unwrap()]);
+    let output = writebench(&all);
+    let stdout = String::from_utf8_lossy(&output.stdout).to_string();
+    assert!(output.status.success(), "{stdout}\n{}", String::from_utf8_lossy(&output.stderr));
+    let result = read_json(&json);
+    let cases = result["cases"].as_array().unwrap().clone();
+    assert_eq!(cases.len(), 1, "one case expected");
+    let line = stdout.lines().find(|l| l.contains(" chunks,")).expect("the case's line").to_string();
+    (cases[0].clone(), line)
+}
+
+#[test]
+fn one_byte_calls_on_tmpfs_are_cpu_bound() {
+    let tmpfs = Tmpfs::mount("64m");
+    let args = ["--methods", "pwrite", "--chunks", "1B", "--size", "2MiB", "--durability", "none"];
+    let (case, line) = one_case(&tmpfs.path(), &args);
+    for run in case["runs"].as_array().unwrap() {
+        let share = run["cpu_share"].as_f64().expect("every run has its CPU share");
+        // Two million system calls and nothing to wait for: the writer never sleeps.
+        assert!((0.9..=1.1).contains(&share), "CPU share {share}");
+    }
+    assert_eq!(case["cpu_bound"], true);
+    assert!(line.contains("CPU-bound (writers on CPU"), "{line}");
+}
+
+#[test]
+fn writes_that_wait_for_a_device_flush_are_not_cpu_bound() {
+    // ext4 on a loop device over a file on the machine's disk: every fdatasync waits
+    // for the device, and the writer sleeps meanwhile.
+    let fs = LoopFs::make("ext4", 64);
+    let args = ["--methods", "pwrite", "--chunks", "4KiB", "--size", "256KiB", "--durability", "every-fdatasync:1"];
+    let (case, line) = one_case(&fs.path(), &args);
+    for run in case["runs"].as_array().unwrap() {
+        let share = run["cpu_share"].as_f64().expect("every run has its CPU share");
+        assert!((0.0..0.9).contains(&share), "CPU share {share}");
+    }
+    assert_eq!(case["cpu_bound"], false);
+    assert!(!line.contains("CPU-bound"), "{line}");
+}
