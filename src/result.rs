@@ -349,6 +349,27 @@ mod tests {
     }
 
     #[test]
+    fn the_cpu_share_counts_the_writers_that_can_run_at_once() {
+        // 4 writers, 1 s write + 1 s sync, 3 CPU-seconds in all.
+        let run = Run {
+            write_seconds: 1.0,
+            sync_seconds: 1.0,
+            thread_seconds: vec![1.0; 4],
+            user_seconds: 1.0,
+            sys_seconds: 2.0,
+            ..Run::default()
+        };
+        assert_eq!(cpu_share(&run, 8), 3.0 / 8.0);
+        // On 2 CPUs only two of them can run at once.
+        assert_eq!(cpu_share(&run, 2), 3.0 / 4.0);
+        assert_eq!(cpu_share(&Run::default(), 2), 0.0);
+        let busy = Run { write_seconds: 1.0, thread_seconds: vec![1.0], user_seconds: 0.95, ..Run::default() };
+        let idle = Run { write_seconds: 1.0, thread_seconds: vec![1.0], user_seconds: 0.5, ..Run::default() };
+        assert!(CaseResult::measured(case("none", 1), vec![busy.clone(), busy.clone(), idle.clone()]).cpu_bound);
+        assert!(!CaseResult::measured(case("none", 1), vec![busy, idle.clone(), idle]).cpu_bound);
+    }
+
+    #[test]
     fn the_mean_is_bytes_over_the_mean_time() {
         // Defect 1.6: runs of 1 s and 2 s gave 750 B/s (the mean of 1000 and 500).
         let result = CaseResult::measured(case("end", 1000), vec![run(1.0, 0.5), run(2.0, 0.5)]);
