@@ -2,6 +2,7 @@
 //! filesystem and device under the path.
 
 pub mod dio;
+pub mod fstype;
 
 use std::os::fd::AsRawFd;
 use std::os::unix::fs::OpenOptionsExt;
@@ -22,7 +23,11 @@ pub struct Host {
 #[derive(Debug, Clone, Serialize, Deserialize)]
 pub struct TargetInfo {
     pub path: String,
+    /// From `statfs`'s magic number, refined by the mount table (see [`fstype`]).
     pub fs_type: String,
+    /// `statfs`'s f_type in hex, e.g. "0x01021994" (tmpfs); null when it failed.
+    #[serde(default)]
+    pub fs_magic: Option<String>,
     pub device: String,
     pub mount_point: String,
     pub mount_options: String,
@@ -71,15 +76,17 @@ fn meminfo_total() -> Option<u64> {
 }
 
 /// Facts about the filesystem holding `path` (an existing directory), from
-/// /proc/self/mountinfo, and the O_DIRECT alignment of `probe_file` if given.
+/// statfs and /proc/self/mountinfo, and the O_DIRECT alignment of `probe_file` if given.
 pub fn target(path: &Path, probe_file: Option<&Path>) -> TargetInfo {
     let canonical = path.canonicalize().unwrap_or_else(|_| path.to_path_buf());
     let mountinfo = std::fs::read_to_string("/proc/self/mountinfo").unwrap_or_default();
     let mount = find_mount(&mountinfo, &canonical);
     let alignment = probe_file.and_then(alignment_of);
+    let magic = fstype::magic_of(&canonical);
     TargetInfo {
         path: canonical.display().to_string(),
-        fs_type: mount.as_ref().map(|m| m.fs_type.clone()).unwrap_or_else(|| "unknown".into()),
+        fs_type: fstype::resolve(magic, mount.as_ref().map(|m| m.fs_type.as_str())),
+        fs_magic: magic.map(|m| format!("{m:#010x}")),
         device: mount.as_ref().map(|m| m.device.clone()).unwrap_or_else(|| "unknown".into()),
         mount_point: mount.as_ref().map(|m| m.mount_point.clone()).unwrap_or_default(),
         mount_options: mount.map(|m| m.options).unwrap_or_default(),

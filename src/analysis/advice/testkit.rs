@@ -78,6 +78,7 @@ impl Build {
                 target: TargetInfo {
                     path: "/mnt".into(),
                     fs_type: "ext4".into(),
+                    fs_magic: None,
                     device: "/dev/loop0".into(),
                     mount_point: "/mnt".into(),
                     mount_options: "rw".into(),

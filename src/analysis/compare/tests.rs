@@ -34,6 +34,7 @@ fn result(fs_type: &str, cases: Vec<CaseResult>) -> ResultFile {
         target: TargetInfo {
             path: "/dev/shm".into(),
             fs_type: fs_type.into(),
+            fs_magic: None,
             device: "tmpfs".into(),
             mount_point: "/dev/shm".into(),
             mount_options: "rw".into(),

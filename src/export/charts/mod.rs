@@ -310,6 +310,7 @@ pub(crate) mod tests {
             target: TargetInfo {
                 path: "/data".into(),
                 fs_type: "ext4".into(),
+                fs_magic: None,
                 device: "/dev/nvme0n1p2".into(),
                 mount_point: "/data".into(),
                 mount_options: "rw,relatime".into(),
