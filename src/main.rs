@@ -92,6 +92,7 @@ fn latency(args: &LatencyArgs) -> Result<ExitCode, UsageError> {
         "writebench: latency of {} x {} operations of {} B on {} ({})",
         total, plan.count, plan.bytes, target.path, target.fs_type
     );
+    let swap_before = context::swapped_out_pages();
     let progress = progress_bar(total as u64);
     let mut results = Vec::with_capacity(total);
     for &durability in &plan.durability {
@@ -108,7 +109,7 @@ fn latency(args: &LatencyArgs) -> Result<ExitCode, UsageError> {
     let mut result = ResultFile {
         schema: SCHEMA.to_string(),
         tool: Tool::this(),
-        host: context::host(),
+        host: context::host(swap_before),
         target,
         options: {
             let mut options = json!({
@@ -177,6 +178,7 @@ fn run(args: &RunArgs) -> Result<ExitCode, UsageError> {
         })
         .collect();
     let runs_per_case = u64::from(schedule.warmup + schedule.max_runs);
+    let swap_before = context::swapped_out_pages();
     let progress = progress_bar(cases.len() as u64 * runs_per_case + latency_cases.len() as u64);
     let mut done: Vec<Option<CaseResult>> = vec![None; cases.len()];
     let mut runnable = Vec::with_capacity(cases.len());
@@ -231,7 +233,7 @@ fn run(args: &RunArgs) -> Result<ExitCode, UsageError> {
     let mut result = ResultFile {
         schema: SCHEMA.to_string(),
         tool: Tool::this(),
-        host: context::host(),
+        host: context::host(swap_before),
         target,
         options: options_json(&suite, &settings, &schedule),
         cases: done,

@@ -4,6 +4,7 @@
 pub mod dio;
 pub mod fstype;
 
+use std::collections::BTreeMap;
 use std::os::fd::AsRawFd;
 use std::os::unix::fs::OpenOptionsExt;
 use std::path::Path;
@@ -12,12 +13,50 @@ use serde::{Deserialize, Serialize};
 
 use crate::context::dio::DioAlignment;
 
-#[derive(Debug, Clone, Serialize, Deserialize)]
+#[derive(Debug, Clone, Default, Serialize, Deserialize)]
 pub struct Host {
     pub kernel: String,
     pub cpu_model: String,
     pub cpus: usize,
     pub memory_bytes: u64,
+    /// cpufreq's governor of CPU 0 (`performance`, `powersave`, `schedutil`…); null
+    /// where the machine exposes none (most VMs).
+    #[serde(default)]
+    pub cpu_governor: Option<String>,
+    /// The first CPU's clock as /proc/cpuinfo says at the end of the command, in MHz.
+    #[serde(default)]
+    pub cpu_mhz: Option<f64>,
+    /// The writeback settings that decide when buffered data leaves the page cache:
+    /// `vm.dirty_ratio`, `dirty_background_ratio`, `dirty_bytes`,
+    /// `dirty_background_bytes`, `dirty_expire_centisecs`, `dirty_writeback_centisecs`.
+    #[serde(default)]
+    pub vm_dirty: BTreeMap<String, u64>,
+    #[serde(default)]
+    pub swap_total_bytes: u64,
+    /// Whether pages went out to swap while the command measured (/proc/vmstat
+    /// `pswpout` grew): a run that swapped measured the swap device too.
+    #[serde(default)]
+    pub swapped_during_run: Option<bool>,
+}
+
+/// Pages swapped out since boot (/proc/vmstat `pswpout`), taken before measuring so
+/// that [`host`] can tell whether the command swapped.
+pub fn swapped_out_pages() -> Option<u64> {
+    let vmstat = std::fs::read_to_string("/proc/vmstat").ok()?;
+    vmstat.lines().find_map(|line| line.strip_prefix("pswpout ")).and_then(|n| n.trim().parse().ok())
+}
+
+const VM_DIRTY: [&str; 6] = [
+    "dirty_ratio",
+    "dirty_background_ratio",
+    "dirty_bytes",
+    "dirty_background_bytes",
+    "dirty_expire_centisecs",
+    "dirty_writeback_centisecs",
+];
+
+fn read_trimmed(path: &str) -> Option<String> {
+    std::fs::read_to_string(path).ok().map(|text| text.trim().to_string()).filter(|text| !text.is_empty())
 }
 
 #[derive(Debug, Clone, Serialize, Deserialize)]
@@ -42,7 +81,9 @@ pub struct TargetInfo {
     pub dio_align_source: Option<String>,
 }
 
-pub fn host() -> Host {
+/// This machine, at the end of a command that started when /proc/vmstat's `pswpout`
+/// was `swap_before` (see [`swapped_out_pages`]).
+pub fn host(swap_before: Option<u64>) -> Host {
     let cpuinfo = std::fs::read_to_string("/proc/cpuinfo").unwrap_or_default();
     let cpu_model = cpuinfo
         .lines()
@@ -53,7 +94,20 @@ pub fn host() -> Host {
         kernel: kernel_release(),
         cpu_model,
         cpus: std::thread::available_parallelism().map(|n| n.get()).unwrap_or(1),
-        memory_bytes: meminfo_total().unwrap_or(0),
+        memory_bytes: meminfo_field("MemTotal:").unwrap_or(0),
+        cpu_governor: read_trimmed("/sys/devices/system/cpu/cpu0/cpufreq/scaling_governor"),
+        cpu_mhz: cpuinfo.lines().find_map(|line| {
+            line.strip_prefix("cpu MHz").and_then(|rest| rest.split_once(':')).and_then(|(_, v)| v.trim().parse().ok())
+        }),
+        vm_dirty: VM_DIRTY
+            .iter()
+            .filter_map(|name| {
+                let value = read_trimmed(&format!("/proc/sys/vm/{name}"))?.parse().ok()?;
+                Some((name.to_string(), value))
+            })
+            .collect(),
+        swap_total_bytes: meminfo_field("SwapTotal:").unwrap_or(0),
+        swapped_during_run: swap_before.zip(swapped_out_pages()).map(|(before, after)| after > before),
     }
 }
 
@@ -68,9 +122,10 @@ fn kernel_release() -> String {
     format!("Linux {}", String::from_utf8_lossy(&release))
 }
 
-fn meminfo_total() -> Option<u64> {
+/// A /proc/meminfo field (`"MemTotal:"`) in bytes.
+fn meminfo_field(field: &str) -> Option<u64> {
     let meminfo = std::fs::read_to_string("/proc/meminfo").ok()?;
-    let line = meminfo.lines().find(|line| line.starts_with("MemTotal:"))?;
+    let line = meminfo.lines().find(|line| line.starts_with(field))?;
     let kib: u64 = line.split_whitespace().nth(1)?.parse().ok()?;
     Some(kib * 1024)
 }
@@ -197,9 +252,14 @@ mod tests {
 
     #[test]
     fn host_facts_are_read() {
-        let host = host();
+        let host = host(swapped_out_pages());
         assert!(host.kernel.starts_with("Linux "));
         assert!(host.cpus >= 1);
         assert!(host.memory_bytes > 0);
+        // Every Linux has these writeback settings, and a pswpout counter to compare.
+        assert_eq!(host.vm_dirty.len(), VM_DIRTY.len(), "{:?}", host.vm_dirty);
+        assert!(host.vm_dirty["dirty_expire_centisecs"] > 0);
+        assert!(host.swapped_during_run.is_some());
+        assert_eq!(super::host(None).swapped_during_run, None);
     }
 }

@@ -74,7 +74,13 @@ impl Build {
             result: ResultFile {
                 schema: SCHEMA.to_string(),
                 tool: Tool::this(),
-                host: Host { kernel: "Linux".into(), cpu_model: "cpu".into(), cpus: 2, memory_bytes: 1 << 33 },
+                host: Host {
+                    kernel: "Linux".into(),
+                    cpu_model: "cpu".into(),
+                    cpus: 2,
+                    memory_bytes: 1 << 33,
+                    ..Host::default()
+                },
                 target: TargetInfo {
                     path: "/mnt".into(),
                     fs_type: "ext4".into(),

@@ -30,7 +30,13 @@ fn result(fs_type: &str, cases: Vec<CaseResult>) -> ResultFile {
     ResultFile {
         schema: crate::result::SCHEMA.to_string(),
         tool: Tool::this(),
-        host: Host { kernel: "Linux 6.1".into(), cpu_model: "cpu".into(), cpus: 2, memory_bytes: 1 << 33 },
+        host: Host {
+            kernel: "Linux 6.1".into(),
+            cpu_model: "cpu".into(),
+            cpus: 2,
+            memory_bytes: 1 << 33,
+            ..Host::default()
+        },
         target: TargetInfo {
             path: "/dev/shm".into(),
             fs_type: fs_type.into(),

@@ -306,7 +306,13 @@ pub(crate) mod tests {
         ResultFile {
             schema: crate::result::SCHEMA.to_string(),
             tool: Tool::this(),
-            host: Host { kernel: "Linux 6.1".into(), cpu_model: "CPU".into(), cpus: 2, memory_bytes: 1 << 34 },
+            host: Host {
+                kernel: "Linux 6.1".into(),
+                cpu_model: "CPU".into(),
+                cpus: 2,
+                memory_bytes: 1 << 34,
+                ..Host::default()
+            },
             target: TargetInfo {
                 path: "/data".into(),
                 fs_type: "ext4".into(),
