@@ -90,6 +90,17 @@ pub struct Run {
     /// busy (CPU-bound); low: they waited, for the device or for each other.
     #[serde(default)]
     pub cpu_share: f64,
+    /// /proc/meminfo's Dirty and Writeback just before the run's timed spans and just
+    /// after them, in bytes (all of the machine's, not only this run's): a run that
+    /// starts with much dirty data shares the device with earlier work's writeback.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub dirty_before_bytes: Option<u64>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub writeback_before_bytes: Option<u64>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub dirty_after_bytes: Option<u64>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub writeback_after_bytes: Option<u64>,
     /// The round the run belonged to, warm-up rounds included (the first measured
     /// round is `options.warmup`). With `--order grouped`, the case's own run count.
     #[serde(default)]
@@ -156,6 +167,19 @@ pub struct CaseResult {
     /// not the device.
     #[serde(default)]
     pub cpu_bound: bool,
+}
+
+/// A run that starts with more dirty data than this share of its own size starts while
+/// earlier work's writeback may still be running.
+pub const DIRTY_AT_START: f64 = 0.1;
+
+impl Run {
+    /// Whether the run started with more dirty page-cache data than [`DIRTY_AT_START`]
+    /// of its `bytes`.
+    pub fn started_dirty(&self, bytes: u64) -> bool {
+        let waiting = self.dirty_before_bytes.unwrap_or(0) + self.writeback_before_bytes.unwrap_or(0);
+        waiting as f64 > DIRTY_AT_START * bytes as f64
+    }
 }
 
 /// The CPU share from which a case is called CPU-bound.

@@ -39,6 +39,21 @@ pub struct Host {
     pub swapped_during_run: Option<bool>,
 }
 
+/// Dirty and Writeback from /proc/meminfo, in bytes: data in the page cache not yet
+/// written back, and data being written back now.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct DirtyMemory {
+    pub dirty: u64,
+    pub writeback: u64,
+}
+
+impl DirtyMemory {
+    pub fn now() -> Option<DirtyMemory> {
+        let meminfo = std::fs::read_to_string("/proc/meminfo").ok()?;
+        Some(DirtyMemory { dirty: field_of(&meminfo, "Dirty:")?, writeback: field_of(&meminfo, "Writeback:")? })
+    }
+}
+
 /// Pages swapped out since boot (/proc/vmstat `pswpout`), taken before measuring so
 /// that [`host`] can tell whether the command swapped.
 pub fn swapped_out_pages() -> Option<u64> {
@@ -124,7 +139,11 @@ fn kernel_release() -> String {
 
 /// A /proc/meminfo field (`"MemTotal:"`) in bytes.
 fn meminfo_field(field: &str) -> Option<u64> {
-    let meminfo = std::fs::read_to_string("/proc/meminfo").ok()?;
+    field_of(&std::fs::read_to_string("/proc/meminfo").ok()?, field)
+}
+
+/// A field of /proc/meminfo's text, in bytes (the file says kB, meaning KiB).
+fn field_of(meminfo: &str, field: &str) -> Option<u64> {
     let line = meminfo.lines().find(|line| line.starts_with(field))?;
     let kib: u64 = line.split_whitespace().nth(1)?.parse().ok()?;
     Some(kib * 1024)

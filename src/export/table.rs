@@ -124,7 +124,18 @@ pub fn notes(result: &CaseResult) -> Vec<String> {
         notes.push(format!("threads spread {:.0} %", 100.0 * spread));
     }
     notes.extend(cpu_note(result));
+    notes.extend(dirty_note(result));
     notes
+}
+
+/// "2 runs started with 310 MiB dirty": earlier work's writeback overlapped them.
+fn dirty_note(result: &CaseResult) -> Option<String> {
+    let bytes = result.case.bytes;
+    let dirty: Vec<&crate::result::Run> = result.runs.iter().filter(|run| run.started_dirty(bytes)).collect();
+    let most =
+        dirty.iter().map(|run| run.dirty_before_bytes.unwrap_or(0) + run.writeback_before_bytes.unwrap_or(0)).max()?;
+    let runs = if dirty.len() == 1 { "1 run".to_string() } else { format!("{} runs", dirty.len()) };
+    Some(format!("{runs} started with up to {} dirty (earlier writeback overlapped)", format_size(most)))
 }
 
 /// "CPU-bound (writers on CPU 97 % of the time)": the calls and copies, not the

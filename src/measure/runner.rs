@@ -156,7 +156,14 @@ impl WriteCase<'_> {
             durability: case.durability,
             pacing: Pacing::new(case.durability.every(), self.parts.len(), fds.len()),
         };
-        let run = run_of(&self.executor.execute(&job)?);
+        // Untimed, on either side of the timed spans: the machine's dirty memory.
+        let before = crate::context::DirtyMemory::now();
+        let mut run = run_of(&self.executor.execute(&job)?);
+        let after = crate::context::DirtyMemory::now();
+        run.dirty_before_bytes = before.map(|m| m.dirty);
+        run.writeback_before_bytes = before.map(|m| m.writeback);
+        run.dirty_after_bytes = after.map(|m| m.dirty);
+        run.writeback_after_bytes = after.map(|m| m.writeback);
         if case.durability.end_sync().is_none() {
             // Untimed: the next run must not pay for this run's writeback.
             fsync_all(&fds)?;

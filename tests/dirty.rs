@@ -1,0 +1,73 @@
+//! Dirty memory around each run: recorded before and after, and a run that starts
+//! while much earlier data still waits for writeback says so. One test, in order, so
+//! that the quiet part cannot run beside the dirty one.
+
+mod common;
+
+use std::process::Command;
+
+use common::{Tmpfs, read_json, writebench};
+
+/// A run on `dir` of `size` in 1 MiB calls; returns the case and the table's line.
+fn run_on(dir: &std::path::Path, size: &str) -> (serde_json::Value, String) {
+    let out = tempfile::tempdir().unwrap();
+    let json = out.path().join("r.json");
+    let output = writebench(&[
+        "run",
+        dir.to_str().unwrap(),
+        "--methods",
+        "write",
+        "--states",
+        "overwrite",
+        "--chunks",
+        "1MiB",
+        "--threads",
+        "1",
+        "--durability",
+        "none",
+        "--size",
+        size,
+        "--repeat",
+        "3",
+        "--export-json",
+        json.to_str().unwrap(),
+    ]);
+    let stdout = String::from_utf8_lossy(&output.stdout).to_string();
+    assert!(output.status.success(), "{stdout}\n{}", String::from_utf8_lossy(&output.stderr));
+    let case = read_json(&json)["cases"][0].clone();
+    let line = stdout.lines().find(|l| l.contains(" chunks,")).expect("the case's line").to_string();
+    (case, line)
+}
+
+#[test]
+fn a_run_that_starts_with_much_dirty_data_says_so_and_a_quiet_one_does_not() {
+    let tmpfs = Tmpfs::mount("256m");
+    // Quiet: whatever earlier tests left dirty is written back first. tmpfs pages are
+    // never counted as dirty, so the run itself adds nothing.
+    assert!(Command::new("sync").status().unwrap().success());
+    let (case, line) = run_on(&tmpfs.path(), "64MiB");
+    for run in case["runs"].as_array().unwrap() {
+        for key in ["dirty_before_bytes", "writeback_before_bytes", "dirty_after_bytes", "writeback_after_bytes"] {
+            assert!(run[key].as_u64().is_some(), "runs[].{key}: {run}");
+        }
+    }
+    assert!(!line.contains("dirty"), "{line}");
+
+    // Dirty: 256 MiB written into the page cache of a file on the machine's disk and not
+    // synced (below the background writeback threshold, it waits there for up to 30 s).
+    let disk = tempfile::tempdir_in(std::env::temp_dir()).unwrap();
+    let file = disk.path().join("dirty.dat");
+    let status = Command::new("dd")
+        .args(["if=/dev/zero", "bs=1M", "count=256", "status=none"])
+        .arg(format!("of={}", file.display()))
+        .status()
+        .expect("dd(1) is needed for this test");
+    assert!(status.success());
+    let (case, line) = run_on(&tmpfs.path(), "4MiB");
+    std::fs::remove_file(&file).unwrap();
+    let first = &case["runs"][0];
+    let waiting = first["dirty_before_bytes"].as_u64().unwrap() + first["writeback_before_bytes"].as_u64().unwrap();
+    assert!(waiting > 64 << 20, "the first run started with {waiting} bytes dirty");
+    assert!(line.contains("started with up to"), "{line}");
+    assert!(line.contains("dirty (earlier writeback overlapped)"), "{line}");
+}
