@@ -101,6 +101,10 @@ pub struct Run {
     pub dirty_after_bytes: Option<u64>,
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub writeback_after_bytes: Option<u64>,
+    /// What the block device under the path did from just before the timed spans to
+    /// just after them (/proc/diskstats); absent where the path has no block device.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub device: Option<crate::context::device::DeviceIo>,
     /// The round the run belonged to, warm-up rounds included (the first measured
     /// round is `options.warmup`). With `--order grouped`, the case's own run count.
     #[serde(default)]

@@ -1,6 +1,7 @@
 //! The context a result needs to be trusted (DESIGN §2.10): the host, and the
 //! filesystem and device under the path.
 
+pub mod device;
 pub mod dio;
 pub mod fstype;
 
@@ -83,6 +84,12 @@ pub struct TargetInfo {
     #[serde(default)]
     pub fs_magic: Option<String>,
     pub device: String,
+    /// The block device under the path as /proc/diskstats names it, and what it sits
+    /// on; null where there is none (tmpfs, FUSE, NFS): runs then have no device figures.
+    #[serde(default)]
+    pub block_device: Option<String>,
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub block_device_parents: Vec<String>,
     pub mount_point: String,
     pub mount_options: String,
     /// The O_DIRECT alignment of a file in the scratch directory, found as the runner
@@ -157,11 +164,14 @@ pub fn target(path: &Path, probe_file: Option<&Path>) -> TargetInfo {
     let mount = find_mount(&mountinfo, &canonical);
     let alignment = probe_file.and_then(alignment_of);
     let magic = fstype::magic_of(&canonical);
+    let block = device::BlockDevice::of(&canonical);
     TargetInfo {
         path: canonical.display().to_string(),
         fs_type: fstype::resolve(magic, mount.as_ref().map(|m| m.fs_type.as_str())),
         fs_magic: magic.map(|m| format!("{m:#010x}")),
         device: mount.as_ref().map(|m| m.device.clone()).unwrap_or_else(|| "unknown".into()),
+        block_device: block.as_ref().map(|b| b.name.clone()),
+        block_device_parents: block.map(|b| b.parents).unwrap_or_default(),
         mount_point: mount.as_ref().map(|m| m.mount_point.clone()).unwrap_or_default(),
         mount_options: mount.map(|m| m.options).unwrap_or_default(),
         dio_mem_align: alignment.as_ref().map(|a| a.mem),

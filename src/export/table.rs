@@ -21,12 +21,19 @@ pub fn render(result: &ResultFile, out: &mut dyn Write) -> io::Result<()> {
         format_size(usual_size),
         runs_wording(&result.options)
     )?;
-    if target.fs_type == "tmpfs" || target.fs_type == "ramfs" {
-        writeln!(
-            out,
-            "note: {} keeps files in memory: fsync does nothing there, nothing is durable, and O_DIRECT is accepted but bypasses no cache",
-            target.fs_type
-        )?;
+    if let Some(note) = crate::export::document::target_note(result) {
+        writeln!(out, "note: {note}")?;
+    }
+    match &target.block_device {
+        None => writeln!(out, "note: no block device under {}: no device figures", target.path)?,
+        Some(name) => {
+            let on = target.block_device_parents.join(", ");
+            let on = if on.is_empty() { String::new() } else { format!(", on {on}") };
+            writeln!(
+                out,
+                "device: {name}{on}; \"to device\" is what it was asked to write during write + sync (median run)"
+            )?
+        }
     }
     for state in FileState::ALL {
         let in_state: Vec<&CaseResult> =
@@ -125,7 +132,22 @@ pub fn notes(result: &CaseResult) -> Vec<String> {
     }
     notes.extend(cpu_note(result));
     notes.extend(dirty_note(result));
+    notes.extend(device_note(result));
     notes
+}
+
+/// "to device 64.0 MiB, 35 % busy" for the median run by bytes written.
+fn device_note(result: &CaseResult) -> Option<String> {
+    let mut io: Vec<crate::context::device::DeviceIo> = result.runs.iter().filter_map(|run| run.device).collect();
+    if io.is_empty() {
+        return None;
+    }
+    io.sort_by_key(|io| io.bytes_written);
+    let median = io[io.len() / 2];
+    if median.bytes_written == 0 {
+        return Some("to device 0 B: page cache only".to_string());
+    }
+    Some(format!("to device {}, {:.0} % busy", format_size(median.bytes_written), median.util_pct))
 }
 
 /// "2 runs started with 310 MiB dirty": earlier work's writeback overlapped them.

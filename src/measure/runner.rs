@@ -6,6 +6,7 @@
 
 use std::os::fd::{AsRawFd, RawFd};
 
+use crate::context::device::BlockDevice;
 use crate::error::CallError;
 use crate::measure::creation;
 use crate::measure::durability::{Pacing, direct_refusal};
@@ -92,7 +93,11 @@ pub fn prepare_case<'a>(
         let launch = runtimes::launch(&case.runtime).map_err(|reason| (Status::Unsupported, reason))?;
         Box::new(runtimes::External::new(&case.runtime, &case.method, launch))
     };
-    Ok(Box::new(WriteRuns { work: WriteCase { case, parts, file_lens, executor, scratch, source, settings }, files }))
+    let device = BlockDevice::of(scratch.path());
+    Ok(Box::new(WriteRuns {
+        work: WriteCase { case, parts, file_lens, executor, scratch, source, settings, device },
+        files,
+    }))
 }
 
 /// A write case, ready to run again and again.
@@ -117,6 +122,8 @@ struct WriteCase<'a> {
     scratch: &'a Scratch,
     source: &'a Source,
     settings: &'a RunSettings,
+    /// The block device under the scratch directory, whose counters each run reads.
+    device: Option<BlockDevice>,
 }
 
 impl WriteCase<'_> {
@@ -158,8 +165,11 @@ impl WriteCase<'_> {
         };
         // Untimed, on either side of the timed spans: the machine's dirty memory.
         let before = crate::context::DirtyMemory::now();
+        let disk_before = self.device.as_ref().and_then(BlockDevice::sample);
         let mut run = run_of(&self.executor.execute(&job)?);
+        let disk_after = self.device.as_ref().and_then(BlockDevice::sample);
         let after = crate::context::DirtyMemory::now();
+        run.device = disk_before.zip(disk_after).map(|(before, after)| before.until(&after));
         run.dirty_before_bytes = before.map(|m| m.dirty);
         run.writeback_before_bytes = before.map(|m| m.writeback);
         run.dirty_after_bytes = after.map(|m| m.dirty);
@@ -373,6 +383,7 @@ mod tests {
             executor,
             scratch: &scratch,
             source: &source,
+            device: None,
             settings: &settings,
         };
         let mut runs = WriteRuns { work, files: RunFiles::new(&scratch, "case0000".into(), files, false) };

@@ -85,6 +85,8 @@ impl Build {
                     path: "/mnt".into(),
                     fs_type: "ext4".into(),
                     fs_magic: None,
+                    block_device: None,
+                    block_device_parents: Vec::new(),
                     device: "/dev/loop0".into(),
                     mount_point: "/mnt".into(),
                     mount_options: "rw".into(),

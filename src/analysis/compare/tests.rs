@@ -41,6 +41,8 @@ fn result(fs_type: &str, cases: Vec<CaseResult>) -> ResultFile {
             path: "/dev/shm".into(),
             fs_type: fs_type.into(),
             fs_magic: None,
+            block_device: None,
+            block_device_parents: Vec::new(),
             device: "tmpfs".into(),
             mount_point: "/dev/shm".into(),
             mount_options: "rw".into(),

@@ -317,6 +317,8 @@ pub(crate) mod tests {
                 path: "/data".into(),
                 fs_type: "ext4".into(),
                 fs_magic: None,
+                block_device: None,
+                block_device_parents: Vec::new(),
                 device: "/dev/nvme0n1p2".into(),
                 mount_point: "/data".into(),
                 mount_options: "rw,relatime".into(),
