@@ -40,7 +40,13 @@ fn a_loop_device_reports_what_each_run_wrote_to_it() {
     let (result, stdout) = run_on(&fs.path(), "end");
     let device = result["target"]["block_device"].as_str().expect("a block device under the loop mount");
     assert!(device.starts_with("loop"), "{device}");
-    assert!(result["target"]["block_device_parents"][0].as_str().unwrap().starts_with("backing file "));
+    let target = &result["target"];
+    assert!(target["block_device_parents"][0].as_str().unwrap().starts_with("backing file "));
+    let queue = &target["block_queue"];
+    assert!(queue["logical_block_size"].as_u64().unwrap() >= 512, "{queue}");
+    assert!(queue["rotational"].is_boolean() && queue["scheduler"].is_string(), "{queue}");
+    let (free, size) = (target["free_bytes"].as_u64().unwrap(), target["size_bytes"].as_u64().unwrap());
+    assert!(0 < free && free < size && size <= 64 << 20, "{free} of {size}");
     let case = &result["cases"][0];
     for run in case["runs"].as_array().unwrap() {
         let io = &run["device"];

@@ -16,6 +16,39 @@ pub struct BlockDevice {
     /// What it sits on: a partition's disk, a dm or md device's members (`slaves`), a
     /// loop device's backing file, each as `kind name`.
     pub parents: Vec<String>,
+    /// The request queue's facts, from the device itself or, for a partition, its disk.
+    pub queue: Queue,
+}
+
+/// What /sys/block/NAME/queue (and device/) say of a device.
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Queue {
+    /// device/model, or device/vendor where there is no model (virtio disks).
+    pub model: Option<String>,
+    pub rotational: Option<bool>,
+    pub logical_block_size: Option<u32>,
+    pub physical_block_size: Option<u32>,
+    /// The I/O scheduler in use (the bracketed one of queue/scheduler).
+    pub scheduler: Option<String>,
+}
+
+impl Queue {
+    fn of(sys: &Path) -> Queue {
+        let read = |name: &str| {
+            std::fs::read_to_string(sys.join(name)).ok().map(|t| t.trim().to_string()).filter(|t| !t.is_empty())
+        };
+        let number = |name: &str| read(name).and_then(|t| t.parse().ok());
+        Queue {
+            model: read("device/model").or_else(|| read("device/vendor")),
+            rotational: read("queue/rotational").map(|t| t == "1"),
+            logical_block_size: number("queue/logical_block_size"),
+            physical_block_size: number("queue/physical_block_size"),
+            scheduler: read("queue/scheduler").and_then(|t| {
+                t.split_whitespace()
+                    .find_map(|w| w.strip_prefix('[').and_then(|w| w.strip_suffix(']')).map(String::from))
+            }),
+        }
+    }
 }
 
 impl BlockDevice {
@@ -27,11 +60,14 @@ impl BlockDevice {
         let sys = std::fs::canonicalize(format!("/sys/dev/block/{major}:{minor}")).ok()?;
         let name = sys.file_name()?.to_string_lossy().into_owned();
         let mut parents = Vec::new();
-        // A partition's directory sits inside its disk's.
+        // A partition's directory sits inside its disk's, whose queue it uses.
+        let mut queue_dir = sys.clone();
         if sys.join("partition").exists()
-            && let Some(disk) = sys.parent().and_then(|p| p.file_name())
+            && let Some(disk_dir) = sys.parent()
+            && let Some(disk) = disk_dir.file_name()
         {
             parents.push(format!("disk {}", disk.to_string_lossy()));
+            queue_dir = disk_dir.to_path_buf();
         }
         if let Ok(slaves) = std::fs::read_dir(sys.join("slaves")) {
             let mut members: Vec<String> =
@@ -42,7 +78,7 @@ impl BlockDevice {
         if let Ok(backing) = std::fs::read_to_string(sys.join("loop/backing_file")) {
             parents.push(format!("backing file {}", backing.trim()));
         }
-        Some(BlockDevice { name, parents })
+        Some(BlockDevice { name, parents, queue: Queue::of(&queue_dir) })
     }
 
     /// This device's counters now, or `None` if /proc/diskstats has no line for it.

@@ -4,6 +4,7 @@
 pub mod device;
 pub mod dio;
 pub mod fstype;
+pub mod statvfs;
 
 use std::collections::BTreeMap;
 use std::os::fd::AsRawFd;
@@ -90,6 +91,14 @@ pub struct TargetInfo {
     pub block_device: Option<String>,
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub block_device_parents: Vec<String>,
+    /// The block device's model, rotational flag, block sizes and scheduler.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub block_queue: Option<device::Queue>,
+    /// statvfs of the path as the command ended: bytes free to this user, and in all.
+    #[serde(default)]
+    pub free_bytes: Option<u64>,
+    #[serde(default)]
+    pub size_bytes: Option<u64>,
     pub mount_point: String,
     pub mount_options: String,
     /// The O_DIRECT alignment of a file in the scratch directory, found as the runner
@@ -165,13 +174,17 @@ pub fn target(path: &Path, probe_file: Option<&Path>) -> TargetInfo {
     let alignment = probe_file.and_then(alignment_of);
     let magic = fstype::magic_of(&canonical);
     let block = device::BlockDevice::of(&canonical);
+    let space = statvfs::space(statvfs::At::Path(&canonical)).ok();
     TargetInfo {
         path: canonical.display().to_string(),
         fs_type: fstype::resolve(magic, mount.as_ref().map(|m| m.fs_type.as_str())),
         fs_magic: magic.map(|m| format!("{m:#010x}")),
         device: mount.as_ref().map(|m| m.device.clone()).unwrap_or_else(|| "unknown".into()),
         block_device: block.as_ref().map(|b| b.name.clone()),
-        block_device_parents: block.map(|b| b.parents).unwrap_or_default(),
+        block_device_parents: block.as_ref().map(|b| b.parents.clone()).unwrap_or_default(),
+        block_queue: block.map(|b| b.queue),
+        free_bytes: space.map(|(free, _)| free),
+        size_bytes: space.map(|(_, size)| size),
         mount_point: mount.as_ref().map(|m| m.mount_point.clone()).unwrap_or_default(),
         mount_options: mount.map(|m| m.options).unwrap_or_default(),
         dio_mem_align: alignment.as_ref().map(|a| a.mem),

@@ -4,42 +4,11 @@
 //! unprivileged user (`f_bavail`), so the root reserve stays untouched.
 
 use std::io;
-use std::os::fd::RawFd;
 use std::path::Path;
 
+pub use crate::context::statvfs::{At, free_bytes, statvfs};
+
 use crate::plan::units::format_size;
-
-/// What to ask statvfs about: a path, or an open descriptor (fstatvfs).
-#[derive(Debug, Clone, Copy)]
-pub enum At<'a> {
-    Path(&'a Path),
-    Fd(RawFd),
-}
-
-/// `statvfs(2)` or `fstatvfs(2)`: the one place writebench asks a file system about itself.
-pub fn statvfs(at: At) -> io::Result<libc::statvfs> {
-    // SAFETY: libc::statvfs is plain integers, for which all zeros is a valid value.
-    let mut fs: libc::statvfs = unsafe { std::mem::zeroed() };
-    let result = match at {
-        At::Path(path) => {
-            let c_path = std::ffi::CString::new(path.as_os_str().as_encoded_bytes())?;
-            // SAFETY: statvfs with a valid path and out pointer.
-            unsafe { libc::statvfs(c_path.as_ptr(), &mut fs) }
-        }
-        // SAFETY: fstatvfs with a valid out pointer; a bad descriptor is EBADF.
-        At::Fd(fd) => unsafe { libc::fstatvfs(fd, &mut fs) },
-    };
-    if result != 0 {
-        return Err(io::Error::last_os_error());
-    }
-    Ok(fs)
-}
-
-/// Bytes available to unprivileged users on the file system of `at`.
-pub fn free_bytes(at: At) -> io::Result<u64> {
-    let fs = statvfs(at)?;
-    Ok((fs.f_bavail as u64).saturating_mul(fs.f_frsize as u64))
-}
 
 /// What a case of `bytes` needs free before it starts: its data plus room for the
 /// file system's metadata (extent trees, journal) — 1 MiB and 1/64 of the data.
