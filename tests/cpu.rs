@@ -4,23 +4,16 @@
 
 mod common;
 
-use common::{LoopFs, Tmpfs, read_json, writebench};
+use common::{LoopFs, Tmpfs, case_line, run_result};
 
 /// Runs one case on `dir` and returns its JSON result and the table's line for it.
 fn one_case(dir: &std::path::Path, args: &[&str]) -> (serde_json::Value, String) {
-    let out = tempfile::tempdir().unwrap();
-    let json = out.path().join("r.json");
-    let mut all = vec!["run", dir.to_str().unwrap(), "--states", "overwrite", "--threads", "1", "--repeat", "3"];
+    let mut all = vec!["--states", "overwrite", "--threads", "1", "--repeat", "3"];
     all.extend_from_slice(args);
-    all.extend_from_slice(&["--export-json", json.to_str().unwrap()]);
-    let output = writebench(&all);
-    let stdout = String::from_utf8_lossy(&output.stdout).to_string();
-    assert!(output.status.success(), "{stdout}\n{}", String::from_utf8_lossy(&output.stderr));
-    let result = read_json(&json);
-    let cases = result["cases"].as_array().unwrap().clone();
+    let (result, stdout) = run_result(dir, &all);
+    let cases = result["cases"].as_array().unwrap();
     assert_eq!(cases.len(), 1, "one case expected");
-    let line = stdout.lines().find(|l| l.contains(" chunks,")).expect("the case's line").to_string();
-    (cases[0].clone(), line)
+    (cases[0].clone(), case_line(&stdout))
 }
 
 #[test]

@@ -4,34 +4,11 @@
 
 mod common;
 
-use common::{LoopFs, Tmpfs, read_json, writebench};
+use common::{LoopFs, Tmpfs, case_line, run_result};
 
 fn run_on(dir: &std::path::Path, durability: &str) -> (serde_json::Value, String) {
-    let out = tempfile::tempdir().unwrap();
-    let json = out.path().join("r.json");
-    let output = writebench(&[
-        "run",
-        dir.to_str().unwrap(),
-        "--methods",
-        "pwrite",
-        "--states",
-        "empty",
-        "--chunks",
-        "256KiB",
-        "--threads",
-        "1",
-        "--durability",
-        durability,
-        "--size",
-        "8MiB",
-        "--repeat",
-        "3",
-        "--export-json",
-        json.to_str().unwrap(),
-    ]);
-    let stdout = String::from_utf8_lossy(&output.stdout).to_string();
-    assert!(output.status.success(), "{stdout}\n{}", String::from_utf8_lossy(&output.stderr));
-    (read_json(&json), stdout)
+    let args = ["--methods", "pwrite", "--states", "empty", "--chunks", "256KiB", "--threads", "1"];
+    run_result(dir, &[&args[..], &["--durability", durability, "--size", "8MiB", "--repeat", "3"]].concat())
 }
 
 #[test]
@@ -57,7 +34,7 @@ fn a_loop_device_reports_what_each_run_wrote_to_it() {
         assert!((0.0..=100.0).contains(&io["util_pct"].as_f64().unwrap()));
     }
     assert!(stdout.contains(&format!("device: {device}, on backing file")), "{stdout}");
-    let line = stdout.lines().find(|l| l.contains(" chunks,")).unwrap();
+    let line = case_line(&stdout);
     assert!(line.contains("to device 8."), "{line}");
 }
 

@@ -6,37 +6,14 @@ mod common;
 
 use std::process::Command;
 
-use common::{Tmpfs, read_json, writebench};
+use common::{Tmpfs, case_line, run_result};
 
 /// A run on `dir` of `size` in 1 MiB calls; returns the case and the table's line.
 fn run_on(dir: &std::path::Path, size: &str) -> (serde_json::Value, String) {
-    let out = tempfile::tempdir().unwrap();
-    let json = out.path().join("r.json");
-    let output = writebench(&[
-        "run",
-        dir.to_str().unwrap(),
-        "--methods",
-        "write",
-        "--states",
-        "overwrite",
-        "--chunks",
-        "1MiB",
-        "--threads",
-        "1",
-        "--durability",
-        "none",
-        "--size",
-        size,
-        "--repeat",
-        "3",
-        "--export-json",
-        json.to_str().unwrap(),
-    ]);
-    let stdout = String::from_utf8_lossy(&output.stdout).to_string();
-    assert!(output.status.success(), "{stdout}\n{}", String::from_utf8_lossy(&output.stderr));
-    let case = read_json(&json)["cases"][0].clone();
-    let line = stdout.lines().find(|l| l.contains(" chunks,")).expect("the case's line").to_string();
-    (case, line)
+    let args = ["--methods", "write", "--states", "overwrite", "--chunks", "1MiB", "--threads", "1"];
+    let (result, stdout) =
+        run_result(dir, &[&args[..], &["--durability", "none", "--size", size, "--repeat", "3"]].concat());
+    (result["cases"][0].clone(), case_line(&stdout))
 }
 
 #[test]

@@ -3,34 +3,14 @@
 
 mod common;
 
-use common::{LoopFs, Tmpfs, read_json, writebench};
+use common::{LoopFs, Tmpfs, run_result};
 
 /// The result's target of a one-case run on `dir`.
 fn target_of(dir: &std::path::Path) -> serde_json::Value {
-    let out = tempfile::tempdir().unwrap();
-    let json = out.path().join("r.json");
-    let output = writebench(&[
-        "run",
-        dir.to_str().unwrap(),
-        "--methods",
-        "write",
-        "--states",
-        "empty",
-        "--chunks",
-        "64KiB",
-        "--threads",
-        "1",
-        "--durability",
-        "none",
-        "--size",
-        "64KiB",
-        "--repeat",
-        "1",
-        "--export-json",
-        json.to_str().unwrap(),
-    ]);
-    assert!(output.status.success(), "{}", String::from_utf8_lossy(&output.stderr));
-    read_json(&json)["target"].clone()
+    let args = ["--methods", "write", "--states", "empty", "--chunks", "64KiB", "--threads", "1"];
+    let (result, _) =
+        run_result(dir, &[&args[..], &["--durability", "none", "--size", "64KiB", "--repeat", "1"]].concat());
+    result["target"].clone()
 }
 
 #[test]

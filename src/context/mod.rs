@@ -76,7 +76,7 @@ fn read_trimmed(path: &str) -> Option<String> {
     std::fs::read_to_string(path).ok().map(|text| text.trim().to_string()).filter(|text| !text.is_empty())
 }
 
-#[derive(Debug, Clone, Serialize, Deserialize)]
+#[derive(Debug, Clone, Default, Serialize, Deserialize)]
 pub struct TargetInfo {
     pub path: String,
     /// From `statfs`'s magic number, refined by the mount table (see [`fstype`]).

@@ -16,6 +16,25 @@ pub fn stderr_of(output: &Output) -> String {
     String::from_utf8_lossy(&output.stderr).into_owned()
 }
 
+/// `writebench run DIR ARGS --export-json …`, which must succeed: its result and its
+/// standard output.
+pub fn run_result(dir: &Path, args: &[&str]) -> (serde_json::Value, String) {
+    let out = tempfile::tempdir().unwrap();
+    let json = out.path().join("result.json");
+    let mut all = vec!["run", dir.to_str().unwrap()];
+    all.extend_from_slice(args);
+    all.extend_from_slice(&["--export-json", json.to_str().unwrap()]);
+    let output = writebench(&all);
+    let stdout = String::from_utf8_lossy(&output.stdout).into_owned();
+    assert!(output.status.success(), "{stdout}\n{}", stderr_of(&output));
+    (read_json(&json), stdout)
+}
+
+/// The table's line of the only throughput case in `stdout`.
+pub fn case_line(stdout: &str) -> String {
+    stdout.lines().find(|l| l.contains(" chunks,")).expect("the case's line in the table").to_string()
+}
+
 pub fn read_json(path: &Path) -> serde_json::Value {
     let text = std::fs::read_to_string(path).unwrap_or_else(|e| panic!("read {}: {e}", path.display()));
     serde_json::from_str(&text).expect("valid JSON")
