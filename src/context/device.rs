@@ -62,12 +62,12 @@ impl BlockDevice {
         let mut parents = Vec::new();
         // A partition's directory sits inside its disk's, whose queue it uses.
         let mut queue_dir = sys.clone();
-        if sys.join("partition").exists()
-            && let Some(disk_dir) = sys.parent()
-            && let Some(disk) = disk_dir.file_name()
-        {
-            parents.push(format!("disk {}", disk.to_string_lossy()));
-            queue_dir = disk_dir.to_path_buf();
+        if sys.join("partition").exists() {
+            if let Some(disk_dir) = sys.parent() {
+                let disk = disk_dir.file_name().map(|n| n.to_string_lossy().into_owned()).unwrap_or_default();
+                parents.push(format!("disk {disk}"));
+                queue_dir = disk_dir.to_path_buf();
+            }
         }
         if let Ok(slaves) = std::fs::read_dir(sys.join("slaves")) {
             let mut members: Vec<String> =
