@@ -105,6 +105,11 @@ pub struct Run {
     /// just after them (/proc/diskstats); absent where the path has no block device.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub device: Option<crate::context::device::DeviceIo>,
+    /// CPU that other processes used during the run, as a share of one CPU over the
+    /// run's write + sync time (/proc/stat less this process and its runner); ticks of
+    /// 10 ms make it rough for runs of less than a few tenths of a second.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub others_cpu_share: Option<f64>,
     /// The round the run belonged to, warm-up rounds included (the first measured
     /// round is `options.warmup`). With `--order grouped`, the case's own run count.
     #[serde(default)]
@@ -185,6 +190,10 @@ impl Run {
         waiting as f64 > DIRTY_AT_START * bytes as f64
     }
 }
+
+/// Another process's CPU use, as a share of one CPU, from which a run is said to have
+/// shared the machine.
+pub const OTHERS_BUSY: f64 = 0.5;
 
 /// The CPU share from which a case is called CPU-bound.
 pub const CPU_BOUND: f64 = 0.9;

@@ -29,6 +29,7 @@ fn a_run_that_starts_with_much_dirty_data_says_so_and_a_quiet_one_does_not() {
         }
     }
     assert!(!line.contains("dirty"), "{line}");
+    assert!(!line.contains("another process"), "{line}");
 
     // Dirty: 256 MiB written into the page cache of a file on the machine's disk and not
     // synced (below the background writeback threshold, it waits there for up to 30 s).

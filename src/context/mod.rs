@@ -56,6 +56,43 @@ impl DirtyMemory {
     }
 }
 
+/// The machine's CPU time and this process's, in clock ticks (/proc/stat, /proc/self/stat),
+/// read around a run to tell whether another process was busy meanwhile.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct CpuTicks {
+    /// All CPUs' busy time: user, nice, system, irq and softirq. Idle, I/O wait and a
+    /// hypervisor's steal are not another process of this machine.
+    pub busy: u64,
+    /// This process's: all its threads' user and system time.
+    pub own: u64,
+}
+
+impl CpuTicks {
+    pub fn now() -> Option<CpuTicks> {
+        let stat = std::fs::read_to_string("/proc/stat").ok()?;
+        let line = stat.lines().find(|line| line.starts_with("cpu "))?;
+        let fields: Vec<u64> = line.split_whitespace().skip(1).filter_map(|f| f.parse().ok()).collect();
+        let busy = [0, 1, 2, 5, 6].iter().map(|&i| fields.get(i).copied().unwrap_or(0)).sum();
+        // The command name (field 2) may hold spaces: count from the closing parenthesis.
+        let own_stat = std::fs::read_to_string("/proc/self/stat").ok()?;
+        let after = own_stat.rsplit_once(')')?.1;
+        let rest: Vec<u64> = after.split_whitespace().skip(11).take(2).filter_map(|f| f.parse().ok()).collect();
+        Some(CpuTicks { busy, own: rest.iter().sum() })
+    }
+
+    /// Seconds of CPU that others used from `self` to `later`, less `excluded` seconds
+    /// (a runner child's own CPU time, which /proc/stat counts and our process's does not).
+    pub fn others_seconds(&self, later: &CpuTicks, excluded: f64) -> f64 {
+        // SAFETY: sysconf has no preconditions.
+        let hz = unsafe { libc::sysconf(libc::_SC_CLK_TCK) }.max(1) as f64;
+        let busy = later.busy.saturating_sub(self.busy) as f64 / hz;
+        let own = later.own.saturating_sub(self.own) as f64 / hz;
+        // Each of the four counters read is up to a tick behind: leave two ticks of
+        // slack, so that a short quiet run does not read as shared.
+        (busy - own - excluded - 2.0 / hz).max(0.0)
+    }
+}
+
 /// Pages swapped out since boot (/proc/vmstat `pswpout`), taken before measuring so
 /// that [`host`] can tell whether the command swapped.
 pub fn swapped_out_pages() -> Option<u64> {

@@ -132,8 +132,23 @@ pub fn notes(result: &CaseResult) -> Vec<String> {
     }
     notes.extend(cpu_note(result));
     notes.extend(dirty_note(result));
+    notes.extend(others_note(result));
     notes.extend(device_note(result));
     notes
+}
+
+/// "another process busy on CPU (up to 98 % of one CPU in 3 runs)": the figures
+/// shared the machine.
+fn others_note(result: &CaseResult) -> Option<String> {
+    let busy: Vec<f64> = result
+        .runs
+        .iter()
+        .filter_map(|run| run.others_cpu_share)
+        .filter(|&share| share >= crate::result::OTHERS_BUSY)
+        .collect();
+    let most = busy.iter().copied().reduce(f64::max)?;
+    let runs = if busy.len() == 1 { "1 run".to_string() } else { format!("{} runs", busy.len()) };
+    Some(format!("another process busy on CPU (up to {:.0} % of one CPU in {runs})", 100.0 * most))
 }
 
 /// "to device 64.0 MiB, 35 % busy" for the median run by bytes written.

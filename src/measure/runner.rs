@@ -6,6 +6,7 @@
 
 use std::os::fd::{AsRawFd, RawFd};
 
+use crate::context::CpuTicks;
 use crate::context::device::BlockDevice;
 use crate::error::CallError;
 use crate::measure::creation;
@@ -166,8 +167,15 @@ impl WriteCase<'_> {
         // Untimed, on either side of the timed spans: the machine's dirty memory.
         let before = crate::context::DirtyMemory::now();
         let disk_before = self.device.as_ref().and_then(BlockDevice::sample);
+        let cpu_before = CpuTicks::now();
         let mut run = run_of(&self.executor.execute(&job)?);
+        let cpu_after = CpuTicks::now();
         let disk_after = self.device.as_ref().and_then(BlockDevice::sample);
+        // A runner's CPU is in /proc/stat's but not in ours: it is the run's own.
+        let runner_cpu = if case.runtime == methods::NATIVE { 0.0 } else { run.user_seconds + run.sys_seconds };
+        run.others_cpu_share = cpu_before.zip(cpu_after).map(|(before, after)| {
+            before.others_seconds(&after, runner_cpu) / run.durable_seconds().max(f64::MIN_POSITIVE)
+        });
         let after = crate::context::DirtyMemory::now();
         run.device = disk_before.zip(disk_after).map(|(before, after)| before.until(&after));
         run.dirty_before_bytes = before.map(|m| m.dirty);
