@@ -204,6 +204,26 @@ static bool sync_file(struct run *r, size_t file, enum sync_call c, struct error
     return r->job->method == M_MMAP ? sync_map(r, file, c, e) : sync_fd(r->fds[file], c, e);
 }
 
+/* One chunk: pwrite at `off` or write at the file position, a short write continuing
+ * with the rest of the chunk (the plain loops' and latency's one call). */
+static inline bool write_chunk(int fd, bool positional, const unsigned char *buf, size_t len, off_t off,
+                               struct error *e) {
+    while (len > 0) {
+        ssize_t n = positional ? pwrite(fd, buf, len, off) : write(fd, buf, len);
+        if (n < 0) {
+            if (errno == EINTR)
+                continue;
+            return fail(e, errno, "%s", positional ? "pwrite" : "write");
+        }
+        if (n == 0)
+            return fail(e, 0, "%s: wrote 0 bytes", positional ? "pwrite" : "write");
+        buf += n;
+        len -= (size_t)n;
+        off += n;
+    }
+    return true;
+}
+
 /* write/pwrite: one chunk per call, a short write continues with the rest. */
 static bool write_plain(struct run *r, const struct part *p, struct pacer *pc, struct error *e) {
     int fd = r->fds[p->file];
@@ -212,19 +232,10 @@ static bool write_plain(struct run *r, const struct part *p, struct pacer *pc, s
     off_t off = p->offset;
     while (buf < end) {
         size_t want = (size_t)(end - buf) < r->job->chunk ? (size_t)(end - buf) : r->job->chunk;
-        const unsigned char *stop = buf + want;
-        while (buf < stop) {
-            ssize_t n = positional ? pwrite(fd, buf, stop - buf, off) : write(fd, buf, stop - buf);
-            if (n < 0) {
-                if (errno == EINTR)
-                    continue;
-                return fail(e, errno, "%s", positional ? "pwrite" : "write");
-            }
-            if (n == 0)
-                return fail(e, 0, "%s: wrote 0 bytes", positional ? "pwrite" : "write");
-            buf += n;
-            off += n;
-        }
+        if (!write_chunk(fd, positional, buf, want, off, e))
+            return false;
+        buf += want;
+        off += (off_t)want;
         if (due(pc) && !sync_fd(fd, pc->p->call, e))
             return false;
     }
@@ -667,23 +678,6 @@ static void run_case(const struct job *job, long run_id, char **paths, size_t nf
 
 /* ---- latency: each operation timed alone ---- */
 
-static bool write_once(int fd, bool overwrite0, const unsigned char *buf, size_t len, struct error *e) {
-    off_t off = 0;
-    while (len > 0) {
-        ssize_t n = overwrite0 ? pwrite(fd, buf, len, off) : write(fd, buf, len);
-        if (n < 0) {
-            if (errno == EINTR)
-                continue;
-            return fail(e, errno, "%s", overwrite0 ? "pwrite" : "write");
-        }
-        if (n == 0)
-            return fail(e, 0, "%s: wrote 0 bytes", overwrite0 ? "pwrite" : "write");
-        buf += n;
-        len -= n;
-        off += n;
-    }
-    return true;
-}
 
 static void run_latency(const struct job *job, long run_id, char **paths, size_t nfiles) {
     struct error e = {0};
@@ -728,7 +722,7 @@ static void run_latency(const struct job *job, long run_id, char **paths, size_t
             loop_start = now();
         }
         int64_t t0 = now_ns();
-        ok = write_once(fd, overwrite0, src, job->bytes, &e);
+        ok = write_chunk(fd, overwrite0, src, job->bytes, 0, &e);
         int64_t t1 = now_ns(), t2 = t1;
         if (ok && due(&pc)) {
             ok = sync_fd(fd, job->everycall, &e);

@@ -391,16 +391,20 @@ func openFiles(paths []string, flags int) ([]*os.File, []int, *runError) {
 	return files, fds, nil
 }
 
-func runCase(j *job, id int64, paths []string, out *bufio.Writer) {
+// prepareRun is every run's untimed start: the file lines checked against the case,
+// the source faulted in, the files opened.
+func prepareRun(j *job, paths []string) ([]*os.File, []int, *runError) {
 	if e := j.check(paths); e != nil {
-		replyError(out, id, e)
-		return
+		return nil, nil, e
 	}
 	if e := populateSource(); e != nil {
-		replyError(out, id, e)
-		return
+		return nil, nil, e
 	}
-	files, fds, e := openFiles(paths, j.openFlags)
+	return openFiles(paths, j.openFlags)
+}
+
+func runCase(j *job, id int64, paths []string, out *bufio.Writer) {
+	files, fds, e := prepareRun(j, paths)
 	if e != nil {
 		replyError(out, id, e)
 		return
@@ -520,15 +524,7 @@ func runCase(j *job, id int64, paths []string, out *bufio.Writer) {
 // ---- latency: each operation timed alone, on the main thread ----
 
 func runLatency(j *job, id int64, paths []string, out *bufio.Writer) {
-	if e := j.check(paths); e != nil {
-		replyError(out, id, e)
-		return
-	}
-	if e := populateSource(); e != nil {
-		replyError(out, id, e)
-		return
-	}
-	files, fds, e := openFiles(paths, j.openFlags)
+	files, fds, e := prepareRun(j, paths)
 	if e != nil {
 		replyError(out, id, e)
 		return
