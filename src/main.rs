@@ -10,6 +10,7 @@ use indicatif::{ProgressBar, ProgressDrawTarget, ProgressStyle};
 use serde_json::json;
 
 use writebench::analysis::advice;
+use writebench::cli::calibrate::CalibrateArgs;
 use writebench::cli::report::ReportArgs;
 use writebench::cli::{Cli, Command, CompareArgs, LatencyArgs, RunArgs, UsageError, plain};
 use writebench::context;
@@ -43,6 +44,7 @@ fn main() -> ExitCode {
         Command::Latency(args) => latency(&args),
         Command::Report(args) => report(&args),
         Command::Compare(args) => compare(&args),
+        Command::Calibrate(args) => calibrate(&args),
         Command::Clean(args) => writebench::measure::clean::clean_command(&args.path, args.yes)
             .map(|all_removed| ExitCode::from(if all_removed { 0 } else { 1 }))
             .map_err(UsageError),
@@ -125,6 +127,7 @@ fn latency(args: &LatencyArgs) -> Result<ExitCode, UsageError> {
         cases: results,
         observations: Vec::new(),
         answer: Vec::new(),
+        calibration: None,
         complete: true,
     };
     draw_conclusions(&mut result);
@@ -169,6 +172,24 @@ fn run(args: &RunArgs) -> Result<ExitCode, UsageError> {
     let target = context::target(&args.path, Some(&probe_file(&scratch)));
     let latency_count = suite.latency.as_ref().map_or(0, |plan| plan.units().len() * plan.durability.len());
     announce(&cases, latency_count, &schedule, &target, &scratch);
+    let calibration = (!args.no_calibrate).then(|| {
+        let spinner = spinner();
+        let calibration = writebench::measure::calibrate::calibrate(
+            &scratch,
+            writebench::measure::calibrate::Effort::SHORT,
+            settings.seed,
+            &mut |step| spinner.set_message(format!("calibrating: {step}")),
+        );
+        spinner.finish_and_clear();
+        // The copy buffers are freed: the peak the result records is the cases' own.
+        writebench::measure::runner::reset_peak_rss();
+        eprintln!(
+            "writebench: calibrated in {:.1} s; {}",
+            calibration.seconds,
+            export::calibration::summary_line(&calibration)
+        );
+        calibration
+    });
 
     let latency_cases: Vec<_> = suite
         .latency
@@ -239,6 +260,7 @@ fn run(args: &RunArgs) -> Result<ExitCode, UsageError> {
         cases: done,
         observations: Vec::new(),
         answer: Vec::new(),
+        calibration,
         complete: true,
     };
     draw_conclusions(&mut result);
@@ -259,6 +281,57 @@ fn run(args: &RunArgs) -> Result<ExitCode, UsageError> {
     Ok(if any_ok && exported { ExitCode::SUCCESS } else { ExitCode::from(1) })
 }
 
+/// `writebench calibrate`: this machine's ceilings on PATH, printed and exported.
+fn calibrate(args: &CalibrateArgs) -> Result<ExitCode, UsageError> {
+    let size = args.check()?;
+    writebench::measure::space::check_up_front(&args.path, size).map_err(UsageError)?;
+    signals::install().map_err(|e| UsageError(format!("cannot set up signal handling: {}", plain(&e))))?;
+    let scratch = signals::create_scratch(|| Scratch::create(&args.path), Scratch::path).map_err(|e| {
+        UsageError(format!("cannot create a scratch directory in {}: {}", args.path.display(), plain(&e)))
+    })?;
+    let target = context::target(&args.path, Some(&probe_file(&scratch)));
+    let swap_before = context::swapped_out_pages();
+    let spinner = spinner();
+    let effort = writebench::measure::calibrate::Effort::full(size);
+    let calibration = writebench::measure::calibrate::calibrate(&scratch, effort, args.seed, &mut |step| {
+        spinner.set_message(format!("calibrating: {step}"))
+    });
+    spinner.finish_and_clear();
+    drop(scratch);
+    signals::forget_scratch();
+    let result = ResultFile {
+        schema: SCHEMA.to_string(),
+        tool: Tool::this(),
+        host: context::host(swap_before),
+        target,
+        options: json!({
+            "command": "calibrate",
+            "size": size,
+            "seed": args.seed,
+            "argv": std::env::args().collect::<Vec<_>>(),
+        }),
+        cases: Vec::new(),
+        observations: Vec::new(),
+        answer: Vec::new(),
+        calibration: Some(calibration),
+        complete: true,
+    };
+    let mut stdout = std::io::stdout().lock();
+    let _ = export::calibration::render(&result, &mut stdout).and_then(|()| stdout.flush());
+    let exported = export_files(&result, &[(args.export_json.as_deref(), Format::Json)]);
+    Ok(if exported { ExitCode::SUCCESS } else { ExitCode::from(1) })
+}
+
+/// A spinner on a terminal (nothing otherwise) for work without a count: calibration.
+fn spinner() -> ProgressBar {
+    if !std::io::stderr().is_terminal() {
+        return ProgressBar::hidden();
+    }
+    let spinner = ProgressBar::new_spinner();
+    spinner.enable_steady_tick(std::time::Duration::from_millis(120));
+    spinner
+}
+
 /// `writebench report`: a saved result rendered again, from the file alone.
 fn report(args: &ReportArgs) -> Result<ExitCode, UsageError> {
     let mut result = args.load().map_err(UsageError)?;
@@ -275,7 +348,12 @@ fn report(args: &ReportArgs) -> Result<ExitCode, UsageError> {
     ];
     if files.iter().all(|(file, _)| file.is_none()) {
         let mut stdout = std::io::stdout().lock();
-        let latency_only = result.options.get("command").and_then(|c| c.as_str()) == Some("latency");
+        let command = result.options.get("command").and_then(|c| c.as_str());
+        if command == Some("calibrate") {
+            let _ = export::calibration::render(&result, &mut stdout).and_then(|()| stdout.flush());
+            return Ok(ExitCode::SUCCESS);
+        }
+        let latency_only = command == Some("latency");
         let printed = if latency_only {
             export::latency::render(&result, &mut stdout)
         } else {
@@ -287,10 +365,11 @@ fn report(args: &ReportArgs) -> Result<ExitCode, UsageError> {
     Ok(if export_files(&result, &files) { ExitCode::SUCCESS } else { ExitCode::from(1) })
 }
 
-/// Fills the observations and the answer, from the cases alone. No calibration exists
-/// yet, so there is no memory-copy ceiling to hold the figures against.
+/// Fills each case's share of its ceilings, the observations and the answer, from the
+/// cases and the calibration alone.
 fn draw_conclusions(result: &mut ResultFile) {
-    result.observations = advice::observations(result, None);
+    writebench::analysis::ceilings::apply(result);
+    result.observations = advice::observations(result);
     result.answer = advice::recommendations(result);
 }
 
@@ -348,6 +427,8 @@ fn options_json(
         // What the mapped methods ask of the kernel: nothing but mmap-populate's
         // MADV_POPULATE_WRITE, issued by each thread inside the timed span.
         "mmap_advice": {"madv_sequential": false, "map_populate": false, "mmap-populate": "MADV_POPULATE_WRITE, timed"},
+        // The cases' peak: the calibration's (freed) copy buffers are in
+        // calibration.peak_rss_bytes, and the mark was reset after them.
         "peak_rss_bytes": peak_rss_bytes(),
         // The runners that ran (or could not), with their toolchains' version lines.
         "runtime_toolchains": writebench::measure::runtimes::toolchains(),

@@ -5,6 +5,7 @@ use serde::{Deserialize, Serialize};
 
 use crate::analysis::outliers::outliers;
 use crate::analysis::stats::{Summary, ci_relative_half_width};
+use crate::context::calibration::{Calibration, CeilingShare};
 use crate::context::{Host, TargetInfo};
 use crate::plan::Case;
 
@@ -28,6 +29,10 @@ pub struct ResultFile {
     /// The best strategy for each goal the run can answer (analysis::advice).
     #[serde(default)]
     pub answer: Vec<Recommendation>,
+    /// This machine's ceilings, measured before the cases (null with `--no-calibrate`
+    /// and in files from before calibration existed).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub calibration: Option<Calibration>,
     /// False when the run was interrupted and this file holds what was done so far.
     pub complete: bool,
 }
@@ -176,6 +181,11 @@ pub struct CaseResult {
     /// not the device.
     #[serde(default)]
     pub cpu_bound: bool,
+    /// The medians as a share of this machine's ceilings (`calibration`): memory copy
+    /// for buffered figures, the device for durable and direct ones where there is one.
+    /// Null without a calibration.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub ceiling: Option<CeilingShare>,
 }
 
 /// A run that starts with more dirty data than this share of its own size starts while
@@ -239,6 +249,7 @@ impl CaseResult {
             outliers,
             target_ci: None,
             cpu_bound,
+            ceiling: None,
         }
     }
 
@@ -258,6 +269,7 @@ impl CaseResult {
             first_run_outlier: false,
             target_ci: None,
             cpu_bound: false,
+            ceiling: None,
         }
     }
 

@@ -2,6 +2,7 @@
 //! show (advice), and `compare` of saved results. Pure functions: no I/O.
 
 pub mod advice;
+pub mod ceilings;
 pub mod compare;
 pub mod outliers;
 pub mod significance;

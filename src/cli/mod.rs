@@ -5,9 +5,9 @@ use std::path::{Path, PathBuf};
 
 use clap::{Args, Parser, Subcommand, ValueEnum};
 
-pub mod report;
-
+pub mod calibrate;
 pub mod compare;
+pub mod report;
 mod usage;
 
 pub use crate::cli::compare::CompareArgs;
@@ -82,6 +82,11 @@ pub enum Command {
     /// first: medians, factors with 95 % intervals, and which differences are significant.
     #[command(after_help = crate::cli::compare::EXAMPLES)]
     Compare(CompareArgs),
+    /// Measure this machine's ceilings: memory-copy rate (one thread and all), the cost
+    /// of a system call and of a clock read, the best buffered write rate on PATH and
+    /// the device's own direct write rate. `run` makes a short one first.
+    #[command(after_help = calibrate::EXAMPLES)]
+    Calibrate(calibrate::CalibrateArgs),
 }
 
 #[derive(Debug, Args)]
@@ -368,6 +373,11 @@ pub struct RunArgs {
     /// overwrite state starts cache-warm, its pages still in memory from preparing it.
     #[arg(long)]
     pub drop_cache: bool,
+
+    /// No short calibration before the cases (about a second): the table then has no
+    /// "% of ceiling" and no figure is checked against this machine's limits.
+    #[arg(long)]
+    pub no_calibrate: bool,
 }
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
@@ -566,7 +576,7 @@ impl RunArgs {
 
 /// PATH must be an existing, writable directory and the export files creatable: checked
 /// before anything is created, for `run` and `latency` alike.
-fn check_paths(path: &Path, exports: &[(&str, &Option<PathBuf>)]) -> Result<(), UsageError> {
+pub(crate) fn check_paths(path: &Path, exports: &[(&str, &Option<PathBuf>)]) -> Result<(), UsageError> {
     check_dir(path)?;
     crate::measure::space::check_writable(path).map_err(UsageError)?;
     for (option, file) in exports {
@@ -625,7 +635,11 @@ mod tests {
         argv.extend_from_slice(extra);
         match Cli::try_parse_from(argv).unwrap().command {
             Command::Run(args) => args,
-            Command::Clean(_) | Command::Latency(_) | Command::Report(_) | Command::Compare(_) => {
+            Command::Clean(_)
+            | Command::Latency(_)
+            | Command::Report(_)
+            | Command::Compare(_)
+            | Command::Calibrate(_) => {
                 unreachable!("the argv says run")
             }
         }

@@ -1,8 +1,10 @@
 //! The context a result needs to be trusted (DESIGN §2.10): the host, and the
 //! filesystem and device under the path.
 
+pub mod calibration;
 pub mod device;
 pub mod dio;
+pub mod features;
 pub mod fstype;
 pub mod statvfs;
 
@@ -147,6 +149,14 @@ pub struct TargetInfo {
     /// assumption.
     #[serde(default)]
     pub dio_align_source: Option<String>,
+    /// statx's atomic write units of a file in the scratch directory (`RWF_ATOMIC`);
+    /// null where the kernel does not report them.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub atomic_write: Option<features::AtomicWrite>,
+    /// Whether the filesystem compresses or deduplicates ("no", "yes: btrfs mount
+    /// option compress=zstd:3", …); null where it cannot be told.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub compression: Option<String>,
 }
 
 /// This machine, at the end of a command that started when /proc/vmstat's `pswpout`
@@ -209,12 +219,15 @@ pub fn target(path: &Path, probe_file: Option<&Path>) -> TargetInfo {
     let mountinfo = std::fs::read_to_string("/proc/self/mountinfo").unwrap_or_default();
     let mount = find_mount(&mountinfo, &canonical);
     let alignment = probe_file.and_then(alignment_of);
+    let atomic = probe_file.and_then(atomic_write_of);
     let magic = fstype::magic_of(&canonical);
     let block = device::BlockDevice::of(&canonical);
     let space = statvfs::space(statvfs::At::Path(&canonical)).ok();
+    let fs_type = fstype::resolve(magic, mount.as_ref().map(|m| m.fs_type.as_str()));
+    let compression = features::compression(&fs_type, mount.as_ref().map_or("", |m| m.options.as_str()), &canonical);
     TargetInfo {
         path: canonical.display().to_string(),
-        fs_type: fstype::resolve(magic, mount.as_ref().map(|m| m.fs_type.as_str())),
+        fs_type,
         fs_magic: magic.map(|m| format!("{m:#010x}")),
         device: mount.as_ref().map(|m| m.device.clone()).unwrap_or_else(|| "unknown".into()),
         block_device: block.as_ref().map(|b| b.name.clone()),
@@ -227,6 +240,8 @@ pub fn target(path: &Path, probe_file: Option<&Path>) -> TargetInfo {
         dio_mem_align: alignment.as_ref().map(|a| a.mem),
         dio_offset_align: alignment.as_ref().map(|a| a.offset),
         dio_align_source: alignment.map(|a| a.source),
+        atomic_write: atomic,
+        compression,
     }
 }
 
@@ -296,6 +311,12 @@ fn unescape(field: &str) -> String {
         }
     }
     String::from_utf8_lossy(&out).into_owned()
+}
+
+/// The atomic write units of `file` (see [`alignment_of`] for how it is opened).
+fn atomic_write_of(file: &Path) -> Option<features::AtomicWrite> {
+    let opened = std::fs::OpenOptions::new().read(true).custom_flags(libc::O_NOFOLLOW).open(file).ok()?;
+    features::atomic_write(opened.as_raw_fd())
 }
 
 /// The O_DIRECT alignment of `file`, opened for the question (statx needs no write

@@ -54,6 +54,21 @@ pub fn context_facts(result: &ResultFile) -> Vec<(&'static str, String)> {
     };
     let source = target.dio_align_source.as_deref().map(|s| format!(" ({})", one_line(s))).unwrap_or_default();
     facts.push(("O_DIRECT alignment", alignment + &source));
+    if let Some(atomic) = target.atomic_write {
+        let text = if atomic.supported {
+            format!("{} B to {} B, up to {} segments", atomic.unit_min, atomic.unit_max, atomic.segments_max)
+        } else {
+            "not offered here".to_string()
+        };
+        facts.push(("atomic writes (statx)", text));
+    }
+    if let Some(compression) = &target.compression {
+        facts.push(("compresses or dedups", one_line(compression)));
+    }
+    if let Some(calibration) = &result.calibration {
+        let line = crate::export::calibration::summary_line(calibration);
+        facts.push(("ceilings", line.trim_start_matches("ceilings: ").to_string()));
+    }
     if let Some(command) = command_line(result) {
         facts.push(("command", command));
     }

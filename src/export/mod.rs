@@ -1,6 +1,7 @@
 //! Output, separate from measurement: each exporter renders a [`ResultFile`].
 
 pub mod answer;
+pub mod calibration;
 pub mod charts;
 pub mod compare;
 pub mod compare_html;

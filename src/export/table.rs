@@ -24,6 +24,9 @@ pub fn render(result: &ResultFile, out: &mut dyn Write) -> io::Result<()> {
     if let Some(note) = crate::export::document::target_note(result) {
         writeln!(out, "note: {note}")?;
     }
+    if let Some(calibration) = &result.calibration {
+        writeln!(out, "{}; \"% of\" a ceiling is the median's", crate::export::calibration::summary_line(calibration))?;
+    }
     match &target.block_device {
         None => writeln!(out, "note: no block device under {}: no device figures", target.path)?,
         Some(name) => {
@@ -134,6 +137,7 @@ pub fn notes(result: &CaseResult) -> Vec<String> {
     notes.extend(dirty_note(result));
     notes.extend(others_note(result));
     notes.extend(device_note(result));
+    notes.extend(result.ceiling.as_ref().map(crate::export::calibration::share_note));
     notes
 }
 

@@ -2,6 +2,7 @@
 //! methods (one file each), the scratch directory, the source data, verification,
 //! signals and free space.
 
+pub mod calibrate;
 pub mod clean;
 pub mod creation;
 pub mod durability;

@@ -35,7 +35,7 @@ mod recommend;
 mod runtimes;
 mod shape;
 mod suspicious;
-mod words;
+pub mod words;
 
 #[cfg(test)]
 pub(crate) mod testkit;
@@ -49,11 +49,12 @@ use figures::{Finding, Measured};
 const DOUBTS: [&str; 3] = ["suspicious-ceiling", "ci-missed", "first-run-outlier"];
 
 /// Everything the result supports, most important first (see the module doc).
-/// `ceiling` is the memory-copy rate in bytes/s, when calibration measured it.
-pub fn observations(result: &ResultFile, ceiling: Option<f64>) -> Vec<Observation> {
+/// Figures are held against the result's calibration, where it has one.
+pub fn observations(result: &ResultFile) -> Vec<Observation> {
     let measured = Measured::of(result);
     let mut findings = Vec::new();
-    findings.extend(suspicious::above_ceiling(&measured, ceiling));
+    let has_device = result.target.block_device.is_some();
+    findings.extend(suspicious::above_ceiling(&measured, result.calibration.as_ref(), has_device));
     findings.extend(suspicious::ci_missed(&measured));
     findings.extend(suspicious::first_run_outliers(&measured));
     findings.extend(shape::knees(&measured));
@@ -114,8 +115,9 @@ mod tests {
             // Threads: 1.2x, and a case that missed its CI target.
             .add(case("pwrite empty 1MiB t2 none"), &around(1.0 / 1.2))
             .missed_ci(5.0, 6.0)
+            .calibrated(1e9)
             .done();
-        let observations = observations(&result, Some(1e9));
+        let observations = observations(&result);
         assert_eq!(
             kinds(&observations),
             ["suspicious-ceiling", "ci-missed", "knee", "state", "threads", "knee"],
@@ -130,7 +132,7 @@ mod tests {
     fn failed_cases_and_a_result_without_runs_say_nothing() {
         let result =
             Build::new().failed(case("write empty 4KiB t1 none")).add(case("write empty 1MiB t1 none"), &[1.0]).done();
-        assert!(observations(&result, None).is_empty());
+        assert!(observations(&result).is_empty());
         let answer = recommendations(&result);
         // One run: a figure, so a recommendation, but no test against anything.
         assert_eq!(answer.len(), 1);

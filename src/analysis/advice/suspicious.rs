@@ -1,43 +1,62 @@
-//! Figures to doubt: faster than memory can copy, measured without reaching their CI
-//! target, or after a first run that stood out. Each kind is one line however many
-//! cases it concerns, naming the worst first, with every case among its figures.
-//!
-//! Not here yet, for want of the numbers (no line is made up for them):
-//! - a case that was CPU-bound: needs the CPU share of each case (CPU time over wall
-//!   time and threads), which the statistics do not derive yet;
-//! - runtimes against native: needs cases of another runtime than `native`, which no
-//!   runtime runs yet. Both belong beside these functions when their numbers exist.
+//! Figures to doubt: faster than memory can copy or the device can take, measured
+//! without reaching their CI target, or after a first run that stood out. Each kind is
+//! one line however many cases it concerns, naming the worst first, with every case
+//! among its figures. (CPU-bound cases are a note of the table, not a doubt: being
+//! limited by the CPU is a finding about the case, not about its figure.)
 
 use super::figures::{Finding, Measured, Metric, Side};
 use super::words::gbps;
+use crate::analysis::ceilings::case_kind;
+use crate::context::calibration::{Calibration, DEVICE, MEMORY_COPY};
 use crate::result::Figure;
 
-/// Cases whose mean (buffered or durable) is above `ceiling` bytes/s, the calibrated
-/// memory-copy rate: nothing written through the kernel is faster than copying memory.
-pub fn above_ceiling(measured: &Measured, ceiling: Option<f64>) -> Vec<Finding> {
-    let Some(ceiling) = ceiling else { return Vec::new() };
-    let mut flagged: Vec<Side> = measured
-        .cases
-        .iter()
-        .flat_map(|&c| [Side::new(c, Metric::Buffered), Side::new(c, Metric::Durable)])
-        .filter(|side| side.metric.summary(side.case).is_some_and(|s| s.mean > ceiling))
-        .collect();
-    if flagged.is_empty() {
-        return Vec::new();
+/// Figures above what this machine can do at all (see `context::calibration`): a
+/// buffered one above every CPU's memory-copy rate, a durable or direct one above the
+/// device's direct write rate. A figure is flagged only when the low end of its 95 %
+/// interval (its mean, with one run) is above the limit: the calibration's best run is
+/// held against the case's whole interval, so the machine's drift does not flag it.
+/// One line per limit, naming the worst first.
+pub fn above_ceiling(measured: &Measured, calibration: Option<&Calibration>, has_device: bool) -> Vec<Finding> {
+    let Some(calibration) = calibration else { return Vec::new() };
+    let mut findings = Vec::new();
+    for limit_kind in [MEMORY_COPY, DEVICE] {
+        let mut flagged: Vec<(Side, f64)> = measured
+            .cases
+            .iter()
+            .flat_map(|&c| [Side::new(c, Metric::Buffered), Side::new(c, Metric::Durable)])
+            .filter_map(|side| {
+                let summary = side.metric.summary(side.case)?;
+                let kind = case_kind(&side.case.case, has_device);
+                let (limit, of) = calibration.impossible_above(kind, side.metric == Metric::Durable)?;
+                (of == limit_kind && summary.ci95_low.unwrap_or(summary.mean) > limit).then_some((side, limit))
+            })
+            .collect();
+        if flagged.is_empty() {
+            continue;
+        }
+        flagged.sort_by(|a, b| (b.0.mean() / b.1).total_cmp(&(a.0.mean() / a.1)));
+        let (worst, limit) = flagged[0];
+        let why = if limit_kind == MEMORY_COPY {
+            format!("above the memory-copy rate of {}: nothing written through the kernel is faster", gbps(limit))
+        } else {
+            format!(
+                "above the device's direct write rate of {}: the data cannot all have reached the device \
+                 (a compressing filesystem, or a cache between?)",
+                gbps(limit)
+            )
+        };
+        let text = format!(
+            "{} not plausible, {why}: {}{} at {}{}",
+            count(flagged.len(), "figure"),
+            worst.id(),
+            if worst.metric == Metric::Durable { " (durable)" } else { "" },
+            gbps(worst.mean()),
+            more(flagged.len())
+        );
+        let figures = flagged.iter().filter_map(|(side, _)| side.figure()).collect();
+        findings.push(Finding::new("suspicious-ceiling", text, figures, None, 0.0));
     }
-    flagged.sort_by(|a, b| b.mean().total_cmp(&a.mean()));
-    let worst = flagged[0];
-    let text = format!(
-        "{} above the memory-copy rate of {}, not plausible: {}{} at {}{}",
-        count(flagged.len(), "figure"),
-        gbps(ceiling),
-        worst.id(),
-        if worst.metric == Metric::Durable { " (durable)" } else { "" },
-        gbps(worst.mean()),
-        more(flagged.len())
-    );
-    let figures = flagged.iter().filter_map(Side::figure).collect();
-    vec![Finding::new("suspicious-ceiling", text, figures, None, 0.0)]
+    findings
 }
 
 /// Cases that ran to `--max-runs` without their CI target: the half-width they reached.
@@ -98,22 +117,46 @@ mod tests {
     #[test]
     fn a_figure_above_the_memory_copy_ceiling_is_flagged() {
         // 1 GiB in 0.1 s is 10.7 GB/s; in 1 s, 1.07 GB/s.
-        let result = Build::new()
-            .add(case("pwrite empty 1MiB t1 none"), &around(0.1))
-            .add(case("write empty 1MiB t1 none"), &around(1.0))
-            .done();
+        let build = || {
+            Build::new()
+                .add(case("pwrite empty 1MiB t1 none"), &around(0.1))
+                .add(case("write empty 1MiB t1 none"), &around(1.0))
+        };
+        let result = build().calibrated(5e9).done();
         let measured = Measured::of(&result);
-        let flagged = above_ceiling(&measured, Some(5e9));
+        let flagged = above_ceiling(&measured, result.calibration.as_ref(), false);
         assert_eq!(flagged.len(), 1);
         let observation = &flagged[0].observation;
         assert_eq!(observation.kind, "suspicious-ceiling");
         assert_eq!(
             observation.text,
-            "1 figure above the memory-copy rate of 5.00 GB/s, not plausible: pwrite empty 1MiB t1 none at 10.7 GB/s"
+            "1 figure not plausible, above the memory-copy rate of 5.00 GB/s: nothing written through the kernel \
+             is faster: pwrite empty 1MiB t1 none at 10.7 GB/s"
         );
         assert_eq!(observation.figures.len(), 1);
-        assert!(above_ceiling(&measured, Some(20e9)).is_empty());
-        assert!(above_ceiling(&measured, None).is_empty(), "no calibration, no ceiling, no line");
+        let fast = build().calibrated(20e9).done();
+        assert!(above_ceiling(&Measured::of(&fast), fast.calibration.as_ref(), false).is_empty());
+        assert!(above_ceiling(&measured, None, false).is_empty(), "no calibration, no ceiling, no line");
+        // Within its interval of the ceiling: not flagged (the machine drifts).
+        let near = Build::new().add(case("pwrite empty 1MiB t1 none"), &[0.1, 0.2, 0.05, 0.3, 0.1]).done();
+        let calibration = Build::new().calibrated(10e9).done().calibration;
+        assert!(above_ceiling(&Measured::of(&near), calibration.as_ref(), false).is_empty());
+    }
+
+    #[test]
+    fn a_durable_figure_above_the_device_rate_is_flagged_and_a_buffered_one_is_not() {
+        // 1 GiB written in 0.1 s and synced in 0.4 s: 10.7 GB/s buffered, 2.15 GB/s durable.
+        let result = Build::new()
+            .synced(case("pwrite empty 1MiB t1 end"), &around(0.1), &around(0.4))
+            .calibrated_with(20e9, Some(1e9))
+            .done();
+        let measured = Measured::of(&result);
+        let flagged = above_ceiling(&measured, result.calibration.as_ref(), true);
+        assert_eq!(flagged.len(), 1, "{flagged:#?}");
+        assert!(flagged[0].observation.text.contains("above the device's direct write rate of 1.00 GB/s"));
+        assert!(flagged[0].observation.text.ends_with("pwrite empty 1MiB t1 end (durable) at 2.15 GB/s"));
+        // Without a device (tmpfs) the durable data is in memory: 2.15 GB/s is plausible.
+        assert!(above_ceiling(&measured, result.calibration.as_ref(), false).is_empty());
     }
 
     #[test]

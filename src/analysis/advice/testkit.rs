@@ -3,6 +3,7 @@
 
 use serde_json::json;
 
+use crate::context::calibration::{Calibration, Ceiling};
 use crate::context::{Host, TargetInfo};
 use crate::measure::methods;
 use crate::plan::units::{format_size_compact, parse_size};
@@ -96,6 +97,7 @@ impl Build {
                 cases: Vec::new(),
                 observations: Vec::new(),
                 answer: Vec::new(),
+                calibration: None,
                 complete: true,
             },
         }
@@ -139,6 +141,23 @@ impl Build {
         let last = self.result.cases.last_mut().expect("a case to mark");
         last.target_ci = Some(TargetCi { pct, met: false, runs: last.runs.len() as u32, reached_pct: Some(reached) });
         self
+    }
+
+    /// A calibration whose memory copy runs at `memcpy` bytes/s on one CPU and on all,
+    /// and a device at `device` bytes/s where given.
+    pub fn calibrated_with(mut self, memcpy: f64, device: Option<f64>) -> Build {
+        self.result.calibration = Some(Calibration {
+            memcpy_bytes_per_s: memcpy,
+            memcpy_all_bytes_per_s: memcpy,
+            memcpy_threads: 2,
+            device: Ceiling { bytes_per_s: device, how: String::new(), why_not: None },
+            ..Calibration::default()
+        });
+        self
+    }
+
+    pub fn calibrated(self, memcpy: f64) -> Build {
+        self.calibrated_with(memcpy, None)
     }
 
     pub fn done(self) -> ResultFile {

@@ -53,6 +53,7 @@ fn result(fs_type: &str, cases: Vec<CaseResult>) -> ResultFile {
         cases,
         observations: Vec::new(),
         answer: Vec::new(),
+        calibration: None,
         complete: true,
     }
 }

@@ -328,6 +328,7 @@ pub(crate) mod tests {
             cases,
             observations: Vec::new(),
             answer: Vec::new(),
+            calibration: None,
             complete: true,
         }
     }

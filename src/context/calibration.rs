@@ -1,0 +1,299 @@
+//! This machine's ceilings (issue "context and limits"): how fast it copies memory, what
+//! a trivial system call and a clock read cost, and — measured by `measure::calibrate`
+//! on the path — the best buffered write rate and the device's own direct write rate.
+//!
+//! A figure is then read against its ceiling: buffered writes copy the caller's bytes
+//! into the page cache, so none can be faster than copying memory; a durable or direct
+//! figure cannot be faster than the device takes data. This file holds the numbers and
+//! the memory, syscall and clock measurements, which touch no file.
+
+use std::hint::black_box;
+use std::sync::Barrier;
+use std::time::Instant;
+
+use serde::{Deserialize, Serialize};
+
+/// What a measured ceiling on the path came to, or why there is none.
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+pub struct Ceiling {
+    /// The best run's rate, bytes per second; null when it could not be measured.
+    pub bytes_per_s: Option<f64>,
+    /// How it was measured: the cases (writebench ids), their runs and size.
+    pub how: String,
+    /// Why there is no figure: no block device, O_DIRECT refused, no room…
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub why_not: Option<String>,
+}
+
+impl Ceiling {
+    pub fn missing(how: &str, why: String) -> Ceiling {
+        Ceiling { bytes_per_s: None, how: how.to_string(), why_not: Some(why) }
+    }
+}
+
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+pub struct Calibration {
+    /// One thread copying 1 MiB pieces from an 8 MiB source (the size of the data
+    /// period native writers use) into a destination larger than this machine's last
+    /// level cache (64 MiB in `run`'s short calibration, 256 MiB in `calibrate`): the
+    /// best of the passes, bytes per second. Where the cache is larger than the
+    /// destination the rate is the cache's: higher, so still a bound no write passes.
+    pub memcpy_bytes_per_s: f64,
+    /// The same from every CPU at once, each thread with its own source and destination:
+    /// total bytes over the span from the first start to the last end.
+    pub memcpy_all_bytes_per_s: f64,
+    /// Threads of the all-thread copy (this machine's CPUs).
+    pub memcpy_threads: usize,
+    /// Bytes copied per pass, in all (the threads share them out).
+    pub memcpy_bytes: u64,
+    /// A trivial system call (`getppid`, which no libc caches), nanoseconds.
+    pub syscall_ns: f64,
+    /// A read of the monotonic clock (vDSO `clock_gettime`), nanoseconds.
+    pub clock_ns: f64,
+    /// The best buffered rate into a preallocated file on the path.
+    pub page_cache: Ceiling,
+    /// The device's own sequential write rate: O_DIRECT, large requests, into a
+    /// preallocated file on the path. Missing where the path has no block device or
+    /// O_DIRECT is refused.
+    pub device: Ceiling,
+    /// How long the calibration took, seconds.
+    pub seconds: f64,
+    /// The process's peak resident memory by the end of the calibration, bytes: its
+    /// copy buffers, freed before any case (`options.peak_rss_bytes` is the cases').
+    #[serde(default)]
+    pub peak_rss_bytes: u64,
+}
+
+/// A case's figures as a share of their ceilings (percent), with what each ceiling is.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct CeilingShare {
+    pub buffered_pct: f64,
+    /// "memory copy" or "device".
+    pub buffered_of: String,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub durable_pct: Option<f64>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub durable_of: Option<String>,
+}
+
+/// What a case is, as far as its ceilings go.
+#[derive(Debug, Clone, Copy)]
+pub struct CaseKind {
+    /// Writer threads (the kernel's own workers count as every CPU: see `kernel_copies`).
+    pub writers: u32,
+    /// io_uring: the kernel may copy in its own workers on every CPU.
+    pub kernel_copies: bool,
+    /// O_DIRECT: the buffered figure is already the device's.
+    pub direct: bool,
+    /// Whether the path has a block device under it.
+    pub has_device: bool,
+}
+
+pub const MEMORY_COPY: &str = "memory copy";
+pub const DEVICE: &str = "device";
+
+impl Calibration {
+    /// The memory-copy rate `writers` threads can reach: measured at 1 and at every CPU,
+    /// straight between them (never below one thread's), and every CPU's above that.
+    pub fn memcpy_for(&self, writers: u32) -> f64 {
+        let all = self.memcpy_all_bytes_per_s.max(self.memcpy_bytes_per_s);
+        let cpus = self.memcpy_threads.max(1) as f64;
+        let writers = f64::from(writers.max(1)).min(cpus);
+        if cpus <= 1.0 {
+            return all;
+        }
+        self.memcpy_bytes_per_s + (all - self.memcpy_bytes_per_s) * (writers - 1.0) / (cpus - 1.0)
+    }
+
+    /// The ceiling of a case's buffered figure, and what it is: the device for O_DIRECT
+    /// on a device, else copying memory with as many threads as write.
+    pub fn buffered_ceiling(&self, kind: CaseKind) -> Option<(f64, &'static str)> {
+        if kind.direct && kind.has_device {
+            return self.device.bytes_per_s.map(|rate| (rate, DEVICE));
+        }
+        let writers = if kind.kernel_copies { self.memcpy_threads as u32 } else { kind.writers };
+        Some((self.memcpy_for(writers), MEMORY_COPY))
+    }
+
+    /// The ceiling of a durable figure: the device where there is one (unknown if its
+    /// rate could not be measured), else memory (tmpfs keeps the data in memory).
+    pub fn durable_ceiling(&self, kind: CaseKind) -> Option<(f64, &'static str)> {
+        if kind.has_device {
+            return self.device.bytes_per_s.map(|rate| (rate, DEVICE));
+        }
+        let writers = if kind.kernel_copies { self.memcpy_threads as u32 } else { kind.writers };
+        Some((self.memcpy_for(writers), MEMORY_COPY))
+    }
+
+    /// The hard limit no figure of this kind can pass, whatever the threads: every
+    /// CPU's memory copy, or the device's rate.
+    pub fn impossible_above(&self, kind: CaseKind, durable: bool) -> Option<(f64, &'static str)> {
+        if kind.has_device && (durable || kind.direct) {
+            return self.device.bytes_per_s.map(|rate| (rate, DEVICE));
+        }
+        Some((self.memcpy_all_bytes_per_s.max(self.memcpy_bytes_per_s), MEMORY_COPY))
+    }
+
+    /// A case's medians (bytes/s) as percentages of their ceilings.
+    pub fn share(&self, kind: CaseKind, buffered: f64, durable: Option<f64>) -> Option<CeilingShare> {
+        let (ceiling, of) = self.buffered_ceiling(kind)?;
+        let durable = durable.and_then(|rate| self.durable_ceiling(kind).map(|(c, of)| (100.0 * rate / c, of)));
+        Some(CeilingShare {
+            buffered_pct: 100.0 * buffered / ceiling,
+            buffered_of: of.to_string(),
+            durable_pct: durable.map(|(pct, _)| pct),
+            durable_of: durable.map(|(_, of)| of.to_string()),
+        })
+    }
+}
+
+/// Size of the source each copying thread reads from: the native writers' data period.
+const SOURCE: usize = 8 << 20;
+/// Bytes per copy call, as a large write would hand the kernel.
+const PIECE: usize = 1 << 20;
+
+/// The best of `passes` memory-copy passes of `bytes` in all, from `threads` threads
+/// at once (each a slice of its own), in bytes per second. One source and one
+/// destination serve every thread count, so the memory this costs is `bytes` and the
+/// source, whatever the CPUs.
+pub fn memcpy_rate(threads: usize, bytes: usize, passes: usize) -> f64 {
+    let threads = threads.max(1);
+    let slice = (bytes / threads).max(PIECE) / PIECE * PIECE;
+    // Pseudo-random, not zeros: the destination's pages and the source's are all
+    // really touched (faulted in) before any pass is timed.
+    let mut state = 0x9E37_79B9_7F4A_7C15u64;
+    let source: Vec<u8> = (0..SOURCE)
+        .map(|_| {
+            state ^= state << 13;
+            state ^= state >> 7;
+            state ^= state << 17;
+            state as u8
+        })
+        .collect();
+    let mut destination = vec![1u8; slice * threads];
+    let barrier = Barrier::new(threads);
+    let spans: Vec<Vec<(Instant, Instant)>> = std::thread::scope(|scope| {
+        let workers: Vec<_> = destination
+            .chunks_exact_mut(slice)
+            .map(|mine| {
+                let (barrier, source) = (&barrier, &source);
+                scope.spawn(move || {
+                    let mut spans = Vec::with_capacity(passes);
+                    for _ in 0..passes {
+                        barrier.wait();
+                        let start = Instant::now();
+                        for (i, piece) in mine.chunks_exact_mut(PIECE).enumerate() {
+                            let from = (i * PIECE) % SOURCE;
+                            piece.copy_from_slice(&source[from..from + PIECE]);
+                        }
+                        black_box(&mut *mine);
+                        spans.push((start, Instant::now()));
+                    }
+                    spans
+                })
+            })
+            .collect();
+        workers.into_iter().map(|w| w.join().expect("a copying thread does not panic")).collect()
+    });
+    (0..passes)
+        .map(|pass| {
+            let start = spans.iter().map(|s| s[pass].0).min().expect("one thread at least");
+            let end = spans.iter().map(|s| s[pass].1).max().expect("one thread at least");
+            (slice * threads) as f64 / end.duration_since(start).as_secs_f64().max(1e-9)
+        })
+        .fold(0.0, f64::max)
+}
+
+/// The cheapest of `batches` batches of `calls` calls of `call`, in nanoseconds per call.
+fn cheapest_ns(calls: u32, batches: u32, call: impl Fn()) -> f64 {
+    (0..batches)
+        .map(|_| {
+            let start = Instant::now();
+            for _ in 0..calls {
+                call();
+            }
+            start.elapsed().as_secs_f64() * 1e9 / f64::from(calls)
+        })
+        .fold(f64::INFINITY, f64::min)
+}
+
+/// A trivial system call: `getppid` enters the kernel every time (glibc caches no
+/// parent id), and does almost nothing there.
+pub fn syscall_ns(calls: u32) -> f64 {
+    // SAFETY: getppid has no arguments and cannot fail.
+    cheapest_ns(calls, 5, || {
+        black_box(unsafe { libc::syscall(libc::SYS_getppid) });
+    })
+}
+
+/// A monotonic clock read, as the runner takes around each timed span.
+pub fn clock_ns(calls: u32) -> f64 {
+    cheapest_ns(calls, 5, || {
+        black_box(Instant::now());
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn calibration() -> Calibration {
+        Calibration {
+            memcpy_bytes_per_s: 10e9,
+            memcpy_all_bytes_per_s: 16e9,
+            memcpy_threads: 4,
+            device: Ceiling { bytes_per_s: Some(1.5e9), how: String::new(), why_not: None },
+            ..Calibration::default()
+        }
+    }
+
+    fn kind(writers: u32, direct: bool, has_device: bool) -> CaseKind {
+        CaseKind { writers, kernel_copies: false, direct, has_device }
+    }
+
+    #[test]
+    fn the_copy_ceiling_grows_with_writers_up_to_every_cpu() {
+        let c = calibration();
+        assert_eq!(c.memcpy_for(1), 10e9);
+        assert_eq!(c.memcpy_for(4), 16e9);
+        assert_eq!(c.memcpy_for(64), 16e9);
+        assert!((c.memcpy_for(2) - 12e9).abs() < 1.0);
+        // All CPUs measured slower than one (noise): never below one thread's.
+        let slow_all = Calibration { memcpy_all_bytes_per_s: 8e9, ..calibration() };
+        assert_eq!(slow_all.memcpy_for(4), 10e9);
+        let io_uring = CaseKind { kernel_copies: true, ..kind(1, false, false) };
+        assert_eq!(c.buffered_ceiling(io_uring), Some((16e9, MEMORY_COPY)));
+    }
+
+    #[test]
+    fn buffered_reads_against_memory_and_durable_or_direct_against_the_device() {
+        let c = calibration();
+        let share = c.share(kind(1, false, true), 5e9, Some(0.75e9)).unwrap();
+        assert_eq!((share.buffered_pct, share.buffered_of.as_str()), (50.0, MEMORY_COPY));
+        assert_eq!((share.durable_pct, share.durable_of.as_deref()), (Some(50.0), Some(DEVICE)));
+        let direct = c.share(kind(1, true, true), 0.3e9, None).unwrap();
+        assert_eq!((direct.buffered_pct, direct.buffered_of.as_str()), (20.0, DEVICE));
+        // No device (tmpfs): durable data is in memory, and so is its ceiling.
+        let tmpfs = c.share(kind(1, true, false), 5e9, Some(5e9)).unwrap();
+        assert_eq!((tmpfs.buffered_of.as_str(), tmpfs.durable_of.as_deref()), (MEMORY_COPY, Some(MEMORY_COPY)));
+        // A device whose rate is unknown gives no durable share, and no direct one.
+        let unknown = Calibration { device: Ceiling::missing("", "refused".into()), ..calibration() };
+        assert_eq!(unknown.share(kind(1, false, true), 5e9, Some(1e9)).unwrap().durable_pct, None);
+        assert!(unknown.share(kind(1, true, true), 1e9, None).is_none());
+        assert_eq!(c.impossible_above(kind(1, false, true), false), Some((16e9, MEMORY_COPY)));
+        assert_eq!(c.impossible_above(kind(1, false, true), true), Some((1.5e9, DEVICE)));
+    }
+
+    #[test]
+    fn memory_copies_and_calls_measure_something_plausible() {
+        let rate = memcpy_rate(1, 32 << 20, 2);
+        // Anything from an old laptop to a large server: 0.5 to 500 GB/s.
+        assert!((0.5e9..500e9).contains(&rate), "{rate}");
+        let both = memcpy_rate(2, 16 << 20, 2);
+        assert!((0.5e9..1000e9).contains(&both), "{both}");
+        let syscall = syscall_ns(20_000);
+        let clock = clock_ns(20_000);
+        assert!((5.0..100_000.0).contains(&syscall), "{syscall}");
+        assert!((1.0..100_000.0).contains(&clock), "{clock}");
+    }
+}

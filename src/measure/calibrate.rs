@@ -1,0 +1,163 @@
+//! `writebench calibrate`, and the short calibration `run` makes first: the memory,
+//! syscall and clock figures of `context::calibration`, and two ceilings measured on the
+//! path with the ordinary runner (same files, hygiene and timing as every case):
+//! - the page cache: `pwrite` in 1 MiB calls into a preallocated file, no sync;
+//! - the device: O_DIRECT into a preallocated file, in 4 MiB `pwrite` calls and as
+//!   1 MiB io_uring requests 16 in flight. The faster wins: a device that needs
+//!   requests in flight to reach its rate gets them, and one without io_uring still
+//!   gets a figure. No sync is timed: the rate a device accepts data at bounds every
+//!   durable figure from above, whether or not its own cache is flushed.
+//!
+//! Each ceiling is the best run (not the mean): a ceiling is what the machine can do,
+//! and this machine's speed drifts by tens of percent within minutes.
+
+use std::time::Instant;
+
+use crate::context::calibration::{self, Calibration, Ceiling};
+use crate::context::device::BlockDevice;
+use crate::measure::methods;
+use crate::measure::runner::{RunSettings, run_case};
+use crate::measure::source::Source;
+use crate::measure::space;
+use crate::measure::target::Scratch;
+use crate::plan::durability::Commit;
+use crate::plan::{Case, Durability, FileState};
+use crate::result::{CaseResult, Status};
+
+/// How much work a calibration does.
+#[derive(Debug, Clone, Copy)]
+pub struct Effort {
+    /// Bytes copied per memory-copy pass, shared out among the threads: the memory the
+    /// calibration holds for a moment, freed before any case runs.
+    pub memcpy_bytes: usize,
+    pub memcpy_passes: usize,
+    /// Calls per batch for the syscall and clock costs (five batches; the cheapest).
+    pub calls: u32,
+    /// Bytes per run of the page-cache and device cases, and their measured runs
+    /// (after one warm-up run).
+    pub file_bytes: u64,
+    pub file_runs: u32,
+}
+
+impl Effort {
+    /// `run`'s: a few tenths of a second on tmpfs.
+    pub const SHORT: Effort =
+        Effort { memcpy_bytes: 64 << 20, memcpy_passes: 3, calls: 10_000, file_bytes: 32 << 20, file_runs: 2 };
+
+    /// `writebench calibrate`'s, writing `file_bytes` per run.
+    pub fn full(file_bytes: u64) -> Effort {
+        Effort { memcpy_bytes: 256 << 20, memcpy_passes: 5, calls: 1_000_000, file_bytes, file_runs: 3 }
+    }
+}
+
+/// Measures the ceilings on the scratch directory's filesystem. `step` is told what is
+/// being measured, for a progress line.
+pub fn calibrate(scratch: &Scratch, effort: Effort, seed: u64, step: &mut dyn FnMut(&str)) -> Calibration {
+    let started = Instant::now();
+    let threads = std::thread::available_parallelism().map(|n| n.get()).unwrap_or(1);
+    step("memory copy");
+    let memcpy_bytes_per_s = calibration::memcpy_rate(1, effort.memcpy_bytes, effort.memcpy_passes);
+    let memcpy_all_bytes_per_s = if threads > 1 {
+        calibration::memcpy_rate(threads, effort.memcpy_bytes, effort.memcpy_passes)
+    } else {
+        memcpy_bytes_per_s
+    };
+    step("system call and clock");
+    let syscall_ns = calibration::syscall_ns(effort.calls);
+    let clock_ns = calibration::clock_ns(effort.calls);
+    let settings = RunSettings {
+        repeat: effort.file_runs,
+        warmup: 1,
+        seed,
+        keep_files: false,
+        verify: None,
+        space_check: true,
+        drop_cache: false,
+    };
+    let source = Source::new(seed);
+    let room = room_for(scratch, effort.file_bytes);
+    step("page cache");
+    let buffered = [case("pwrite", 1 << 20, None, Durability::None, effort.file_bytes)];
+    let page_cache = match &room {
+        Some(why) => Ceiling::missing(&how(&buffered, &settings), why.clone()),
+        None => best_of(&buffered, scratch, &source, &settings),
+    };
+    step("device");
+    let direct = Durability::direct(Commit::None);
+    let devices = [
+        case("pwrite", 4 << 20, None, direct, effort.file_bytes),
+        case("io_uring", 1 << 20, Some(16), direct, effort.file_bytes),
+    ];
+    let device = match (BlockDevice::of(scratch.path()), &room) {
+        (None, _) => Ceiling::missing(&how(&devices, &settings), "no block device under the path".into()),
+        (Some(_), Some(why)) => Ceiling::missing(&how(&devices, &settings), why.clone()),
+        (Some(_), None) => best_of(&devices, scratch, &source, &settings),
+    };
+    Calibration {
+        memcpy_bytes_per_s,
+        memcpy_all_bytes_per_s,
+        memcpy_threads: threads,
+        memcpy_bytes: effort.memcpy_bytes as u64,
+        syscall_ns,
+        clock_ns,
+        page_cache,
+        device,
+        seconds: started.elapsed().as_secs_f64(),
+        peak_rss_bytes: crate::measure::runner::peak_rss_bytes(),
+    }
+}
+
+/// Why the file ceilings are not measured, if the filesystem is short of room: a
+/// calibration must not fill the user's filesystem (others write there too).
+fn room_for(scratch: &Scratch, bytes: u64) -> Option<String> {
+    let free = scratch.free_bytes().ok()?;
+    let needed = space::needed_for(bytes).saturating_mul(4);
+    (free < needed).then(|| {
+        format!(
+            "not measured: {} free, and the calibration writes files of {} only with four times that free",
+            crate::plan::units::format_size(free),
+            crate::plan::units::format_size(bytes)
+        )
+    })
+}
+
+fn case(method: &str, chunk: u64, depth: Option<u32>, durability: Durability, bytes: u64) -> Case {
+    let method = methods::by_name(method).expect("calibration methods are registered");
+    let case = Case::new(method, FileState::Prealloc, chunk, 1, durability, bytes);
+    match depth {
+        Some(depth) => case.with_queue_depth(depth),
+        None => case,
+    }
+}
+
+fn how(cases: &[Case], settings: &RunSettings) -> String {
+    let ids: Vec<&str> = cases.iter().map(|c| c.id.as_str()).collect();
+    format!(
+        "best run of {} ({} runs of {} each, after a warm-up)",
+        ids.join(" and "),
+        settings.repeat,
+        crate::plan::units::format_size(cases[0].bytes)
+    )
+}
+
+/// The fastest run of any of `cases` (buffered figure: these cases do not sync), or the
+/// first case's error if none ran.
+fn best_of(cases: &[Case], scratch: &Scratch, source: &Source, settings: &RunSettings) -> Ceiling {
+    // Indices far from a run's own cases, so file names never meet.
+    let results: Vec<CaseResult> = cases
+        .iter()
+        .enumerate()
+        .map(|(i, case)| run_case(9000 + i, case, scratch, source, settings, &mut || {}))
+        .collect();
+    let best = results
+        .iter()
+        .filter(|r| r.status == Status::Ok)
+        .flat_map(|r| r.runs.iter().map(move |run| r.case.bytes as f64 / run.write_seconds.max(1e-9)))
+        .fold(None, |best: Option<f64>, rate| Some(best.map_or(rate, |b| b.max(rate))));
+    let mut ceiling = Ceiling { bytes_per_s: best, how: how(cases, settings), why_not: None };
+    if best.is_none() {
+        let why = results.iter().find_map(|r| r.error.clone()).unwrap_or_else(|| "no run finished".into());
+        ceiling.why_not = Some(why);
+    }
+    ceiling
+}

@@ -1,0 +1,146 @@
+//! `writebench calibrate` and the short calibration `run` makes first: the machine's
+//! ceilings are printed and exported, every case of a run gets its "% of ceiling", a
+//! device's direct write rate is measured where there is a device and only there, and
+//! the filesystem's compression is recorded.
+
+mod common;
+
+use common::{LoopFs, Tmpfs, read_json, run_result, stderr_of, writebench};
+
+fn rate(value: &serde_json::Value) -> f64 {
+    value.as_f64().unwrap_or_else(|| panic!("a rate, not {value}"))
+}
+
+#[test]
+fn calibrate_prints_and_exports_the_ceilings_of_tmpfs() {
+    let tmpfs = Tmpfs::mount("256m");
+    let out = tempfile::tempdir().unwrap();
+    let json = out.path().join("cal.json");
+    let output = writebench(&[
+        "calibrate",
+        tmpfs.path().to_str().unwrap(),
+        "--size",
+        "16MiB",
+        "--export-json",
+        json.to_str().unwrap(),
+    ]);
+    assert!(output.status.success(), "{}", stderr_of(&output));
+    let stdout = String::from_utf8(output.stdout).unwrap();
+    for line in [
+        "memory copy, 1 thread",
+        "memory copy, 2 threads",
+        "system call (getppid)",
+        "clock read (CLOCK_MONOTONIC)",
+        "page-cache write ceiling",
+        "device write rate (O_DIRECT)  none: no block device under the path",
+    ] {
+        assert!(stdout.contains(line), "{line:?} missing from:\n{stdout}");
+    }
+    let result = read_json(&json);
+    assert_eq!(result["options"]["command"], "calibrate");
+    let c = &result["calibration"];
+    let (one, all) = (rate(&c["memcpy_bytes_per_s"]), rate(&c["memcpy_all_bytes_per_s"]));
+    assert!(one > 0.5e9 && all > 0.5e9, "{c}");
+    assert_eq!(c["memcpy_threads"], 2, "CI and this machine have 2 CPUs");
+    assert!(rate(&c["syscall_ns"]) > 5.0 && rate(&c["clock_ns"]) > 1.0, "{c}");
+    let page_cache = rate(&c["page_cache"]["bytes_per_s"]);
+    // Buffered writes copy into memory: never faster than copying with every CPU.
+    assert!(page_cache > 0.05e9 && page_cache < all.max(one) * 1.2, "{c}");
+    assert!(c["device"]["bytes_per_s"].is_null(), "{c}");
+    assert_eq!(c["device"]["why_not"], "no block device under the path");
+    assert!(std::fs::read_dir(tmpfs.path()).unwrap().next().is_none(), "the scratch directory is gone");
+    // `report` shows a saved calibration again.
+    let again = writebench(&["report", json.to_str().unwrap()]);
+    assert!(again.status.success(), "{}", stderr_of(&again));
+    assert!(String::from_utf8(again.stdout).unwrap().contains("memory copy, 1 thread"));
+}
+
+#[test]
+fn on_a_device_the_direct_rate_is_measured_and_bounds_durable_figures() {
+    let ext4 = LoopFs::make("ext4", 256);
+    let args = [
+        "--methods",
+        "pwrite",
+        "--states",
+        "prealloc",
+        "--chunks",
+        "1MiB",
+        "--threads",
+        "1",
+        "--durability",
+        "end,direct",
+        "--size",
+        "16MiB",
+        "--repeat",
+        "2",
+    ];
+    let (result, stdout) = run_result(&ext4.path(), &args);
+    let c = &result["calibration"];
+    let device = rate(&c["device"]["bytes_per_s"]);
+    assert!(device > 1e6, "{c}");
+    assert!(c["device"]["how"].as_str().unwrap().contains("direct"), "{c}");
+    for case in result["cases"].as_array().unwrap() {
+        let share = &case["ceiling"];
+        if case["durability"] == "direct" {
+            assert_eq!(share["buffered_of"], "device", "{case}");
+            assert!(share["durable_pct"].is_null(), "direct alone syncs nothing: {case}");
+        } else {
+            assert_eq!(share["buffered_of"], "memory copy", "{case}");
+            assert_eq!(share["durable_of"], "device", "{case}");
+            let durable = rate(&case["durable_stats"]["median"]);
+            let pct = rate(&share["durable_pct"]);
+            assert!((pct - 100.0 * durable / device).abs() < 1e-6, "{case}");
+        }
+    }
+    assert!(stdout.contains("% of device"), "{stdout}");
+    assert_eq!(result["target"]["compression"], "no");
+}
+
+#[test]
+fn the_quick_suite_table_shows_the_share_of_the_ceiling_and_no_calibrate_leaves_it_out() {
+    let tmpfs = Tmpfs::mount("1g");
+    let (result, stdout) = run_result(&tmpfs.path(), &["--size", "4MiB", "--repeat", "1"]);
+    assert!(stdout.contains("ceilings: memory copy"), "{stdout}");
+    let cases = result["cases"].as_array().unwrap();
+    let streams: Vec<_> = cases.iter().filter(|c| c["status"] == "ok" && c["latency_ns"].is_null()).collect();
+    assert!(streams.len() > 50, "the quick suite has many throughput cases");
+    for case in &streams {
+        if case["method"].as_str().unwrap().ends_with("fallocate") || case["method"] == "ftruncate" {
+            continue;
+        }
+        assert!(rate(&case["ceiling"]["buffered_pct"]) > 0.0, "{case}");
+    }
+    let shares =
+        stdout.lines().filter(|line| line.contains(" % of memory copy") || line.contains("<1 % of memory copy"));
+    assert!(shares.count() > 50, "{stdout}");
+    let args = ["--methods", "write", "--states", "empty", "--chunks", "1MiB", "--threads", "1", "--size", "4MiB"];
+    let (bare, stdout) = run_result(&tmpfs.path(), &[&args[..], &["--repeat", "1", "--no-calibrate"]].concat());
+    assert!(bare.get("calibration").is_none(), "{bare}");
+    assert!(bare["cases"][0].get("ceiling").is_none());
+    assert!(!stdout.contains("% of memory copy"), "{stdout}");
+}
+
+#[test]
+fn btrfs_mounted_with_compression_says_so() {
+    let btrfs = LoopFs::make_in(&std::env::temp_dir(), "btrfs", 160, "loop,compress=zstd:3");
+    let args = ["--methods", "write", "--states", "empty", "--chunks", "1MiB", "--threads", "1", "--size", "1MiB"];
+    let (result, _) = run_result(&btrfs.path(), &[&args[..], &["--repeat", "1", "--durability", "none"]].concat());
+    assert_eq!(result["target"]["compression"], "yes: btrfs mount option compress=zstd:3", "{}", result["target"]);
+}
+
+#[test]
+fn calibrate_refuses_bad_input_in_one_line() {
+    let dir = tempfile::tempdir().unwrap();
+    for (args, says) in [
+        (vec!["calibrate", "/nonexistent/dir"], "PATH /nonexistent/dir"),
+        (vec!["calibrate", dir.path().to_str().unwrap(), "--size", "12XB"], "--size"),
+        (vec!["calibrate", dir.path().to_str().unwrap(), "--size", "4KiB"], "--size: must be between 1MiB and 64GiB"),
+    ] {
+        let output = writebench(&args);
+        assert_eq!(output.status.code(), Some(2), "{args:?}");
+        let stderr = stderr_of(&output);
+        assert_eq!(stderr.lines().count(), 1, "{stderr}");
+        assert!(stderr.contains(says), "{stderr}");
+    }
+    assert!(std::fs::read_dir(dir.path()).unwrap().next().is_none(), "nothing made in PATH");
+}
