@@ -115,6 +115,11 @@ pub struct Run {
     /// 10 ms make it rough for runs of less than a few tenths of a second.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub others_cpu_share: Option<f64>,
+    /// Bytes of the run's files still in the page cache once the run was over and its
+    /// data durable (mincore), before verification read them: what RWF_DONTCACHE
+    /// changes. Absent for cases that write no file content.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub resident_bytes: Option<u64>,
     /// The round the run belonged to, warm-up rounds included (the first measured
     /// round is `options.warmup`). With `--order grouped`, the case's own run count.
     #[serde(default)]

@@ -172,6 +172,12 @@ impl LatencyArgs {
         }
         let patterns = parse_list(&self.patterns, "--patterns", |s| s.parse::<crate::plan::latency::Pattern>())?;
         let durability = parse_list(&self.durability, "--durability", |s| s.parse::<Durability>())?;
+        if let Some(mode) = durability.iter().find(|d| d.rwf_flags() != 0 || d.write_behind().is_some()) {
+            return Err(usage(format!(
+                "--durability {mode}: latency times write and pwrite calls, which take neither RWF_* flags nor \
+                 write-behind (use osync or odsync; `run` has {mode} with the pwritev2 methods)"
+            )));
+        }
         Ok(crate::plan::latency::Plan {
             count: self.count,
             bytes: bytes as usize,
@@ -284,8 +290,11 @@ pub struct RunArgs {
     /// per thread, each thread syncs its own file); every:N / every-fdatasync:N (fsync /
     /// fdatasync after every N calls of the case, counted across all its threads, inside
     /// the write span, and once more for the calls left at the end);
-    /// osync / odsync (opened with O_SYNC / O_DSYNC); direct (O_DIRECT), alone or as
-    /// direct+MODE, e.g. direct+end, direct+odsync [default: end].
+    /// osync / odsync (opened with O_SYNC / O_DSYNC); rwf-sync / rwf-dsync (RWF_SYNC /
+    /// RWF_DSYNC on every pwritev2 call: the pwritev2 methods only); writebehind:SIZE
+    /// (sync_file_range starts each SIZE window's writeback and waits for the one before,
+    /// then one fdatasync: write, pwrite, writev, pwritev, pwritev2); direct (O_DIRECT),
+    /// alone or as direct+MODE, e.g. direct+end, direct+odsync [default: end].
     #[arg(long, value_name = "LIST")]
     pub durability: Option<String>,
 

@@ -138,6 +138,7 @@ pub fn notes(result: &CaseResult) -> Vec<String> {
     notes.extend(others_note(result));
     notes.extend(device_note(result));
     notes.extend(result.ceiling.as_ref().map(crate::export::calibration::share_note));
+    notes.extend(resident_note(result));
     notes
 }
 
@@ -153,6 +154,21 @@ fn others_note(result: &CaseResult) -> Option<String> {
     let most = busy.iter().copied().reduce(f64::max)?;
     let runs = if busy.len() == 1 { "1 run".to_string() } else { format!("{} runs", busy.len()) };
     Some(format!("another process busy on CPU (up to {:.0} % of one CPU in {runs})", 100.0 * most))
+}
+
+/// "page cache kept 3 % of the file": the median run's residency once durable, for the
+/// pwritev2 methods, where RWF_DONTCACHE and the default policy sit side by side.
+fn resident_note(result: &CaseResult) -> Option<String> {
+    if !result.case.method.starts_with("pwritev2") || result.case.bytes == 0 {
+        return None;
+    }
+    let shares: Vec<f64> =
+        result.runs.iter().filter_map(|run| run.resident_bytes).map(|b| b as f64 / result.case.bytes as f64).collect();
+    if shares.is_empty() {
+        return None;
+    }
+    let share = crate::analysis::stats::median(&shares);
+    Some(format!("page cache kept {:.0} % of the file", 100.0 * share.min(1.0)))
 }
 
 /// "to device 64.0 MiB, 35 % busy" for the median run by bytes written.

@@ -18,6 +18,8 @@ use crate::plan::durability::SyncCall;
 /// calls), with a file per thread by each writer whose file has such calls.
 pub struct Pacing {
     every: Option<(u32, SyncCall)>,
+    /// `writebehind:SIZE`: the window, per writer (see [`Pacer::after_write`]).
+    behind: Option<u64>,
     calls: AtomicU64,
     ended: AtomicUsize,
     writers: usize,
@@ -27,7 +29,20 @@ pub struct Pacing {
 impl Pacing {
     /// The rule for a run of `writers` parts into `files` files (one file: shared).
     pub fn new(every: Option<(u32, SyncCall)>, writers: usize, files: usize) -> Pacing {
-        Pacing { every, calls: AtomicU64::new(0), ended: AtomicUsize::new(0), writers, shared_file: files == 1 }
+        Pacing {
+            every,
+            behind: None,
+            calls: AtomicU64::new(0),
+            ended: AtomicUsize::new(0),
+            writers,
+            shared_file: files == 1,
+        }
+    }
+
+    /// The same rule, with write-behind in windows of `window` bytes where given.
+    pub fn with_write_behind(mut self, window: Option<u64>) -> Pacing {
+        self.behind = window;
+        self
     }
 
     /// The sync call of `every:N`, if the mode has one.
@@ -37,7 +52,13 @@ impl Pacing {
 
     /// One writer's view of the rule; each part makes its own.
     pub fn pacer(&self) -> Pacer<'_> {
-        Pacer { pacing: self, since: 0 }
+        self.pacer_at(0)
+    }
+
+    /// One writer's view, for a part that starts at file offset `start` (write-behind
+    /// windows are counted from there).
+    pub fn pacer_at(&self, start: u64) -> Pacer<'_> {
+        Pacer { pacing: self, since: 0, window_start: start, waiting: None }
     }
 }
 
@@ -47,6 +68,10 @@ pub struct Pacer<'a> {
     pacing: &'a Pacing,
     /// This writer's calls since it last synced.
     since: u64,
+    /// Write-behind: where the window being written starts, and the window whose
+    /// writeback was started and not yet waited for.
+    window_start: u64,
+    waiting: Option<u64>,
 }
 
 impl Pacer<'_> {
@@ -70,6 +95,29 @@ impl Pacer<'_> {
     #[inline]
     pub fn after_call(&mut self, fd: RawFd) -> Result<(), CallError> {
         if self.due() { self.sync_now(fd) } else { Ok(()) }
+    }
+
+    /// Counts one call on `fd` that has written up to file offset `reached`, syncs it
+    /// when `every:N` says so, and with write-behind: every window of the part now
+    /// complete gets its writeback started (`SYNC_FILE_RANGE_WRITE`, which returns once
+    /// the I/O is queued), and the window before it is waited for (`WAIT_BEFORE | WRITE
+    /// | WAIT_AFTER`), so at most about two windows of this writer are dirty or in
+    /// flight while it writes the next.
+    #[inline]
+    pub fn after_write(&mut self, fd: RawFd, reached: u64) -> Result<(), CallError> {
+        self.after_call(fd)?;
+        let Some(window) = self.pacing.behind else { return Ok(()) };
+        while reached >= self.window_start + window {
+            let start = self.window_start;
+            sync_range(fd, start, window, libc::SYNC_FILE_RANGE_WRITE)?;
+            if let Some(previous) = self.waiting.replace(start) {
+                let all =
+                    libc::SYNC_FILE_RANGE_WAIT_BEFORE | libc::SYNC_FILE_RANGE_WRITE | libc::SYNC_FILE_RANGE_WAIT_AFTER;
+                sync_range(fd, previous, window, all)?;
+            }
+            self.window_start += window;
+        }
+        Ok(())
     }
 
     /// Asked once, as the part ends: true when this writer must now sync the calls not
@@ -97,6 +145,18 @@ impl Pacer<'_> {
             None => Ok(()),
         }
     }
+}
+
+/// `sync_file_range(fd, offset, len, flags)`, checked, retried on EINTR.
+fn sync_range(fd: RawFd, offset: u64, len: u64, flags: libc::c_uint) -> Result<(), CallError> {
+    // SAFETY: sync_file_range on a descriptor the run keeps open.
+    crate::error::retry_eintr(|| unsafe {
+        libc::sync_file_range(fd, offset as libc::off64_t, len as libc::off64_t, flags) as isize
+    })
+    .map(drop)
+    .map_err(|error| {
+        CallError::new(format!("sync_file_range of {len} bytes at offset {offset} (flags {flags})"), error)
+    })
 }
 
 /// Why O_DIRECT cannot run calls of `chunk` bytes into files of `lens` from writers'

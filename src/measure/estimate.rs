@@ -99,8 +99,10 @@ fn run_seconds(case: &Case, probe: &Probe) -> f64 {
     // filesystem queue behind its journal.
     let commits = match case.durability.commit {
         Commit::Every(n, _) => calls.div_ceil(u64::from(n)),
-        Commit::OSync | Commit::ODsync => calls,
-        Commit::None | Commit::End(_) => 0,
+        Commit::OSync | Commit::ODsync | Commit::RwfSync | Commit::RwfDsync => calls,
+        // One wait per window: about the device's time for the bytes, which the
+        // bandwidth probe's durable rate already counts.
+        Commit::None | Commit::End(_) | Commit::WriteBehind(_) => 0,
     } as f64;
     let calls = calls as f64;
     // Preparing the overwrite state writes the file once more, untimed but not free.

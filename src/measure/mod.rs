@@ -12,6 +12,7 @@ pub mod fd;
 pub mod hygiene;
 pub mod latency;
 pub mod methods;
+pub mod residency;
 pub mod runner;
 pub mod runtimes;
 pub mod scheduler;

@@ -16,6 +16,14 @@
 //!   fsync for `every:N` (msync is a data sync, like fdatasync);
 //! - `osync` / `odsync`: the file is opened with O_SYNC / O_DSYNC: every call is durable
 //!   when it returns;
+//! - `rwf-sync` / `rwf-dsync`: each call is `pwritev2` with `RWF_SYNC` / `RWF_DSYNC`, the
+//!   per-call counterparts of O_SYNC / O_DSYNC (Linux 4.7): the descriptor stays plain,
+//!   so a program can make only some writes durable (the `pwritev2` methods only);
+//! - `writebehind:SIZE`: write-behind: as each window of SIZE bytes of a writer's part
+//!   is written, `sync_file_range(SYNC_FILE_RANGE_WRITE)` starts its writeback and the
+//!   window before it is waited for (`WAIT_BEFORE | WRITE | WAIT_AFTER`), inside the
+//!   write span; one `fdatasync` at the end is the sync span. Dirty memory stays near
+//!   two windows per writer (methods that write through a descriptor at known offsets);
 //! - `direct`, or `direct+MODE`: O_DIRECT (bypass the page cache) with any mode above.
 
 use std::fmt;
@@ -67,6 +75,12 @@ pub enum Commit {
     OSync,
     /// O_DSYNC: each call returns when the data (and the metadata to read it) is durable.
     ODsync,
+    /// `RWF_SYNC` on each `pwritev2` call: O_SYNC's effect, per call.
+    RwfSync,
+    /// `RWF_DSYNC` on each `pwritev2` call: O_DSYNC's effect, per call.
+    RwfDsync,
+    /// Write-behind in windows of this many bytes, then one fdatasync (the sync span).
+    WriteBehind(u64),
 }
 
 /// A durability mode: a commit rule, with or without O_DIRECT.
@@ -103,6 +117,9 @@ impl Durability {
             Commit::Every(n, SyncCall::Fdatasync) => format!("every-fdatasync:{n}"),
             Commit::OSync => "osync".to_string(),
             Commit::ODsync => "odsync".to_string(),
+            Commit::RwfSync => "rwf-sync".to_string(),
+            Commit::RwfDsync => "rwf-dsync".to_string(),
+            Commit::WriteBehind(window) => format!("writebehind:{}", crate::plan::units::format_size_compact(window)),
         };
         if self.direct { format!("direct+{commit}") } else { commit }
     }
@@ -121,6 +138,24 @@ impl Durability {
     pub fn end_sync(self) -> Option<SyncCall> {
         match self.commit {
             Commit::End(call) => Some(call),
+            Commit::WriteBehind(_) => Some(SyncCall::Fdatasync),
+            _ => None,
+        }
+    }
+
+    /// The `RWF_*` flags each `pwritev2` call carries for this mode (0 for the others).
+    pub fn rwf_flags(self) -> libc::c_int {
+        match self.commit {
+            Commit::RwfSync => libc::RWF_SYNC,
+            Commit::RwfDsync => libc::RWF_DSYNC,
+            _ => 0,
+        }
+    }
+
+    /// The write-behind window, if the mode has one.
+    pub fn write_behind(self) -> Option<u64> {
+        match self.commit {
+            Commit::WriteBehind(window) => Some(window),
             _ => None,
         }
     }
@@ -142,7 +177,9 @@ impl Durability {
     }
 }
 
-const KNOWN: &str = "none, end, end-fdatasync, every:N, every-fdatasync:N, osync, odsync, direct, direct+MODE";
+const KNOWN: &str = "none, end, end-fdatasync, every:N, every-fdatasync:N, osync, odsync, rwf-sync, rwf-dsync, writebehind:SIZE, direct, direct+MODE";
+/// Smallest write-behind window: a page (sync_file_range works in pages).
+pub const MIN_WINDOW: u64 = 4096;
 
 impl FromStr for Durability {
     type Err = String;
@@ -159,6 +196,16 @@ impl FromStr for Durability {
             "end-fdatasync" => Commit::End(SyncCall::Fdatasync),
             "osync" => Commit::OSync,
             "odsync" => Commit::ODsync,
+            "rwf-sync" => Commit::RwfSync,
+            "rwf-dsync" => Commit::RwfDsync,
+            _ if rest.starts_with("writebehind:") => {
+                let size = &rest["writebehind:".len()..];
+                let window = crate::plan::units::parse_size(size).map_err(|e| format!("'{text}': {e}"))?;
+                if window < MIN_WINDOW || window % MIN_WINDOW != 0 {
+                    return Err(format!("'{text}': the window must be a multiple of 4KiB, 4KiB or more"));
+                }
+                Commit::WriteBehind(window)
+            }
             _ => {
                 let (call, count) = if let Some(count) = rest.strip_prefix("every:") {
                     (SyncCall::Fsync, count)
@@ -216,6 +263,11 @@ mod tests {
             "direct+end",
             "direct+odsync",
             "direct+every-fdatasync:4",
+            "rwf-sync",
+            "rwf-dsync",
+            "writebehind:8MiB",
+            "writebehind:4KiB",
+            "direct+rwf-dsync",
         ] {
             let mode: Durability = text.parse().unwrap();
             assert_eq!(mode.name(), text);
@@ -229,9 +281,20 @@ mod tests {
 
     #[test]
     fn bad_spellings_are_one_line_errors() {
-        for text in
-            ["sometimes", "every:0", "every:x", "every:", "direct+", "directly", "every-fdatasync:-1", "direct+direct"]
-        {
+        for text in [
+            "sometimes",
+            "every:0",
+            "every:x",
+            "every:",
+            "direct+",
+            "directly",
+            "every-fdatasync:-1",
+            "direct+direct",
+            "writebehind:",
+            "writebehind:1000",
+            "writebehind:2KiB",
+            "rwf-",
+        ] {
             let error = text.parse::<Durability>().unwrap_err();
             assert!(error.contains(text) && !error.contains('\n'), "{text}: {error}");
         }
@@ -250,9 +313,23 @@ mod tests {
             ("odsync", true),
             ("direct+end", true),
             ("direct+odsync", true),
+            ("rwf-dsync", true),
+            ("writebehind:1MiB", true),
         ] {
             assert_eq!(text.parse::<Durability>().unwrap().syncs(), syncs, "{text}");
         }
+    }
+
+    #[test]
+    fn per_call_flags_and_write_behind() {
+        assert_eq!("rwf-dsync".parse::<Durability>().unwrap().rwf_flags(), libc::RWF_DSYNC);
+        assert_eq!("rwf-sync".parse::<Durability>().unwrap().rwf_flags(), libc::RWF_SYNC);
+        assert_eq!("rwf-sync".parse::<Durability>().unwrap().open_flags(), 0, "the descriptor stays plain");
+        assert_eq!(Durability::End.rwf_flags(), 0);
+        let behind: Durability = "writebehind:8MiB".parse().unwrap();
+        assert_eq!(behind.write_behind(), Some(8 << 20));
+        assert_eq!(behind.end_sync(), Some(SyncCall::Fdatasync));
+        assert_eq!(behind.every(), None);
     }
 
     #[test]

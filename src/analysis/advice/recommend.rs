@@ -158,8 +158,8 @@ fn naive<'a>(measured: &Measured<'a>, best: &CaseResult, metric: Metric) -> Opti
 fn commits(result: &ResultFile) -> Option<Recommendation> {
     let per_commit = |case: &CaseResult| match case.case.durability.commit {
         Commit::Every(n, _) => Some(f64::from(n)),
-        Commit::OSync | Commit::ODsync => Some(1.0),
-        Commit::None | Commit::End(_) => None,
+        Commit::OSync | Commit::ODsync | Commit::RwfSync | Commit::RwfDsync => Some(1.0),
+        Commit::None | Commit::End(_) | Commit::WriteBehind(_) => None,
     };
     let rate = |case: &CaseResult| case.ops_per_second.unwrap_or(0.0) / per_commit(case).unwrap_or(1.0);
     let mut ranked: Vec<&CaseResult> = latency::cases(result).into_iter().filter(|c| per_commit(c).is_some()).collect();

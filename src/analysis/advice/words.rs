@@ -98,6 +98,9 @@ pub fn mode(durability: Durability) -> String {
         Commit::Every(n, call) => format!("an {} every {n} calls", call.name()),
         Commit::OSync => "O_SYNC".to_string(),
         Commit::ODsync => "O_DSYNC".to_string(),
+        Commit::RwfSync => "RWF_SYNC on every call".to_string(),
+        Commit::RwfDsync => "RWF_DSYNC on every call".to_string(),
+        Commit::WriteBehind(window) => format!("write-behind in {} windows", crate::plan::units::format_size(window)),
     };
     if durability.direct { format!("O_DIRECT with {commit}") } else { commit }
 }
@@ -116,6 +119,14 @@ fn mode_clause(durability: Durability, with_sync: bool) -> String {
             Commit::ODsync if durability.direct => " and O_DSYNC".to_string(),
             Commit::OSync => ", opened with O_SYNC".to_string(),
             Commit::ODsync => ", opened with O_DSYNC".to_string(),
+            Commit::RwfSync => ", each call with RWF_SYNC".to_string(),
+            Commit::RwfDsync => ", each call with RWF_DSYNC".to_string(),
+            Commit::WriteBehind(window) => {
+                format!(
+                    ", writing back every {} behind it, then one fdatasync",
+                    crate::plan::units::format_size(window)
+                )
+            }
         };
     }
     clause

@@ -21,6 +21,7 @@ mod io_uring;
 mod mmap;
 mod pwrite;
 mod pwritev;
+mod pwritev2;
 pub mod runtimes;
 mod vectored;
 mod write;
@@ -63,6 +64,8 @@ pub struct Span<'a> {
     pub source: &'a Writer,
     /// `every:N`, shared by the run's writers (see [`Span::pacer`]).
     pub pacing: &'a Pacing,
+    /// The `RWF_*` flags the durability mode puts on each `pwritev2` call.
+    pub rwf: libc::c_int,
 }
 
 impl<'a> Span<'a> {
@@ -83,7 +86,7 @@ impl<'a> Span<'a> {
     /// The hook a method asks after each call and as the span ends; it syncs when the
     /// durability mode says.
     pub fn pacer(&self) -> Pacer<'_> {
-        self.pacing.pacer()
+        self.pacing.pacer_at(self.offset)
     }
 }
 
@@ -126,6 +129,7 @@ impl Job<'_> {
             iov: self.iov,
             source: self.source.writer(index),
             pacing: &self.pacing,
+            rwf: self.durability.rwf_flags(),
         }
     }
 
@@ -180,9 +184,24 @@ pub trait Method: Sync {
     fn empty_file_refusal(&self) -> Option<String> {
         None
     }
+    /// Why the method cannot write into a file that already has its size (the sparse,
+    /// prealloc and overwrite states), if it cannot.
+    fn sized_file_refusal(&self) -> Option<String> {
+        None
+    }
     /// Why the method cannot honour `durability`, if it cannot (asked once per case).
     fn durability_refusal(&self, _durability: Durability) -> Option<String> {
         None
+    }
+    /// Whether each call can carry the `RWF_*` flags of `rwf-sync` and `rwf-dsync`
+    /// (pwritev2).
+    fn per_call_flags(&self) -> bool {
+        false
+    }
+    /// Whether `writebehind:SIZE` applies: calls through a descriptor at offsets the
+    /// method knows after each call.
+    fn write_behind(&self) -> bool {
+        false
     }
     /// Untimed set-up of one run (rings, buffers); its duration is recorded apart.
     fn prepare<'a>(&'a self, job: &'a Job<'a>) -> Result<Box<dyn Prepared + 'a>, CallError>;
@@ -276,6 +295,10 @@ pub static ALL: &[&dyn Method] = &[
     &mmap::MMAP_POPULATE,
     &writev::Writev,
     &pwritev::Pwritev,
+    &pwritev2::PLAIN,
+    &pwritev2::DONTCACHE,
+    &pwritev2::APPEND,
+    &pwritev2::ATOMIC,
     &fwrite::Fwrite,
     &write::Write,
     &pwrite::Pwrite,

@@ -17,6 +17,10 @@ impl Method for Pwrite {
         true
     }
 
+    fn write_behind(&self) -> bool {
+        true
+    }
+
     fn prepare<'a>(&'a self, job: &'a Job<'a>) -> Result<Box<dyn Prepared + 'a>, CallError> {
         SpanRun::boxed(self, job)
     }
@@ -41,7 +45,7 @@ impl SpanMethod for Pwrite {
                 buf = &buf[written..];
                 offset += written as u64;
             }
-            pacer.after_call(span.fd)?;
+            pacer.after_write(span.fd, offset)?;
         }
         pacer.finish(span.fd)
     }

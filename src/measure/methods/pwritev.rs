@@ -22,6 +22,10 @@ impl Method for Pwritev {
         true
     }
 
+    fn write_behind(&self) -> bool {
+        true
+    }
+
     fn prepare<'a>(&'a self, job: &'a Job<'a>) -> Result<Box<dyn Prepared + 'a>, CallError> {
         SpanRun::boxed(self, job)
     }

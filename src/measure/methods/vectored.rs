@@ -37,7 +37,7 @@ pub(super) fn write_span_vectored(
             offset += written as u64;
             pending = advance(pending, written);
         }
-        pacer.after_call(span.fd)?;
+        pacer.after_write(span.fd, offset)?;
     }
     pacer.finish(span.fd)
 }

@@ -13,6 +13,10 @@ impl Method for Write {
         Family::Simple
     }
 
+    fn write_behind(&self) -> bool {
+        true
+    }
+
     fn prepare<'a>(&'a self, job: &'a Job<'a>) -> Result<Box<dyn Prepared + 'a>, CallError> {
         SpanRun::boxed(self, job)
     }
@@ -40,7 +44,7 @@ impl SpanMethod for Write {
                 buf = &buf[written..];
                 remaining -= written as u64;
             }
-            pacer.after_call(span.fd)?;
+            pacer.after_write(span.fd, span.offset + (span.len - remaining))?;
         }
         pacer.finish(span.fd)
     }

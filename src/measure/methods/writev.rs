@@ -18,6 +18,10 @@ impl Method for Writev {
         true
     }
 
+    fn write_behind(&self) -> bool {
+        true
+    }
+
     fn prepare<'a>(&'a self, job: &'a Job<'a>) -> Result<Box<dyn Prepared + 'a>, CallError> {
         SpanRun::boxed(self, job)
     }
