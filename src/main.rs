@@ -45,6 +45,13 @@ fn main() -> ExitCode {
         Command::Report(args) => report(&args),
         Command::Compare(args) => compare(&args),
         Command::Calibrate(args) => calibrate(&args),
+        Command::Completions(args) => {
+            use clap::CommandFactory;
+            let mut command = Cli::command();
+            clap_complete::generate(args.shell, &mut command, "writebench", &mut std::io::stdout());
+            Ok(ExitCode::SUCCESS)
+        }
+        Command::Man => Ok(if manual(&mut std::io::stdout()).is_ok() { ExitCode::SUCCESS } else { ExitCode::from(1) }),
         Command::Clean(args) => writebench::measure::clean::clean_command(&args.path, args.yes)
             .map(|all_removed| ExitCode::from(if all_removed { 0 } else { 1 }))
             .map_err(UsageError),
@@ -320,6 +327,24 @@ fn calibrate(args: &CalibrateArgs) -> Result<ExitCode, UsageError> {
     let _ = export::calibration::render(&result, &mut stdout).and_then(|()| stdout.flush());
     let exported = export_files(&result, &[(args.export_json.as_deref(), Format::Json)]);
     Ok(if exported { ExitCode::SUCCESS } else { ExitCode::from(1) })
+}
+
+/// The manual page: the command's own page, then each subcommand's synopsis,
+/// description and options in sections of their own, so that one page has them all.
+fn manual(out: &mut dyn Write) -> std::io::Result<()> {
+    use clap::CommandFactory;
+    let command = Cli::command();
+    clap_mangen::Man::new(command.clone()).render(out)?;
+    for sub in command.get_subcommands().filter(|sub| sub.get_name() != "help") {
+        let name = format!("writebench {}", sub.get_name());
+        let sub = sub.clone().bin_name(name.clone());
+        writeln!(out, ".SH \"{}\"", name.to_uppercase())?;
+        let man = clap_mangen::Man::new(sub);
+        man.render_synopsis_section(out)?;
+        man.render_description_section(out)?;
+        man.render_options_section(out)?;
+    }
+    Ok(())
 }
 
 /// A spinner on a terminal (nothing otherwise) for work without a count: calibration.

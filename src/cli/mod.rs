@@ -50,7 +50,7 @@ the free space is refused or skipped. See the README's Safety section.";
 #[derive(Debug, Parser)]
 #[command(
     name = "writebench",
-    version,
+    version = env!("WRITEBENCH_VERSION"),
     about = "What is the fastest way to write a file here, and what does it cost to make it durable?",
     after_help = EXAMPLES,
     arg_required_else_help = true
@@ -87,6 +87,17 @@ pub enum Command {
     /// the device's own direct write rate. `run` makes a short one first.
     #[command(after_help = calibrate::EXAMPLES)]
     Calibrate(calibrate::CalibrateArgs),
+    /// Print a shell completion script: `writebench completions bash > /etc/bash_completion.d/writebench`.
+    Completions(CompletionsArgs),
+    /// Print the manual page (roff): `writebench man > writebench.1; man -l writebench.1`.
+    Man,
+}
+
+#[derive(Debug, Args)]
+pub struct CompletionsArgs {
+    /// The shell to complete for.
+    #[arg(value_enum)]
+    pub shell: clap_complete::Shell,
 }
 
 #[derive(Debug, Args)]
@@ -648,7 +659,9 @@ mod tests {
             | Command::Latency(_)
             | Command::Report(_)
             | Command::Compare(_)
-            | Command::Calibrate(_) => {
+            | Command::Calibrate(_)
+            | Command::Completions(_)
+            | Command::Man => {
                 unreachable!("the argv says run")
             }
         }
