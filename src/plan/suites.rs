@@ -262,12 +262,12 @@ pub fn seed() -> Suite {
 
     // Seed 004: "blocking" is write(2) in a loop; the goroutines pwrite disjoint
     // ranges of one file; each io_uring goroutine has its own ring.
-    let seed004_size = 409_600_000;
-    let blocking = part(&["write"], &[FileState::Empty], &[4 * KIB], seed004_size);
-    let mut pwrite = part(&["pwrite"], &[FileState::Empty], &[4 * KIB], seed004_size);
+    let playground_size = 409_600_000;
+    let blocking = part(&["write"], &[FileState::Empty], &[4 * KIB], playground_size);
+    let mut pwrite = part(&["pwrite"], &[FileState::Empty], &[4 * KIB], playground_size);
     pwrite.threads = vec![1, 10];
     pwrite.layouts = vec![Layout::OneFile];
-    let mut uring = part(&["io_uring"], &[FileState::Empty], &[4 * KIB], seed004_size);
+    let mut uring = part(&["io_uring"], &[FileState::Empty], &[4 * KIB], playground_size);
     uring.threads = vec![1, 10, 100];
     uring.layouts = vec![Layout::OneFile];
     uring.queue_depths = vec![1, 128];
