@@ -100,7 +100,7 @@ fn run_seconds(case: &Case, probe: &Probe) -> f64 {
     let commits = match case.durability.commit {
         Commit::Every(n, _) => calls.div_ceil(u64::from(n)),
         Commit::OSync | Commit::ODsync => calls,
-        Commit::None | Commit::End(_) => 0,
+        Commit::None | Commit::End(_) | Commit::Save => 0,
     } as f64;
     let calls = calls as f64;
     // Preparing the overwrite state writes the file once more, untimed but not free.

@@ -14,6 +14,7 @@ pub mod latency;
 pub mod methods;
 pub mod runner;
 pub mod runtimes;
+pub mod save;
 pub mod scheduler;
 pub mod signals;
 pub mod source;

@@ -17,6 +17,11 @@
 //! - `osync` / `odsync`: the file is opened with O_SYNC / O_DSYNC: every call is durable
 //!   when it returns;
 //! - `direct`, or `direct+MODE`: O_DIRECT (bypass the page cache) with any mode above.
+//!
+//! One more spelling is a case's, never a mode to choose: `fsync-file+dir`, the
+//! durability of `latency`'s saves (`replace`, `replace-tmpfile`), which make their own
+//! syncs: an fsync of the new file before the rename and of the directory after it.
+//! Result files carry it, so it parses; [`parse_mode`] refuses it for `--durability`.
 
 use std::fmt;
 use std::os::fd::RawFd;
@@ -67,6 +72,8 @@ pub enum Commit {
     OSync,
     /// O_DSYNC: each call returns when the data (and the metadata to read it) is durable.
     ODsync,
+    /// A save's own: fsync of the new file, rename over the old, fsync of the directory.
+    Save,
 }
 
 /// A durability mode: a commit rule, with or without O_DIRECT.
@@ -103,6 +110,7 @@ impl Durability {
             Commit::Every(n, SyncCall::Fdatasync) => format!("every-fdatasync:{n}"),
             Commit::OSync => "osync".to_string(),
             Commit::ODsync => "odsync".to_string(),
+            Commit::Save => SAVE.to_string(),
         };
         if self.direct { format!("direct+{commit}") } else { commit }
     }
@@ -142,6 +150,18 @@ impl Durability {
     }
 }
 
+/// The spelling of [`Commit::Save`].
+const SAVE: &str = "fsync-file+dir";
+
+/// A `--durability` item: any mode but a save's own, which is not one to choose.
+pub fn parse_mode(text: &str) -> Result<Durability, String> {
+    let mode: Durability = text.parse()?;
+    if mode.commit == Commit::Save {
+        return Err(format!("'{text}' is the durability of latency's replace patterns, not a mode (known: {KNOWN})"));
+    }
+    Ok(mode)
+}
+
 const KNOWN: &str = "none, end, end-fdatasync, every:N, every-fdatasync:N, osync, odsync, direct, direct+MODE";
 
 impl FromStr for Durability {
@@ -159,6 +179,7 @@ impl FromStr for Durability {
             "end-fdatasync" => Commit::End(SyncCall::Fdatasync),
             "osync" => Commit::OSync,
             "odsync" => Commit::ODsync,
+            SAVE if !direct => Commit::Save,
             _ => {
                 let (call, count) = if let Some(count) = rest.strip_prefix("every:") {
                     (SyncCall::Fsync, count)
@@ -216,6 +237,7 @@ mod tests {
             "direct+end",
             "direct+odsync",
             "direct+every-fdatasync:4",
+            "fsync-file+dir",
         ] {
             let mode: Durability = text.parse().unwrap();
             assert_eq!(mode.name(), text);
@@ -225,6 +247,9 @@ mod tests {
         }
         assert_eq!("direct+none".parse::<Durability>().unwrap().name(), "direct");
         assert_eq!("end".parse::<Durability>(), Ok(Durability::End));
+        assert!(parse_mode("fsync-file+dir").unwrap_err().contains("replace patterns"));
+        assert!("direct+fsync-file+dir".parse::<Durability>().is_err());
+        assert_eq!(parse_mode("every:2"), "every:2".parse());
     }
 
     #[test]
@@ -250,6 +275,7 @@ mod tests {
             ("odsync", true),
             ("direct+end", true),
             ("direct+odsync", true),
+            ("fsync-file+dir", true),
         ] {
             assert_eq!(text.parse::<Durability>().unwrap().syncs(), syncs, "{text}");
         }

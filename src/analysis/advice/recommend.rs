@@ -159,7 +159,8 @@ fn commits(result: &ResultFile) -> Option<Recommendation> {
     let per_commit = |case: &CaseResult| match case.case.durability.commit {
         Commit::Every(n, _) => Some(f64::from(n)),
         Commit::OSync | Commit::ODsync => Some(1.0),
-        Commit::None | Commit::End(_) => None,
+        // A save is a whole file, not a small commit; its own lines are in the observations.
+        Commit::None | Commit::End(_) | Commit::Save => None,
     };
     let rate = |case: &CaseResult| case.ops_per_second.unwrap_or(0.0) / per_commit(case).unwrap_or(1.0);
     let mut ranked: Vec<&CaseResult> = latency::cases(result).into_iter().filter(|c| per_commit(c).is_some()).collect();

@@ -98,6 +98,7 @@ pub fn mode(durability: Durability) -> String {
         Commit::Every(n, call) => format!("an {} every {n} calls", call.name()),
         Commit::OSync => "O_SYNC".to_string(),
         Commit::ODsync => "O_DSYNC".to_string(),
+        Commit::Save => "an fsync of the new file before the rename and of the directory after".to_string(),
     };
     if durability.direct { format!("O_DIRECT with {commit}") } else { commit }
 }
@@ -116,6 +117,7 @@ fn mode_clause(durability: Durability, with_sync: bool) -> String {
             Commit::ODsync if durability.direct => " and O_DSYNC".to_string(),
             Commit::OSync => ", opened with O_SYNC".to_string(),
             Commit::ODsync => ", opened with O_DSYNC".to_string(),
+            Commit::Save => ", with an fsync of the new file before the rename and of the directory after".to_string(),
         };
     }
     clause
