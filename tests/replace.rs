@@ -119,8 +119,11 @@ fn saves_on_ext4_give_percentiles_and_the_unsafe_one_is_not_durable() {
     let saves: Vec<&str> =
         observations.iter().filter_map(|o| o["text"].as_str()).filter(|t| t.contains("save")).collect();
     assert!(!saves.is_empty() && saves.iter().all(|t| t.contains("replace-unsafe (not durable)")), "{saves:?}");
-    let answer = serde_json::to_string(&result["answer"]).unwrap();
-    assert!(!answer.contains("replace-unsafe"), "{answer}");
+    let answer = result["answer"].as_array().unwrap();
+    let goals: Vec<&str> = answer.iter().filter_map(|r| r["goal"].as_str()).collect();
+    assert_eq!(goals, ["crash-safe-saves", "crash-safe-saves"], "one per size: {answer:?}");
+    assert!(answer.iter().all(|r| !r["text"].as_str().unwrap().contains("replace-unsafe")), "{answer:?}");
+    assert!(stdout.contains("Crash-safe saves of a whole file:"), "{stdout}");
     let scratch_left = std::fs::read_dir(fs.path())
         .unwrap()
         .filter_map(Result::ok)
