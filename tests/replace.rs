@@ -5,7 +5,10 @@
 
 mod common;
 
-use common::{LoopFs, read_json, stderr_of, strace, writebench};
+use std::process::{Command, Stdio};
+use std::time::{Duration, Instant};
+
+use common::{LoopFs, entries, read_json, stderr_of, strace, writebench};
 
 /// What a traced call does to the save, or `None` for the calls around the saves.
 fn event(line: &str) -> Option<&'static str> {
@@ -176,5 +179,35 @@ fn bad_save_options_exit_2_with_one_line() {
         assert_eq!(output.status.code(), Some(2), "{args:?}: {stderr}");
         assert_eq!(stderr.trim_end().lines().count(), 1, "{stderr}");
         assert!(stderr.contains(expected), "{args:?}: {stderr}");
+    }
+}
+
+#[test]
+fn ctrl_c_mid_save_leaves_nothing_behind() {
+    for (patterns, delay_ms) in [("replace", 300), ("replace-tmpfile", 700), ("replace-unsafe,replace", 1200)] {
+        let dir = tempfile::tempdir().unwrap();
+        let child = Command::new(env!("CARGO_BIN_EXE_writebench"))
+            .args(["latency", dir.path().to_str().unwrap(), "--patterns", patterns])
+            .args(["--bytes", "1MiB,64KiB", "--count", "100000"])
+            .stdin(Stdio::null())
+            .stdout(Stdio::null())
+            .stderr(Stdio::piped())
+            .spawn()
+            .expect("the writebench binary starts");
+        let deadline = Instant::now() + Duration::from_secs(20);
+        while entries(dir.path()).is_empty() {
+            assert!(Instant::now() < deadline, "no scratch directory appeared");
+            std::thread::sleep(Duration::from_millis(10));
+        }
+        std::thread::sleep(Duration::from_millis(delay_ms));
+        // SAFETY: kill(2) on our own child.
+        assert_eq!(unsafe { libc::kill(child.id() as i32, libc::SIGINT) }, 0);
+        let output = child.wait_with_output().unwrap();
+        assert_eq!(output.status.code(), Some(130), "{patterns}: {}", stderr_of(&output));
+        assert_eq!(
+            entries(dir.path()),
+            Vec::<String>::new(),
+            "{patterns} after {delay_ms} ms: no temp file, no target"
+        );
     }
 }
