@@ -106,7 +106,9 @@ pub struct CleanArgs {
 const LATENCY_EXAMPLES: &str = "\
 Examples:
   writebench latency /data                      10,000 writes of 8 B, overwrite0 and append
-  writebench latency . --durability none,every-fdatasync:1 --count 1000 --export-json l.json";
+  writebench latency . --durability none,every-fdatasync:1 --count 1000 --export-json l.json
+  writebench latency /data --patterns replace,replace-tmpfile --bytes 4KiB,1MiB
+                                                crash-safe saves of a whole file, once per size";
 
 /// Largest file a save (`latency --patterns replace...`) writes.
 pub const MAX_SAVE: usize = 64 << 20;
