@@ -35,7 +35,7 @@ use crate::measure::methods::{self, NATIVE};
 use crate::measure::runner::open_flags_refusal;
 use crate::measure::runtimes::{self, Launch, latency::Request};
 use crate::measure::save::Saver;
-use crate::measure::source::{Shape, Source, Streams};
+use crate::measure::source::{Shape, Source, Stream, Streams};
 use crate::measure::target::Scratch;
 use crate::plan::durability::{Durability, SyncCall};
 use crate::plan::latency::{Pattern, Plan, Unit, case_of};
@@ -242,21 +242,26 @@ fn saves(saver: &Saver, target: &str, how: &How, source: &Source, scratch: &Scra
     let cpu = Cpu::of_this_thread().since(cpu);
     drop(cursor);
     let held = saver.read_target()?;
-    let last = (saves - 1) * size as u64;
-    let wrong = streams.file(0).first_mismatch(source, last, &held);
-    if held.len() != size || wrong.is_some() {
-        let what = match wrong {
-            Some(at) => format!("differs from the last save's at byte {}", at - last),
-            None => format!("holds {} bytes, the last save wrote {size}", held.len()),
-        };
-        return Err(CallError::new(format!("check of {target}"), io::Error::other(what)));
-    }
+    holds_last_save(&held, streams.file(0), source, (saves - 1) * size as u64, size)
+        .map_err(|what| CallError::new(format!("check of {target}"), io::Error::other(what)))?;
     if how.durability == Durability::None {
         // Untimed: the next case must not pay for this one's writeback.
         scratch.sync_name(target).map_err(|e| CallError::new(format!("fsync of {target}"), e))?;
         scratch.sync_dir().map_err(|e| CallError::new("fsync of the scratch directory", e))?;
     }
     Ok(Measured::of_loop(plan, loop_seconds, 0.0, cpu, operations, histogram()))
+}
+
+/// Whether `held`, the target read back, is exactly the last save: `size` bytes of the
+/// stream from file offset `last`. Else what is wrong with it.
+fn holds_last_save(held: &[u8], stream: &Stream, source: &Source, last: u64, size: usize) -> Result<(), String> {
+    if held.len() != size {
+        return Err(format!("holds {} bytes, the last save wrote {size}", held.len()));
+    }
+    match stream.first_mismatch(source, last, held) {
+        Some(at) => Err(format!("differs from the last save's bytes at byte {}", at - last)),
+        None => Ok(()),
+    }
 }
 
 /// The case in a runner: it times the operations, writebench makes the histograms.
@@ -419,6 +424,26 @@ mod tests {
             assert!(result.ops_per_second.unwrap() > 0.0);
         }
         assert_eq!(std::fs::read_dir(scratch.path()).unwrap().count(), 0, "target and temp files are removed");
+    }
+
+    #[test]
+    fn the_target_must_hold_the_last_save_not_an_earlier_one_nor_a_part() {
+        let source = Source::new(1);
+        let stream = Stream::timed(1, "t", crate::measure::source::PERIOD);
+        let save = |number: u64| {
+            let mut bytes = vec![0u8; 8192];
+            stream.fill(&source, number * 8192, &mut bytes);
+            bytes
+        };
+        assert_eq!(holds_last_save(&save(9), &stream, &source, 9 * 8192, 8192), Ok(()));
+        let earlier = holds_last_save(&save(8), &stream, &source, 9 * 8192, 8192).unwrap_err();
+        assert!(earlier.starts_with("differs from the last save's bytes at byte 0"), "{earlier}");
+        let mut flipped = save(9);
+        flipped[5000] ^= 1;
+        let error = holds_last_save(&flipped, &stream, &source, 9 * 8192, 8192).unwrap_err();
+        assert!(error.ends_with("at byte 5000"), "{error}");
+        let error = holds_last_save(&save(9)[..4096], &stream, &source, 9 * 8192, 8192).unwrap_err();
+        assert_eq!(error, "holds 4096 bytes, the last save wrote 8192");
     }
 
     #[test]
