@@ -95,21 +95,27 @@ fn latency(args: &LatencyArgs) -> Result<ExitCode, UsageError> {
         UsageError(format!("cannot create a scratch directory in {}: {}", args.path.display(), plain(&e)))
     })?;
     let target = context::target(&args.path, Some(&probe_file(&scratch)));
-    let units = plan.units();
-    let total = units.len() * plan.durability.len();
+    let cases = plan.cases();
+    let total = cases.len();
+    let sizes: Vec<String> = plan.sizes.iter().map(|&bytes| format!("{bytes} B")).collect();
     eprintln!(
-        "writebench: latency of {} x {} operations of {} B on {} ({})",
-        total, plan.count, plan.bytes, target.path, target.fs_type
+        "writebench: latency of {} x {} operations of {} on {} ({})",
+        total,
+        plan.count,
+        sizes.join(", "),
+        target.path,
+        target.fs_type
     );
+    if let Some((runtimes, saves)) = plan.native_only() {
+        eprintln!("writebench: {} are native only: no such case for {}", saves.join(", "), runtimes.join(", "));
+    }
     let swap_before = context::swapped_out_pages();
     let progress = progress_bar(total as u64);
     let mut results = Vec::with_capacity(total);
-    for &durability in &plan.durability {
-        for unit in &units {
-            progress.set_message(writebench::plan::latency::case_of(&plan, unit, durability).id);
-            results.push(writebench::measure::latency::run_case(results.len(), &plan, unit, durability, &scratch));
-            progress.inc(1);
-        }
+    for (unit, durability) in &cases {
+        progress.set_message(writebench::plan::latency::case_of(&plan, unit, *durability).id);
+        results.push(writebench::measure::latency::run_case(results.len(), &plan, unit, *durability, &scratch));
+        progress.inc(1);
     }
     progress.finish_and_clear();
     drop(scratch);
@@ -177,7 +183,7 @@ fn run(args: &RunArgs) -> Result<ExitCode, UsageError> {
         UsageError(format!("cannot create a scratch directory in {}: {}", args.path.display(), plain(&e)))
     })?;
     let target = context::target(&args.path, Some(&probe_file(&scratch)));
-    let latency_count = suite.latency.as_ref().map_or(0, |plan| plan.units().len() * plan.durability.len());
+    let latency_count = suite.latency.as_ref().map_or(0, |plan| plan.cases().len());
     announce(&cases, latency_count, &schedule, &target, &scratch);
     let calibration = (!args.no_calibrate).then(|| {
         let spinner = spinner();
@@ -201,9 +207,7 @@ fn run(args: &RunArgs) -> Result<ExitCode, UsageError> {
     let latency_cases: Vec<_> = suite
         .latency
         .iter()
-        .flat_map(|plan| {
-            plan.durability.iter().flat_map(move |&mode| plan.units().into_iter().map(move |unit| (plan, unit, mode)))
-        })
+        .flat_map(|plan| plan.cases().into_iter().map(move |(unit, mode)| (plan, unit, mode)))
         .collect();
     let runs_per_case = u64::from(schedule.warmup + schedule.max_runs);
     let swap_before = context::swapped_out_pages();

@@ -344,7 +344,8 @@ pub struct Comparison {
 /// The best strategy for one goal.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct Recommendation {
-    /// `fastest`, `durable-at-end`, `small-durable-commits`, `threads-one-file`.
+    /// `fastest`, `durable-at-end`, `small-durable-commits`, `crash-safe-saves`,
+    /// `threads-one-file`.
     pub goal: String,
     /// The sentence a programmer can act on, with its figure and margins.
     pub text: String,

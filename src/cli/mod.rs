@@ -17,9 +17,10 @@ use crate::measure::methods;
 use crate::measure::runner::RunSettings;
 use crate::measure::scheduler::{Order, Schedule};
 use crate::measure::source::DEFAULT_SEED;
+use crate::plan::durability::parse_mode;
 use crate::plan::suites::Suite;
 use crate::plan::units::{format_size, parse_size, split_list};
-use crate::plan::{DropReason, Durability, FileState, Layout};
+use crate::plan::{DropReason, FileState, Layout};
 
 /// Largest chunk: the seed documents go up to 1 GiB, and Linux moves at most
 /// 0x7ffff000 bytes per call anyway.
@@ -71,7 +72,8 @@ pub enum Command {
     /// after asking (only `.writebench-<pid>-*` directories owned by you whose pid is
     /// no running writebench; never anything else).
     Clean(CleanArgs),
-    /// Time small writes one by one: percentiles per durability mode.
+    /// Time small writes one by one, and crash-safe saves of a whole file: percentiles
+    /// per durability mode and per save pattern.
     #[command(after_help = LATENCY_EXAMPLES)]
     Latency(LatencyArgs),
     /// Render a saved result again (from --export-json): the table and the answer, or
@@ -115,7 +117,12 @@ pub struct CleanArgs {
 const LATENCY_EXAMPLES: &str = "\
 Examples:
   writebench latency /data                      10,000 writes of 8 B, overwrite0 and append
-  writebench latency . --durability none,every-fdatasync:1 --count 1000 --export-json l.json";
+  writebench latency . --durability none,every-fdatasync:1 --count 1000 --export-json l.json
+  writebench latency /data --patterns replace,replace-tmpfile --bytes 4KiB,1MiB
+                                                crash-safe saves of a whole file, once per size";
+
+/// Largest file a save (`latency --patterns replace...`) writes.
+pub const MAX_SAVE: usize = 64 << 20;
 
 /// Most operations per latency case: a histogram is bounded, the wall time is not.
 pub const MAX_LATENCY_COUNT: u64 = 100_000_000;
@@ -130,13 +137,16 @@ pub struct LatencyArgs {
     #[arg(long, default_value_t = 10_000, value_name = "N")]
     pub count: u64,
 
-    /// Bytes per write, e.g. 8, 4KiB.
-    #[arg(long, default_value = "8", value_name = "SIZE")]
+    /// Bytes per write, or of the whole file per save: a list, each size its own case,
+    /// e.g. 8 or 4KiB,1MiB (a save is at most 64MiB).
+    #[arg(long, default_value = "8", value_name = "LIST")]
     pub bytes: String,
 
-    /// overwrite0 (pwrite at offset 0 each time, like a device rewriting one block) and/or
-    /// append (write at
-    /// the file position).
+    /// Writes: overwrite0 (pwrite at offset 0 each time, like a device rewriting one
+    /// block), append (write at the file position). Saves of a whole file (native only,
+    /// once per size, with their own syncs instead of --durability): replace (temp file,
+    /// fsync, rename, directory fsync), replace-tmpfile (the same from O_TMPFILE and
+    /// linkat), replace-unsafe (no fsync: not durable).
     #[arg(long, default_value = "overwrite0,append", value_name = "LIST")]
     pub patterns: String,
 
@@ -171,10 +181,10 @@ pub struct LatencyArgs {
 impl LatencyArgs {
     pub fn plan(&self) -> Result<crate::plan::latency::Plan, UsageError> {
         let usage = |message: String| UsageError(message);
-        let bytes = parse_size(&self.bytes).map_err(|e| usage(format!("--bytes: {e}")))?;
-        if bytes == 0 || bytes > MAX_CHUNK {
-            return Err(usage(format!("--bytes: '{}' is out of range (1B to 1GiB)", self.bytes)));
-        }
+        let sizes = parse_list(&self.bytes, "--bytes", |item| match parse_size(item)? {
+            bytes @ 1..=MAX_CHUNK => Ok(bytes as usize),
+            _ => Err(format!("'{item}' is out of range (1B to 1GiB)")),
+        })?;
         if !(1..=MAX_LATENCY_COUNT).contains(&self.count) {
             return Err(usage(format!("--count: must be between 1 and {MAX_LATENCY_COUNT}")));
         }
@@ -182,7 +192,15 @@ impl LatencyArgs {
             return Err(usage(format!("--warmup: must be at most {MAX_LATENCY_COUNT}")));
         }
         let patterns = parse_list(&self.patterns, "--patterns", |s| s.parse::<crate::plan::latency::Pattern>())?;
-        let durability = parse_list(&self.durability, "--durability", |s| s.parse::<Durability>())?;
+        // Each save writes the whole file count + warmup times: 64 MiB is already 6 GiB at 100.
+        if let Some(&big) = sizes.iter().find(|&&size| size > MAX_SAVE) {
+            if patterns.iter().any(|p| p.is_save()) {
+                return Err(usage(format!(
+                    "--bytes: {big} B is too large for a save (replace patterns: at most 64MiB)"
+                )));
+            }
+        }
+        let durability = parse_list(&self.durability, "--durability", parse_mode)?;
         if let Some(mode) = durability.iter().find(|d| d.rwf_flags() != 0 || d.write_behind().is_some()) {
             return Err(usage(format!(
                 "--durability {mode}: latency times write and pwrite calls, which take neither RWF_* flags nor \
@@ -191,7 +209,7 @@ impl LatencyArgs {
         }
         Ok(crate::plan::latency::Plan {
             count: self.count,
-            bytes: bytes as usize,
+            sizes,
             warmup: self.warmup,
             patterns,
             durability,
@@ -435,8 +453,7 @@ impl RunArgs {
         });
         let runtimes = self.runtimes.as_deref().map(parse_runtimes);
         let states = self.states.as_deref().map(|list| parse_list(list, "--states", |s| s.parse::<FileState>()));
-        let durability =
-            self.durability.as_deref().map(|list| parse_list(list, "--durability", |s| s.parse::<Durability>()));
+        let durability = self.durability.as_deref().map(|list| parse_list(list, "--durability", parse_mode));
         let count = |option: &'static str, high: u32| {
             move |list: &str| parse_list(list, option, |s| parse_count(s, 1, high as u64).map(|n| n as u32))
         };
@@ -649,6 +666,7 @@ fn parse_count(text: &str, low: u64, high: u64) -> Result<u64, String> {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::plan::Durability;
 
     fn args(extra: &[&str]) -> RunArgs {
         let mut argv = vec!["writebench", "run"];

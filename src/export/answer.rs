@@ -19,7 +19,10 @@ pub fn render(result: &ResultFile, out: &mut dyn Write) -> io::Result<()> {
         writeln!(out, "note: {fs_type} keeps files in memory; a sync there makes nothing durable\n")?;
     }
     if result.answer.is_empty() {
-        writeln!(out, "No goal answered: no case measured writes a file or commits small writes.")?;
+        writeln!(
+            out,
+            "No goal answered: no case measured writes a file, commits small writes or saves a file durably."
+        )?;
     }
     for recommendation in &result.answer {
         writeln!(out, "{}:", crate::export::document::goal_title(&recommendation.goal))?;

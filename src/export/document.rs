@@ -89,6 +89,7 @@ pub fn goal_title(goal: &str) -> String {
         "fastest" => "One big file, fastest".to_string(),
         "durable-at-end" => "One big file, durable at the end".to_string(),
         "small-durable-commits" => "Small durable commits".to_string(),
+        "crash-safe-saves" => "Crash-safe saves of a whole file".to_string(),
         "threads-one-file" => "Many threads producing one file".to_string(),
         other => one_line(other),
     }

@@ -4,6 +4,7 @@
 use std::io::{self, Write};
 
 pub use crate::plan::latency::is_latency_case;
+use crate::plan::latency::{is_not_durable_save, pattern_of};
 use crate::result::{CaseResult, ResultFile, Status};
 
 /// The table: one line per case, in µs as seed 002 prints them.
@@ -18,9 +19,16 @@ pub fn render(result: &ResultFile, out: &mut dyn Write) -> io::Result<()> {
 
 /// The latency lines of `cases` (others are left out), under their own header.
 pub fn render_cases(cases: &[CaseResult], out: &mut dyn Write) -> io::Result<()> {
+    let latency: Vec<&CaseResult> = cases.iter().filter(|c| is_latency_case(&c.case)).collect();
     writeln!(out, "µs per operation (the write, and the sync call when the mode makes one after it)")?;
+    if latency.iter().any(|c| pattern_of(&c.case).is_some_and(|p| p.is_save())) {
+        writeln!(
+            out,
+            "a save (replace...) is one operation: every call from creating the new file to the directory fsync"
+        )?;
+    }
     let mut rows = vec![["case", "count", "mean", "p50", "p90", "p99", "p99.9", "max", "ops/s"].map(String::from)];
-    for case in cases.iter().filter(|c| is_latency_case(&c.case)) {
+    for &case in &latency {
         let label = case.case.id.trim_start_matches("latency ").to_string();
         match (&case.latency_ns, case.status) {
             (Some(latency), Status::Ok) => {
@@ -49,6 +57,12 @@ pub fn render_cases(cases: &[CaseResult], out: &mut dyn Write) -> io::Result<()>
             }
         }
         writeln!(out, "{}", line.trim_end())?;
+    }
+    if latency.iter().any(|c| is_not_durable_save(&c.case)) {
+        writeln!(
+            out,
+            "not-durable: replace-unsafe makes no fsync; after a crash the file may be the old one, empty or partial"
+        )?;
     }
     Ok(())
 }

@@ -102,7 +102,7 @@ fn run_seconds(case: &Case, probe: &Probe) -> f64 {
         Commit::OSync | Commit::ODsync | Commit::RwfSync | Commit::RwfDsync => calls,
         // One wait per window: about the device's time for the bytes, which the
         // bandwidth probe's durable rate already counts.
-        Commit::None | Commit::End(_) | Commit::WriteBehind(_) => 0,
+        Commit::None | Commit::End(_) | Commit::WriteBehind(_) | Commit::Save => 0,
     } as f64;
     let calls = calls as f64;
     // Preparing the overwrite state writes the file once more, untimed but not free.

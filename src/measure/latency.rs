@@ -3,7 +3,12 @@
 //! operation), under each durability mode and write pattern:
 //!
 //! - `overwrite0`: `pwrite` of the same bytes at offset 0 (seed 002's device command);
-//! - `append`: `write` at the file position, so the file grows by every call.
+//! - `append`: `write` at the file position, so the file grows by every call;
+//! - the saves (`replace`, `replace-tmpfile`, `replace-unsafe`): an operation is one
+//!   whole save of the file, every call of it (`measure::save` has them and why), and
+//!   the case runs once, under the save's own syncs rather than a mode. Each save writes
+//!   the next `--bytes` of the case's stream (no two saves alike), and after the loop
+//!   the target must hold exactly the last save's bytes, or the case fails.
 //!
 //! An operation is the write call plus, when the mode syncs after it (`every:N`), the
 //! sync call; the sync call is also recorded alone (`sync_latency_ns`). `end` has one
@@ -13,6 +18,7 @@
 //! (two clock reads around it), and its CPU times are the thread's over the loop and
 //! the sync (`getrusage` around them): measured, never a 0 standing for "not read".
 
+use std::io;
 use std::os::fd::{AsRawFd, RawFd};
 use std::path::Path;
 use std::time::Instant;
@@ -23,15 +29,17 @@ use serde_json::json;
 use crate::error::{CallError, no_progress, retry_eintr};
 use crate::measure::durability::Pacing;
 use crate::measure::executor::Cpu;
+use crate::measure::fd;
 use crate::measure::hygiene::RunFiles;
 use crate::measure::methods::{self, NATIVE};
 use crate::measure::runner::open_flags_refusal;
 use crate::measure::runtimes::{self, Launch, latency::Request};
-use crate::measure::source::{Shape, Source, Streams};
+use crate::measure::save::Saver;
+use crate::measure::source::{Shape, Source, Stream, Streams};
 use crate::measure::target::Scratch;
-use crate::plan::FileState;
 use crate::plan::durability::{Durability, SyncCall};
 use crate::plan::latency::{Pattern, Plan, Unit, case_of};
+use crate::plan::{Case, FileState};
 use crate::result::{CaseResult, Run, Status};
 
 /// Runs one pattern under one mode; an error makes the case failed or unsupported.
@@ -46,20 +54,39 @@ pub fn run_case(index: usize, plan: &Plan, unit: &Unit, durability: Durability, 
             Err(reason) => return CaseResult::without_result(case, Status::Unsupported, reason),
         }
     };
+    let source = Source::new(plan.seed);
+    let how = How { plan, unit, durability, launch: launch.as_ref() };
+    if pattern.is_save() {
+        // The target and the temp name: both removed after the run, whatever happened.
+        let mut files = RunFiles::new(scratch, format!("latency{index:04}"), 2, false);
+        let names = files.names(0);
+        let saver = match Saver::new(scratch.dir_fd(), pattern, &names[0], &names[1]) {
+            Ok(saver) => saver,
+            Err(error) => return CaseResult::without_result(case, Status::Failed, error.to_string()),
+        };
+        if let Some(reason) = (pattern == Pattern::ReplaceTmpfile).then(|| saver.tmpfile_refusal()).flatten() {
+            return CaseResult::without_result(case, Status::Unsupported, reason);
+        }
+        return finish(case, files.run(0, |names| saves(&saver, &names[0], &how, &source, scratch)));
+    }
     if let Some(reason) = methods::find(&unit.runtime, unit.method).and_then(|m| m.durability_refusal(durability)) {
         return CaseResult::without_result(case, Status::Unsupported, reason);
     }
-    let file_len = if pattern == Pattern::Overwrite0 { plan.bytes as u64 } else { case.bytes };
-    let source = Source::new(plan.seed);
-    let shape = Shape::new(1, plan.bytes as u64, 1, None, plan.bytes as u64);
+    let bytes = unit.bytes as u64;
+    let file_len = if pattern == Pattern::Overwrite0 { bytes } else { case.bytes };
+    let shape = Shape::new(1, bytes, 1, None, bytes);
     let probe = format!("latency{index:04}-probe.dat");
-    let refusal = open_flags_refusal(&probe, durability, plan.bytes as u64, &[file_len], shape.period(), scratch);
+    let refusal = open_flags_refusal(&probe, durability, bytes, &[file_len], shape.period(), scratch);
     if let Err((status, reason)) = refusal {
         return CaseResult::without_result(case, status, reason);
     }
     let mut files = RunFiles::new(scratch, format!("latency{index:04}"), 1, false);
-    let how = How { plan, unit, durability, launch: launch.as_ref() };
-    match files.run(0, |names| measure(&names[0], &how, &source, scratch)) {
+    finish(case, files.run(0, |names| measure(&names[0], &how, &source, scratch)))
+}
+
+/// The case's result from its one run: the histograms, or the error.
+fn finish(case: Case, outcome: Result<Measured, (Status, String)>) -> CaseResult {
+    match outcome {
         Ok(measured) => {
             let mut result = CaseResult::measured(case, vec![measured.run]);
             result.latency_ns = Some(summary(&measured.operations));
@@ -116,13 +143,13 @@ struct How<'a> {
 }
 
 fn measure(name: &str, how: &How, source: &Source, scratch: &Scratch) -> Result<Measured, CallError> {
-    let (plan, pattern, durability) = (how.plan, how.unit.pattern, how.durability);
-    let shape = Shape::new(1, plan.bytes as u64, 1, None, plan.bytes as u64);
+    let (plan, pattern, durability, size) = (how.plan, how.unit.pattern, how.durability, how.unit.bytes);
+    let shape = Shape::new(1, size as u64, 1, None, size as u64);
     let streams = Streams::new(source, &[name.to_string()], &[0], shape)
         .map_err(|e| CallError::new("allocate the source buffer", e))?;
     let (state, len) = match pattern {
-        Pattern::Overwrite0 => (FileState::Overwrite, plan.bytes as u64),
-        Pattern::Append => (FileState::Empty, 0),
+        Pattern::Overwrite0 => (FileState::Overwrite, size as u64),
+        _ => (FileState::Empty, 0),
     };
     let prepared = scratch.prepare(name, state, len, plan.seed)?;
     let flags = durability.open_flags();
@@ -147,7 +174,7 @@ fn measure(name: &str, how: &How, source: &Source, scratch: &Scratch) -> Result<
             // The same bytes at offset 0 every time.
             cursor.restart(0);
         }
-        let bytes = cursor.take(plan.bytes);
+        let bytes = cursor.take(size);
         let started = Instant::now();
         write_once(fd, pattern, bytes)?;
         let written = Instant::now();
@@ -181,6 +208,62 @@ fn measure(name: &str, how: &How, source: &Source, scratch: &Scratch) -> Result<
     Ok(Measured::of_loop(plan, loop_seconds, sync_seconds, cpu, operations, syncs))
 }
 
+/// The saves of one case, each timed whole, and the check that the target holds the
+/// last one. Preparing the target, and the source data of each save, are untimed.
+fn saves(saver: &Saver, target: &str, how: &How, source: &Source, scratch: &Scratch) -> Result<Measured, CallError> {
+    let (plan, size) = (how.plan, how.unit.bytes);
+    let saves = plan.warmup + plan.count;
+    let shape = Shape::new(1, size as u64, 1, None, (size as u64).saturating_mul(saves));
+    let streams = Streams::new(source, &[target.to_string()], &[0], shape)
+        .map_err(|e| CallError::new("allocate the source buffer", e))?;
+    // The target exists before the first save, so that every rename replaces a file;
+    // it holds other bytes than any save (a prefill), and its creation is committed.
+    let prepared = scratch.prepare(target, FileState::Overwrite, size as u64, plan.seed)?;
+    fd::close(prepared).map_err(|e| CallError::new(format!("close {target}"), e))?;
+    scratch.sync_dir().map_err(|e| CallError::new("fsync of the scratch directory", e))?;
+    let mut operations = histogram();
+    // Each save takes the next `size` bytes of the stream: no two saves alike.
+    let mut cursor = streams.writer(0).cursor(0);
+    let mut loop_started = Instant::now();
+    let mut cpu = Cpu::of_this_thread();
+    for number in 0..saves {
+        if number == plan.warmup {
+            cpu = Cpu::of_this_thread();
+            loop_started = Instant::now();
+        }
+        let bytes = cursor.take(size);
+        let started = Instant::now();
+        saver.save(bytes)?;
+        if number >= plan.warmup {
+            operations.saturating_record(nanos(started.elapsed()));
+        }
+    }
+    let loop_seconds = loop_started.elapsed().as_secs_f64();
+    let cpu = Cpu::of_this_thread().since(cpu);
+    drop(cursor);
+    let held = saver.read_target()?;
+    holds_last_save(&held, streams.file(0), source, (saves - 1) * size as u64, size)
+        .map_err(|what| CallError::new(format!("check of {target}"), io::Error::other(what)))?;
+    if how.durability == Durability::None {
+        // Untimed: the next case must not pay for this one's writeback.
+        scratch.sync_name(target).map_err(|e| CallError::new(format!("fsync of {target}"), e))?;
+        scratch.sync_dir().map_err(|e| CallError::new("fsync of the scratch directory", e))?;
+    }
+    Ok(Measured::of_loop(plan, loop_seconds, 0.0, cpu, operations, histogram()))
+}
+
+/// Whether `held`, the target read back, is exactly the last save: `size` bytes of the
+/// stream from file offset `last`. Else what is wrong with it.
+fn holds_last_save(held: &[u8], stream: &Stream, source: &Source, last: u64, size: usize) -> Result<(), String> {
+    if held.len() != size {
+        return Err(format!("holds {} bytes, the last save wrote {size}", held.len()));
+    }
+    match stream.first_mismatch(source, last, held) {
+        Some(at) => Err(format!("differs from the last save's bytes at byte {}", at - last)),
+        None => Ok(()),
+    }
+}
+
 /// The case in a runner: it times the operations, writebench makes the histograms.
 fn through_runner(
     how: &How,
@@ -190,7 +273,7 @@ fn through_runner(
     fd: RawFd,
 ) -> Result<Measured, CallError> {
     let (plan, unit) = (how.plan, how.unit);
-    let mut bytes = vec![0u8; plan.bytes];
+    let mut bytes = vec![0u8; unit.bytes];
     streams.file(0).fill(streams.source(), 0, &mut bytes);
     let request = Request {
         method: unit.method,
@@ -226,7 +309,7 @@ fn write_once(fd: RawFd, pattern: Pattern, mut buf: &[u8]) -> Result<(), CallErr
         let written = retry_eintr(|| unsafe {
             match pattern {
                 Pattern::Overwrite0 => libc::pwrite(fd, buf.as_ptr().cast(), buf.len(), offset as libc::off_t),
-                Pattern::Append => libc::write(fd, buf.as_ptr().cast(), buf.len()),
+                _ => libc::write(fd, buf.as_ptr().cast(), buf.len()),
             }
         })
         .and_then(|n| if n == 0 { Err(no_progress()) } else { Ok(n) })
@@ -256,15 +339,15 @@ mod tests {
     use crate::result::Status;
 
     fn native(pattern: Pattern) -> Unit {
-        Unit { pattern, runtime: NATIVE.into(), method: crate::plan::latency::methods_of(NATIVE, pattern)[0] }
+        Unit { pattern, runtime: NATIVE.into(), method: crate::plan::latency::methods_of(NATIVE, pattern)[0], bytes: 8 }
     }
 
     fn plan() -> Plan {
         Plan {
             count: 200,
-            bytes: 8,
+            sizes: vec![8],
             warmup: 10,
-            patterns: Pattern::ALL.to_vec(),
+            patterns: vec![Pattern::Overwrite0, Pattern::Append],
             durability: vec![],
             seed: 1,
             runtimes: vec![],
@@ -277,7 +360,7 @@ mod tests {
         let scratch = Scratch::create(parent.path()).unwrap();
         let plan = plan();
         for (index, mode) in ["none", "every-fdatasync:1", "every:4", "odsync", "end"].iter().enumerate() {
-            for pattern in Pattern::ALL {
+            for pattern in [Pattern::Overwrite0, Pattern::Append] {
                 let result = run_case(index, &plan, &native(pattern), mode.parse().unwrap(), &scratch);
                 assert_eq!(result.status, Status::Ok, "{mode} {:?}", result.error);
                 let latency = result.latency_ns.as_ref().unwrap();
@@ -318,6 +401,49 @@ mod tests {
             assert!(cpu > 0.0, "{mode}: CPU time read, not a 0 standing in for it: {run:?}");
             assert!(cpu <= run.write_seconds + run.sync_seconds + 0.01, "{mode}: {run:?}");
         }
+    }
+
+    #[test]
+    fn each_save_pattern_runs_once_with_percentiles_and_leaves_nothing() {
+        let parent = tempfile::tempdir().unwrap();
+        let scratch = Scratch::create(parent.path()).unwrap();
+        let plan = Plan {
+            count: 20,
+            sizes: vec![4096, 100_000],
+            patterns: vec![Pattern::Replace, Pattern::ReplaceTmpfile, Pattern::ReplaceUnsafe],
+            durability: vec![Durability::None, Durability::End],
+            ..plan()
+        };
+        let cases = plan.cases();
+        assert_eq!(cases.len(), 6, "once per pattern and size, whatever the modes");
+        for (index, (unit, mode)) in cases.iter().enumerate() {
+            let result = run_case(index, &plan, unit, *mode, &scratch);
+            assert_eq!(result.status, Status::Ok, "{}: {:?}", result.case.id, result.error);
+            assert_eq!(result.latency_ns.as_ref().unwrap()["count"], 20);
+            assert!(result.sync_latency_ns.is_none());
+            assert!(result.ops_per_second.unwrap() > 0.0);
+        }
+        assert_eq!(std::fs::read_dir(scratch.path()).unwrap().count(), 0, "target and temp files are removed");
+    }
+
+    #[test]
+    fn the_target_must_hold_the_last_save_not_an_earlier_one_nor_a_part() {
+        let source = Source::new(1);
+        let stream = Stream::timed(1, "t", crate::measure::source::PERIOD);
+        let save = |number: u64| {
+            let mut bytes = vec![0u8; 8192];
+            stream.fill(&source, number * 8192, &mut bytes);
+            bytes
+        };
+        assert_eq!(holds_last_save(&save(9), &stream, &source, 9 * 8192, 8192), Ok(()));
+        let earlier = holds_last_save(&save(8), &stream, &source, 9 * 8192, 8192).unwrap_err();
+        assert!(earlier.starts_with("differs from the last save's bytes at byte 0"), "{earlier}");
+        let mut flipped = save(9);
+        flipped[5000] ^= 1;
+        let error = holds_last_save(&flipped, &stream, &source, 9 * 8192, 8192).unwrap_err();
+        assert!(error.ends_with("at byte 5000"), "{error}");
+        let error = holds_last_save(&save(9)[..4096], &stream, &source, 9 * 8192, 8192).unwrap_err();
+        assert_eq!(error, "holds 4096 bytes, the last save wrote 8192");
     }
 
     #[test]

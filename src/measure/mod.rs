@@ -15,6 +15,7 @@ pub mod methods;
 pub mod residency;
 pub mod runner;
 pub mod runtimes;
+pub mod save;
 pub mod scheduler;
 pub mod signals;
 pub mod source;

@@ -51,6 +51,14 @@ impl Scratch {
         &self.path
     }
 
+    /// The directory's descriptor, for calls relative to it that this file does not
+    /// wrap (latency's saves: O_TMPFILE, linkat, renameat, and their directory fsync,
+    /// timed in a loop that must not allocate names). Only names of this run's own
+    /// files go with it.
+    pub fn dir_fd(&self) -> RawFd {
+        self.dir.as_raw_fd()
+    }
+
     /// Leaves the directory and its last files in place (test-only `--keep`).
     pub fn keep(&mut self) {
         self.keep = true;

@@ -25,6 +25,11 @@
 //!   write span; one `fdatasync` at the end is the sync span. Dirty memory stays near
 //!   two windows per writer (methods that write through a descriptor at known offsets);
 //! - `direct`, or `direct+MODE`: O_DIRECT (bypass the page cache) with any mode above.
+//!
+//! One more spelling is a case's, never a mode to choose: `fsync-file+dir`, the
+//! durability of `latency`'s saves (`replace`, `replace-tmpfile`), which make their own
+//! syncs: an fsync of the new file before the rename and of the directory after it.
+//! Result files carry it, so it parses; [`parse_mode`] refuses it for `--durability`.
 
 use std::fmt;
 use std::os::fd::RawFd;
@@ -81,6 +86,8 @@ pub enum Commit {
     RwfDsync,
     /// Write-behind in windows of this many bytes, then one fdatasync (the sync span).
     WriteBehind(u64),
+    /// A save's own: fsync of the new file, rename over the old, fsync of the directory.
+    Save,
 }
 
 /// A durability mode: a commit rule, with or without O_DIRECT.
@@ -120,6 +127,7 @@ impl Durability {
             Commit::RwfSync => "rwf-sync".to_string(),
             Commit::RwfDsync => "rwf-dsync".to_string(),
             Commit::WriteBehind(window) => format!("writebehind:{}", crate::plan::units::format_size_compact(window)),
+            Commit::Save => SAVE.to_string(),
         };
         if self.direct { format!("direct+{commit}") } else { commit }
     }
@@ -177,6 +185,18 @@ impl Durability {
     }
 }
 
+/// The spelling of [`Commit::Save`].
+const SAVE: &str = "fsync-file+dir";
+
+/// A `--durability` item: any mode but a save's own, which is not one to choose.
+pub fn parse_mode(text: &str) -> Result<Durability, String> {
+    let mode: Durability = text.parse()?;
+    if mode.commit == Commit::Save {
+        return Err(format!("'{text}' is the durability of latency's replace patterns, not a mode (known: {KNOWN})"));
+    }
+    Ok(mode)
+}
+
 const KNOWN: &str = "none, end, end-fdatasync, every:N, every-fdatasync:N, osync, odsync, rwf-sync, rwf-dsync, writebehind:SIZE, direct, direct+MODE";
 /// Smallest write-behind window: a page (sync_file_range works in pages).
 pub const MIN_WINDOW: u64 = 4096;
@@ -206,6 +226,7 @@ impl FromStr for Durability {
                 }
                 Commit::WriteBehind(window)
             }
+            SAVE if !direct => Commit::Save,
             _ => {
                 let (call, count) = if let Some(count) = rest.strip_prefix("every:") {
                     (SyncCall::Fsync, count)
@@ -268,6 +289,7 @@ mod tests {
             "writebehind:8MiB",
             "writebehind:4KiB",
             "direct+rwf-dsync",
+            "fsync-file+dir",
         ] {
             let mode: Durability = text.parse().unwrap();
             assert_eq!(mode.name(), text);
@@ -277,6 +299,9 @@ mod tests {
         }
         assert_eq!("direct+none".parse::<Durability>().unwrap().name(), "direct");
         assert_eq!("end".parse::<Durability>(), Ok(Durability::End));
+        assert!(parse_mode("fsync-file+dir").unwrap_err().contains("replace patterns"));
+        assert!("direct+fsync-file+dir".parse::<Durability>().is_err());
+        assert_eq!(parse_mode("every:2"), "every:2".parse());
     }
 
     #[test]
@@ -315,6 +340,7 @@ mod tests {
             ("direct+odsync", true),
             ("rwf-dsync", true),
             ("writebehind:1MiB", true),
+            ("fsync-file+dir", true),
         ] {
             assert_eq!(text.parse::<Durability>().unwrap().syncs(), syncs, "{text}");
         }

@@ -1,22 +1,59 @@
-//! The vocabulary of `writebench latency`: write patterns, the plan of one invocation,
-//! and the case each pattern and mode becomes in the result file.
+//! The vocabulary of `writebench latency`: write patterns and saves, the plan of one
+//! invocation, and the case each pattern, size and mode becomes in the result file.
+//!
+//! Two kinds of operation:
+//! - a *write* (`overwrite0`, `append`): one call of `--bytes` into one file, under each
+//!   `--durability` mode;
+//! - a *save* (`replace`, `replace-tmpfile`, `replace-unsafe`): a whole file of `--bytes`
+//!   written anew and renamed over the old one, as a program saves a document. A save
+//!   makes its own syncs (or, unsafe, none), so the `--durability` modes do not apply:
+//!   each save pattern runs once per size, whatever the modes, and its case records the
+//!   pattern's own durability (`fsync-file+dir`, or `none` for `replace-unsafe`). Saves
+//!   are native only (the runners have no rename protocol): other runtimes get no save
+//!   case, and [`Plan::native_only`] says which patterns were left out for them.
 
-use crate::plan::durability::Durability;
+use crate::plan::durability::{Commit, Durability};
+use crate::plan::units::format_size_compact;
 use crate::plan::{Case, FileState};
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Pattern {
     Overwrite0,
     Append,
+    /// Temp file, write, fsync, rename over the target, fsync of the directory.
+    Replace,
+    /// As `Replace`, the temp file made with O_TMPFILE and given a name with linkat.
+    ReplaceTmpfile,
+    /// As `Replace` without either fsync: not durable.
+    ReplaceUnsafe,
 }
 
 impl Pattern {
-    pub const ALL: [Pattern; 2] = [Pattern::Overwrite0, Pattern::Append];
+    pub const ALL: [Pattern; 5] =
+        [Pattern::Overwrite0, Pattern::Append, Pattern::Replace, Pattern::ReplaceTmpfile, Pattern::ReplaceUnsafe];
 
     pub fn name(self) -> &'static str {
         match self {
             Pattern::Overwrite0 => "overwrite0",
             Pattern::Append => "append",
+            Pattern::Replace => "replace",
+            Pattern::ReplaceTmpfile => "replace-tmpfile",
+            Pattern::ReplaceUnsafe => "replace-unsafe",
+        }
+    }
+
+    /// Whether an operation is a save of a whole file (rather than one write call).
+    pub fn is_save(self) -> bool {
+        matches!(self, Pattern::Replace | Pattern::ReplaceTmpfile | Pattern::ReplaceUnsafe)
+    }
+
+    /// A save's own durability: the two fsyncs, or none at all. `None` for the writes,
+    /// which run under the `--durability` modes.
+    pub fn own_durability(self) -> Option<Durability> {
+        match self {
+            Pattern::Replace | Pattern::ReplaceTmpfile => Some(Durability::of(Commit::Save)),
+            Pattern::ReplaceUnsafe => Some(Durability::None),
+            Pattern::Overwrite0 | Pattern::Append => None,
         }
     }
 }
@@ -24,18 +61,21 @@ impl Pattern {
 impl std::str::FromStr for Pattern {
     type Err = String;
     fn from_str(text: &str) -> Result<Self, String> {
-        Pattern::ALL
-            .into_iter()
-            .find(|p| p.name() == text)
-            .ok_or_else(|| format!("unknown pattern '{text}' (known: overwrite0, append)"))
+        Pattern::ALL.into_iter().find(|p| p.name() == text).ok_or_else(|| {
+            format!("unknown pattern '{text}' (known: overwrite0, append, replace, replace-tmpfile, replace-unsafe)")
+        })
     }
 }
+
+/// The id's word for a case that is not durable: `latency replace-unsafe 4KiB not-durable`.
+pub const NOT_DURABLE: &str = "not-durable";
 
 /// What one `latency` invocation measures.
 #[derive(Debug, Clone)]
 pub struct Plan {
     pub count: u64,
-    pub bytes: usize,
+    /// Bytes per write, or per saved file (`--bytes`, a list): each size its own case.
+    pub sizes: Vec<usize>,
     pub warmup: u64,
     pub patterns: Vec<Pattern>,
     pub durability: Vec<Durability>,
@@ -44,40 +84,71 @@ pub struct Plan {
     pub runtimes: Vec<String>,
 }
 
-/// One pattern written by one call of one runtime.
+/// One pattern of one size written by one call of one runtime.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Unit {
     pub pattern: Pattern,
     pub runtime: String,
     pub method: &'static str,
+    /// Bytes per write, or of the whole file per save.
+    pub bytes: usize,
 }
 
 /// The calls a runtime makes for a pattern: at offset 0 with `pwrite` everywhere; at
 /// the file position with `write`, and Python's file objects (raw `io.FileIO` and the
-/// buffered `open()`, seed 002's three variants) and Go's `bufio` too.
+/// buffered `open()`, seed 002's three variants) and Go's `bufio` too. A save is
+/// native's `write` calls into the new file; the runners make none.
 pub fn methods_of(runtime: &str, pattern: Pattern) -> &'static [&'static str] {
     match (runtime, pattern) {
+        (crate::measure::methods::NATIVE, p) if p.is_save() => &["write"],
+        (_, p) if p.is_save() => &[],
         (_, Pattern::Overwrite0) => &["pwrite"],
         ("python", Pattern::Append) => &["write", "fileio", "buffered"],
         ("go", Pattern::Append) => &["write", "bufio"],
-        (_, Pattern::Append) => &["write"],
+        (_, _) => &["write"],
     }
 }
 
 impl Plan {
-    /// Every pattern, then every runtime and its calls for it, in the order they run.
+    fn runtimes(&self) -> Vec<String> {
+        if self.runtimes.is_empty() { vec![crate::measure::methods::NATIVE.to_string()] } else { self.runtimes.clone() }
+    }
+
+    /// Every pattern, then every size, then every runtime and its calls for it, in the
+    /// order they run.
     pub fn units(&self) -> Vec<Unit> {
-        let native = [crate::measure::methods::NATIVE.to_string()];
-        let runtimes = if self.runtimes.is_empty() { &native[..] } else { &self.runtimes[..] };
         let mut units = Vec::new();
         for &pattern in &self.patterns {
-            for runtime in runtimes {
-                for &method in methods_of(runtime, pattern) {
-                    units.push(Unit { pattern, runtime: runtime.clone(), method });
+            for &bytes in &self.sizes {
+                for runtime in self.runtimes() {
+                    for &method in methods_of(&runtime, pattern) {
+                        units.push(Unit { pattern, runtime: runtime.clone(), method, bytes });
+                    }
                 }
             }
         }
         units
+    }
+
+    /// Every case to run, in order: each write unit under every mode (mode by mode, as
+    /// before saves existed), then each save unit once, under its own durability.
+    pub fn cases(&self) -> Vec<(Unit, Durability)> {
+        let units = self.units();
+        let mut cases = Vec::new();
+        for &mode in &self.durability {
+            cases.extend(units.iter().filter(|u| !u.pattern.is_save()).map(|u| (u.clone(), mode)));
+        }
+        cases.extend(units.iter().filter_map(|u| u.pattern.own_durability().map(|own| (u.clone(), own))));
+        cases
+    }
+
+    /// The runtimes other than native that the save patterns leave out, and the
+    /// patterns: said once on stderr, so that a missing case is no surprise.
+    pub fn native_only(&self) -> Option<(Vec<String>, Vec<&'static str>)> {
+        let saves: Vec<&'static str> = self.patterns.iter().filter(|p| p.is_save()).map(|p| p.name()).collect();
+        let others: Vec<String> =
+            self.runtimes().into_iter().filter(|r| r != crate::measure::methods::NATIVE).collect();
+        (!saves.is_empty() && !others.is_empty()).then_some((others, saves))
     }
 
     /// The plan as applied, for the result file's `options`: the lists parsed and
@@ -85,12 +156,12 @@ impl Plan {
     pub fn applied(&self) -> serde_json::Value {
         serde_json::json!({
             "count": self.count,
-            "bytes": self.bytes,
+            "bytes": self.sizes,
             "warmup": self.warmup,
             "patterns": self.patterns.iter().map(|p| p.name()).collect::<Vec<_>>(),
             "durability": self.durability.iter().map(|d| d.name()).collect::<Vec<_>>(),
             "seed": self.seed,
-            "runtimes": if self.runtimes.is_empty() { vec!["native".to_string()] } else { self.runtimes.clone() },
+            "runtimes": self.runtimes(),
         })
     }
 }
@@ -101,24 +172,49 @@ pub fn is_latency_case(case: &Case) -> bool {
     case.id.starts_with("latency ")
 }
 
-/// The case of one unit and mode, for the result file. Native's ids stay as they were
-/// (`latency append 8B osync`); the runners' name the runtime and the call
-/// (`latency python buffered append 8B osync`).
+/// The pattern of a latency case, read back from its id (`latency replace 4KiB`).
+pub fn pattern_of(case: &Case) -> Option<Pattern> {
+    let mut words = case.id.split(' ').skip(1);
+    let first = words.next()?;
+    // A runner's id names the runtime and the call first (`latency python buffered append ...`).
+    let word = if first.parse::<Pattern>().is_ok() { first } else { words.nth(1)? };
+    word.parse().ok()
+}
+
+/// Whether a case is a save that leaves the data not durable (`replace-unsafe`): its
+/// id says so, and no table line, observation or answer may call it durable.
+pub fn is_not_durable_save(case: &Case) -> bool {
+    case.id.split(' ').any(|word| word == NOT_DURABLE)
+}
+
+/// The case of one unit and mode, for the result file. Native's write ids stay as they
+/// were (`latency append 8B osync`); the runners' name the runtime and the call
+/// (`latency python buffered append 8B osync`). A save's id has the size as the other
+/// ids of the tool print it (`latency replace 4KiB`), no mode (it has its own), and
+/// `not-durable` when it is not (`latency replace-unsafe 4KiB not-durable`).
 pub fn case_of(plan: &Plan, unit: &Unit, durability: Durability) -> Case {
     let pattern = unit.pattern;
     let state = match pattern {
         Pattern::Overwrite0 => FileState::Overwrite,
-        Pattern::Append => FileState::Empty,
+        // A save writes a new file (the target it replaces exists).
+        _ => FileState::Empty,
     };
     let method = unit.method;
-    let bytes = plan.bytes as u64;
+    let bytes = unit.bytes as u64;
     let who = if unit.runtime == crate::measure::methods::NATIVE {
         String::new()
     } else {
         format!("{} {method} ", unit.runtime)
     };
+    let id = if pattern.is_save() {
+        let size = if bytes % 1024 == 0 { format_size_compact(bytes) } else { format!("{bytes}B") };
+        let label = if durability.syncs() { String::new() } else { format!(" {NOT_DURABLE}") };
+        format!("latency {who}{} {size}{label}", pattern.name())
+    } else {
+        format!("latency {who}{} {bytes}B {durability}", pattern.name())
+    };
     Case {
-        id: format!("latency {who}{} {bytes}B {durability}", pattern.name()),
+        id,
         runtime: unit.runtime.clone(),
         method: method.into(),
         state,
@@ -129,5 +225,65 @@ pub fn case_of(plan: &Plan, unit: &Unit, durability: Durability) -> Case {
         files: 1,
         durability,
         bytes: bytes * plan.count,
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn plan(patterns: &[Pattern], runtimes: &[&str]) -> Plan {
+        Plan {
+            count: 10,
+            sizes: vec![4096, 1 << 20],
+            warmup: 1,
+            patterns: patterns.to_vec(),
+            durability: vec![Durability::None, "every-fdatasync:1".parse().unwrap()],
+            seed: 1,
+            runtimes: runtimes.iter().map(|r| r.to_string()).collect(),
+        }
+    }
+
+    #[test]
+    fn writes_run_under_every_mode_and_saves_once_under_their_own() {
+        let plan = plan(&[Pattern::Append, Pattern::Replace, Pattern::ReplaceUnsafe], &[]);
+        let ids: Vec<String> = plan.cases().iter().map(|(u, d)| case_of(&plan, u, *d).id).collect();
+        assert_eq!(
+            ids,
+            [
+                "latency append 4096B none",
+                "latency append 1048576B none",
+                "latency append 4096B every-fdatasync:1",
+                "latency append 1048576B every-fdatasync:1",
+                "latency replace 4KiB",
+                "latency replace 1MiB",
+                "latency replace-unsafe 4KiB not-durable",
+                "latency replace-unsafe 1MiB not-durable",
+            ]
+        );
+        let cases: Vec<Case> = plan.cases().iter().map(|(u, d)| case_of(&plan, u, *d)).collect();
+        assert_eq!(cases[4].durability.name(), "fsync-file+dir");
+        assert_eq!(cases[6].durability, Durability::None);
+        assert!(is_not_durable_save(&cases[6]) && !is_not_durable_save(&cases[4]) && !is_not_durable_save(&cases[0]));
+        assert_eq!(pattern_of(&cases[6]), Some(Pattern::ReplaceUnsafe));
+        assert_eq!(pattern_of(&cases[0]), Some(Pattern::Append));
+    }
+
+    #[test]
+    fn saves_are_native_only_and_the_others_are_named() {
+        let plan = plan(&[Pattern::Overwrite0, Pattern::ReplaceTmpfile], &["native", "c"]);
+        let saves: Vec<Unit> = plan.units().into_iter().filter(|u| u.pattern.is_save()).collect();
+        assert_eq!(saves.len(), 2, "native only, each size: {saves:?}");
+        assert!(saves.iter().all(|u| u.runtime == "native"));
+        assert!(plan.units().iter().any(|u| u.runtime == "c" && u.pattern == Pattern::Overwrite0));
+        assert_eq!(plan.native_only(), Some((vec!["c".to_string()], vec!["replace-tmpfile"])));
+        let c_only = Plan { runtimes: vec!["c".into()], ..plan.clone() };
+        assert!(c_only.cases().iter().all(|(u, _)| !u.pattern.is_save()));
+        assert_eq!(Plan { runtimes: vec![], ..plan }.native_only(), None);
+        let runner = Case {
+            id: "latency python buffered append 8B none".into(),
+            ..case_of(&c_only, &c_only.units()[0], Durability::None)
+        };
+        assert_eq!(pattern_of(&runner), Some(Pattern::Append));
     }
 }

@@ -218,7 +218,7 @@ pub fn quick() -> Suite {
     let parts = vec![core, parallel, mapped, uring, creation, durable];
     let latency = latency::Plan {
         count: 1000,
-        bytes: 8,
+        sizes: vec![8],
         warmup: 100,
         patterns: vec![latency::Pattern::Overwrite0, latency::Pattern::Append],
         durability: vec![

@@ -7,7 +7,8 @@ use std::collections::BTreeMap;
 
 use super::figures::Finding;
 use super::words::{micros, per_second};
-use crate::plan::latency::is_latency_case;
+use crate::plan::latency::{Pattern, is_latency_case, is_not_durable_save, pattern_of};
+use crate::plan::units::format_size;
 use crate::result::{CaseResult, Figure, ResultFile, Status};
 
 /// The latency cases of a result that have their figures.
@@ -25,13 +26,25 @@ pub fn p99_ns(case: &CaseResult) -> Option<f64> {
     case.latency_ns.as_ref()?.get("p99")?.as_f64()
 }
 
-/// "pwrite of 8 B at offset 0" or "write of 8 B appended", from the case's pattern.
+/// "pwrite of 8 B at offset 0", "write of 8 B appended" or "save of 4 KiB (whole file)",
+/// from the case's pattern.
 pub fn pattern(case: &CaseResult) -> String {
     let bytes = case.case.chunk_bytes;
-    match case.case.id.split(' ').nth(1) {
-        Some("overwrite0") => format!("pwrite of {bytes} B at offset 0"),
-        Some("append") => format!("write of {bytes} B appended"),
+    match pattern_of(&case.case) {
+        Some(Pattern::Overwrite0) => format!("pwrite of {bytes} B at offset 0"),
+        Some(Pattern::Append) => format!("write of {bytes} B appended"),
+        Some(p) if p.is_save() => format!("save of {} (whole file)", format_size(bytes)),
         _ => format!("{} of {bytes} B", case.case.method),
+    }
+}
+
+/// What tells the cases of one line apart: a write's durability mode, a save's
+/// pattern, said not durable when it is not.
+fn variant(case: &CaseResult) -> String {
+    match pattern_of(&case.case).filter(|p| p.is_save()) {
+        Some(save) if is_not_durable_save(&case.case) => format!("{} (not durable)", save.name()),
+        Some(save) => save.name().to_string(),
+        None => case.case.durability.to_string(),
     }
 }
 
@@ -61,13 +74,14 @@ pub fn per_pattern(result: &ResultFile) -> Vec<Finding> {
         let mut figures = Vec::new();
         for case in &group {
             let (ops, p99) = (case.ops_per_second.unwrap_or(0.0), p99_ns(case).unwrap_or(0.0));
-            parts.push(format!("{} {} ({})", case.case.durability, per_second(ops), micros(p99)));
+            parts.push(format!("{} {} ({})", variant(case), per_second(ops), micros(p99)));
             figures.push(figure(case, "ops_per_second", ops));
             figures.push(figure(case, "p99_ns", p99));
         }
         let rates: Vec<f64> = group.iter().filter_map(|c| c.ops_per_second).collect();
         let (fastest, slowest) = rates.iter().fold((0.0_f64, f64::INFINITY), |(hi, lo), &r| (hi.max(r), lo.min(r)));
-        let text = format!("{pattern}, writes/s (p99): {}", parts.join(", "));
+        let unit = if pattern.starts_with("save") { "saves/s" } else { "writes/s" };
+        let text = format!("{pattern}, {unit} (p99): {}", parts.join(", "));
         let score = if slowest > 0.0 { (fastest / slowest).ln() } else { 0.0 };
         findings.push(Finding::new("latency", text, figures, None, score));
     }
@@ -96,6 +110,21 @@ mod tests {
             ]
         );
         assert_eq!(findings[0].observation.figures.len(), 4);
+        assert!(findings[0].observation.comparison.is_none(), "one loop each: nothing is tested");
+    }
+
+    #[test]
+    fn saves_are_one_line_per_size_and_the_unsafe_one_says_it_is_not_durable() {
+        let result = Build::new()
+            .latency(latency_case("replace", "fsync-file+dir"), 90.0, 20_000_000)
+            .latency(latency_case("replace-unsafe", "none"), 800.0, 1_600_000)
+            .done();
+        let findings = per_pattern(&result);
+        assert_eq!(findings.len(), 1);
+        assert_eq!(
+            findings[0].observation.text,
+            "save of 8 B (whole file), saves/s (p99): replace 90 (20.0 ms), replace-unsafe (not durable) 800 (1600 µs)"
+        );
         assert!(findings[0].observation.comparison.is_none(), "one loop each: nothing is tested");
     }
 }

@@ -16,7 +16,10 @@
 use super::figures::{Measured, Metric, Side, Test, test};
 use super::latency::{self, p99_ns};
 use super::words::{direction, factor, gbps, micros, mode, p_value, per_second, strategy, tested};
+use std::collections::BTreeMap;
+
 use crate::plan::durability::{Commit, SyncCall};
+use crate::plan::latency::{Pattern, is_not_durable_save, pattern_of};
 use crate::plan::{Durability, FileState};
 use crate::result::{CaseResult, Recommendation, ResultFile};
 
@@ -56,6 +59,7 @@ pub fn recommendations(result: &ResultFile) -> Vec<Recommendation> {
         answer.extend(throughput(&measured, goal));
     }
     answer.extend(commits(result));
+    answer.extend(saves(result));
     answer.extend(throughput(&measured, &GOALS[2]));
     answer
 }
@@ -159,7 +163,8 @@ fn commits(result: &ResultFile) -> Option<Recommendation> {
     let per_commit = |case: &CaseResult| match case.case.durability.commit {
         Commit::Every(n, _) => Some(f64::from(n)),
         Commit::OSync | Commit::ODsync | Commit::RwfSync | Commit::RwfDsync => Some(1.0),
-        Commit::None | Commit::End(_) | Commit::WriteBehind(_) => None,
+        // A save is a whole file, not a small commit; its own lines are in the observations.
+        Commit::None | Commit::End(_) | Commit::WriteBehind(_) | Commit::Save => None,
     };
     let rate = |case: &CaseResult| case.ops_per_second.unwrap_or(0.0) / per_commit(case).unwrap_or(1.0);
     let mut ranked: Vec<&CaseResult> = latency::cases(result).into_iter().filter(|c| per_commit(c).is_some()).collect();
@@ -189,10 +194,80 @@ fn commits(result: &ResultFile) -> Option<Recommendation> {
     })
 }
 
+/// Crash-safe saves of a whole file (latency's `replace` patterns), one answer per
+/// size: the durable save pattern with the most saves per second. `replace-unsafe` is
+/// never a candidate: it is not durable. One timed loop each, as for the commits.
+fn saves(result: &ResultFile) -> Vec<Recommendation> {
+    let mut sizes: BTreeMap<u64, Vec<&CaseResult>> = BTreeMap::new();
+    let durable_saves = latency::cases(result).into_iter().filter(|c| {
+        pattern_of(&c.case).is_some_and(|p| p.is_save()) && c.case.durability.syncs() && !is_not_durable_save(&c.case)
+    });
+    for case in durable_saves {
+        sizes.entry(case.case.chunk_bytes).or_default().push(case);
+    }
+    let rate = |case: &CaseResult| case.ops_per_second.unwrap_or(0.0);
+    let mut answers = Vec::new();
+    for (_, mut ranked) in sizes {
+        ranked.sort_by(|a, b| rate(b).total_cmp(&rate(a)));
+        let best = ranked[0];
+        let calls = match pattern_of(&best.case) {
+            Some(Pattern::ReplaceTmpfile) => "O_TMPFILE, write, fsync, linkat, rename, fsync of the directory",
+            _ => "temp file, write, fsync, rename, fsync of the directory",
+        };
+        let mut text = format!(
+            "{} with {} ({calls}): {} saves/s, p99 {} per save ({})",
+            latency::pattern(best),
+            pattern_of(&best.case).map_or("", |p| p.name()),
+            per_second(rate(best)),
+            micros(p99_ns(best).unwrap_or(0.0)),
+            best.case.id
+        );
+        let side = |case| Side::new(case, Metric::Durable);
+        let runner_up = ranked.get(1).map(|&r| (r, test(side(r), side(best))));
+        let against: Vec<Option<Test>> = ranked[1..].iter().map(|&c| test(side(c), side(best))).collect();
+        text += &margin(
+            runner_up.map(|(r, t)| (r.case.id.as_str(), t, rate(r) / rate(best))),
+            &against,
+            "one timed loop each",
+        );
+        answers.push(Recommendation {
+            goal: "crash-safe-saves".to_string(),
+            text,
+            best: latency::figure(best, "saves_per_second", rate(best)),
+            runner_up: runner_up.and_then(|(_, t)| t).map(|t| t.comparison(t.significant())),
+            naive: None,
+            tied: runner_up.is_some_and(|(_, t)| t.is_some_and(|t| !t.significant())),
+        });
+    }
+    answers
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
     use crate::analysis::advice::testkit::{Build, around, case, latency_case};
+
+    #[test]
+    fn saves_answer_per_size_with_a_durable_pattern_never_the_unsafe_one() {
+        let answer = recommendations(
+            &Build::new()
+                .latency(latency_case("replace", "fsync-file+dir"), 120.0, 20_000_000)
+                .latency(latency_case("replace-tmpfile", "fsync-file+dir"), 110.0, 16_000_000)
+                .latency(latency_case("replace-unsafe", "none"), 15_000.0, 130_000)
+                .done(),
+        );
+        assert_eq!(answer.len(), 1, "{answer:?}");
+        let saves = goal(&answer, "crash-safe-saves");
+        assert_eq!(
+            saves.text,
+            "save of 8 B (whole file) with replace (temp file, write, fsync, rename, fsync of the directory): \
+             120 saves/s, p99 20.0 ms per save (latency replace 8B); 1.09x the runner-up, latency replace-tmpfile 8B, \
+             untested (one timed loop each)"
+        );
+        assert!(!saves.text.contains("unsafe"));
+        let only_unsafe = Build::new().latency(latency_case("replace-unsafe", "none"), 15_000.0, 130_000).done();
+        assert!(recommendations(&only_unsafe).is_empty(), "not durable: never an answer");
+    }
 
     fn goal<'a>(answer: &'a [Recommendation], key: &str) -> &'a Recommendation {
         answer.iter().find(|r| r.goal == key).unwrap_or_else(|| panic!("no {key} in {answer:?}"))

@@ -47,7 +47,7 @@ pub fn sized(mut case: Case, bytes: u64) -> Case {
 pub fn latency_case(pattern: &str, durability: &str) -> Case {
     let plan = crate::plan::latency::Plan {
         count: 1000,
-        bytes: 8,
+        sizes: vec![8],
         warmup: 0,
         patterns: vec![],
         durability: vec![],
@@ -56,7 +56,7 @@ pub fn latency_case(pattern: &str, durability: &str) -> Case {
     };
     let pattern: crate::plan::latency::Pattern = pattern.parse().unwrap();
     let method = crate::plan::latency::methods_of("native", pattern)[0];
-    let unit = crate::plan::latency::Unit { pattern, runtime: "native".into(), method };
+    let unit = crate::plan::latency::Unit { pattern, runtime: "native".into(), method, bytes: 8 };
     crate::plan::latency::case_of(&plan, &unit, durability.parse().unwrap())
 }
 

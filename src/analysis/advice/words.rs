@@ -101,6 +101,7 @@ pub fn mode(durability: Durability) -> String {
         Commit::RwfSync => "RWF_SYNC on every call".to_string(),
         Commit::RwfDsync => "RWF_DSYNC on every call".to_string(),
         Commit::WriteBehind(window) => format!("write-behind in {} windows", crate::plan::units::format_size(window)),
+        Commit::Save => "an fsync of the new file before the rename and of the directory after".to_string(),
     };
     if durability.direct { format!("O_DIRECT with {commit}") } else { commit }
 }
@@ -127,6 +128,7 @@ fn mode_clause(durability: Durability, with_sync: bool) -> String {
                     crate::plan::units::format_size(window)
                 )
             }
+            Commit::Save => ", with an fsync of the new file before the rename and of the directory after".to_string(),
         };
     }
     clause
