@@ -145,9 +145,10 @@ pub struct RingRecord {
     pub fsyncs: u64,
     /// Linked fsyncs the kernel cancelled (a short or failed write), each issued again.
     pub cancelled_fsyncs: u64,
-    /// CPU seconds of the SQPOLL kernel threads over the write span (their
-    /// /proc/self/task/TID/stat; in 10 ms ticks): not in `user_seconds`/`sys_seconds`,
-    /// which are the writers' own.
+    /// CPU seconds of the SQPOLL kernel threads over their writers' parts (their
+    /// /proc/self/task/TID/sched `se.sum_exec_runtime`, else stat's 10 ms ticks): not in
+    /// `user_seconds`/`sys_seconds`, which are the writers' own. Absent where the thread
+    /// was not found.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub sqpoll_cpu_seconds: Option<f64>,
 }

@@ -140,7 +140,8 @@ fn registered_files_and_sqpoll_are_cases_like_the_others_verified_and_recorded()
             assert_eq!(flags.contains(&"IORING_SETUP_SQPOLL"), method == "io_uring-sqpoll", "{id}: {flags:?}");
             let sqpoll_cpu = ring["sqpoll_cpu_seconds"].as_f64();
             assert_eq!(sqpoll_cpu.is_some(), method == "io_uring-sqpoll", "{id}: {ring}");
-            assert!(sqpoll_cpu.unwrap_or(0.0) >= 0.0, "{id}: {ring}");
+            // The polling thread works for the writer: it has CPU time of its own.
+            assert!(method != "io_uring-sqpoll" || sqpoll_cpu.unwrap() > 0.0, "{id}: {ring}");
             match case["durability"].as_str().unwrap() {
                 // end: one IORING_OP_FSYNC on the one file, in the sync span.
                 "end" => assert_eq!(ring["fsyncs"], 1, "{id}: {ring}"),

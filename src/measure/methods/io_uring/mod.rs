@@ -166,8 +166,10 @@ struct Counts {
     linked_fsyncs: AtomicU64,
     fsyncs: AtomicU64,
     cancelled_fsyncs: AtomicU64,
-    /// SQPOLL threads' CPU over the writers' parts, in microseconds.
+    /// SQPOLL threads' CPU over the writers' parts, in microseconds, and how many
+    /// parts it was read for (none: the thread was not found, so no figure).
     sqpoll_micros: AtomicU64,
+    sqpoll_read: AtomicU64,
 }
 
 impl Counts {
@@ -227,6 +229,7 @@ impl Prepared for UringRun<'_> {
         if let (Some(before), Some(after)) = (sq_before, queue.sq_thread.and_then(task_cpu_seconds)) {
             let micros = ((after - before).max(0.0) * 1e6).round() as u64;
             self.counts.sqpoll_micros.fetch_add(micros, Ordering::Relaxed);
+            self.counts.sqpoll_read.fetch_add(1, Ordering::Relaxed);
         }
         self.counts.add(&tally);
         result
@@ -261,7 +264,8 @@ impl Prepared for UringRun<'_> {
             linked_fsyncs: load(&counts.linked_fsyncs),
             fsyncs: load(&counts.fsyncs),
             cancelled_fsyncs: load(&counts.cancelled_fsyncs),
-            sqpoll_cpu_seconds: self.kind.sqpoll.then(|| load(&counts.sqpoll_micros) as f64 * 1e-6),
+            sqpoll_cpu_seconds: (self.kind.sqpoll && load(&counts.sqpoll_read) > 0)
+                .then(|| load(&counts.sqpoll_micros) as f64 * 1e-6),
         })
     }
 }

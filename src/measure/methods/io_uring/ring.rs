@@ -50,12 +50,14 @@ impl<'a> RingQueue<'a> {
     /// file are registered with it once where the kind asks, so no write pins pages or
     /// looks up the fd.
     pub fn new(entries: u32, fd: RawFd, kind: Kind, source: &'a Writer) -> Result<Self, CallError> {
-        let before = if kind.sqpoll { sq_threads() } else { Vec::new() };
+        let before = if kind.sqpoll { tasks() } else { Vec::new() };
         let (ring, disabled) = new_ring(entries, kind.sqpoll).map_err(|error| {
             let what = if kind.sqpoll { "io_uring setup with SQPOLL" } else { "io_uring setup" };
             CallError::new(format!("{what} with {entries} entries"), error)
         })?;
-        let sq_thread = kind.sqpoll.then(|| sq_threads().into_iter().find(|tid| !before.contains(tid))).flatten();
+        // The task the set-up added (the run's other threads start later, io-wq workers
+        // on the first request): it names itself iou-sqp-PID only once it runs.
+        let sq_thread = kind.sqpoll.then(|| tasks().into_iter().find(|tid| !before.contains(tid))).flatten();
         if kind.fixed_buffer {
             let (base, len) = source.region();
             let iovec = libc::iovec { iov_base: base as *mut libc::c_void, iov_len: len };
@@ -204,24 +206,23 @@ pub(super) fn ring_sync(ring: &mut IoUring, fd: RawFd, call: SyncCall) -> io::Re
     }
 }
 
-/// This process's SQPOLL threads (tasks named `iou-sqp-*`).
-fn sq_threads() -> Vec<i32> {
+/// This process's tasks (threads, the kernel's io threads among them).
+fn tasks() -> Vec<i32> {
     let Ok(tasks) = std::fs::read_dir("/proc/self/task") else { return Vec::new() };
-    tasks
-        .flatten()
-        .filter_map(|task| {
-            let tid: i32 = task.file_name().to_str()?.parse().ok()?;
-            let comm = std::fs::read_to_string(task.path().join("comm")).ok()?;
-            comm.starts_with("iou-sqp").then_some(tid)
-        })
-        .collect()
+    tasks.flatten().filter_map(|task| task.file_name().to_str()?.parse().ok()).collect()
 }
 
-/// CPU seconds (user + system) task `tid` of this process has used so far, from
-/// /proc/self/task/TID/stat (clock ticks, 10 ms each on most kernels); `None` once the
-/// task is gone.
+/// CPU seconds task `tid` of this process has used so far: `se.sum_exec_runtime` of
+/// its sched file (milliseconds, to the nanosecond), else user + system from its stat
+/// (clock ticks, 10 ms each on most kernels); `None` once the task is gone.
 pub(super) fn task_cpu_seconds(tid: i32) -> Option<f64> {
-    let stat = std::fs::read_to_string(format!("/proc/self/task/{tid}/stat")).ok()?;
+    let task = format!("/proc/self/task/{tid}");
+    let sched = std::fs::read_to_string(format!("{task}/sched")).unwrap_or_default();
+    let runtime = sched.lines().find_map(|line| line.strip_prefix("se.sum_exec_runtime")?.split(':').nth(1));
+    if let Some(Ok(millis)) = runtime.map(|value| value.trim().parse::<f64>()) {
+        return Some(millis * 1e-3);
+    }
+    let stat = std::fs::read_to_string(format!("{task}/stat")).ok()?;
     // The command may hold spaces and parentheses: the fields start after the last ')'.
     let fields: Vec<&str> = stat.rsplit_once(')')?.1.split_whitespace().collect();
     // utime and stime are fields 14 and 15 of the line, 12 and 13 after the command.
