@@ -59,6 +59,29 @@ fn every_n_through_io_uring_links_its_fsyncs_and_writes_every_byte_on_ext4() {
 }
 
 #[test]
+fn every_n_through_io_uring_with_a_file_per_thread_counts_the_case_and_writes_every_byte() {
+    // Each writer links fsyncs to its own file's writes; the count is the case's, so
+    // the linked fsyncs are as many as one thread makes, and each file with calls not
+    // yet synced at its end gets one fsync of its own.
+    let dir = tempfile::tempdir_in("/dev/shm").unwrap();
+    let args = ["--methods", "io_uring", "--durability", "every:4", "--threads", "2", "--qd", "1,32"];
+    let mut all = vec!["--size", SIZE, "--chunks", "4KiB", "--states", "empty", "--repeat", "2", "--warmup", "0"];
+    all.extend_from_slice(&["--verify", "--layout", "file-per-thread"]);
+    all.extend_from_slice(&args);
+    let (result, _) = run_result(dir.path(), &all);
+    let cases = result["cases"].as_array().unwrap();
+    assert_eq!(cases.len(), 2);
+    for case in cases {
+        assert_eq!(case["status"], "ok", "{}: {}", case["id"], case["error"]);
+        for run in case["runs"].as_array().unwrap() {
+            let ring = &run["ring"];
+            assert_eq!(ring["linked_fsyncs"], CALLS / 4, "{}: {ring}", case["id"]);
+            assert!(ring["fsyncs"].as_u64().unwrap() <= 2, "{}: {ring}", case["id"]);
+        }
+    }
+}
+
+#[test]
 fn strace_sees_io_uring_enter_and_no_sync_call_from_the_writer_only_the_recorded_linked_fsyncs() {
     // The SQEs are not in strace's view: the fsyncs go through io_uring_enter, and the
     // result's counts say how many were linked. No fdatasync(2) on the case's file: the

@@ -34,6 +34,8 @@ pub(super) struct RingQueue<'a> {
     fixed_buffer: bool,
     /// Created disabled; enabled by the writer thread on first use.
     disabled: bool,
+    /// A kernel thread takes the submissions.
+    sqpoll: bool,
     /// The ring's SQPOLL kernel thread (a task of this process), if it has one.
     pub sq_thread: Option<i32>,
     source: PhantomData<&'a Writer>,
@@ -55,9 +57,7 @@ impl<'a> RingQueue<'a> {
             let what = if kind.sqpoll { "io_uring setup with SQPOLL" } else { "io_uring setup" };
             CallError::new(format!("{what} with {entries} entries"), error)
         })?;
-        // The task the set-up added (the run's other threads start later, io-wq workers
-        // on the first request): it names itself iou-sqp-PID only once it runs.
-        let sq_thread = kind.sqpoll.then(|| tasks().into_iter().find(|tid| !before.contains(tid))).flatten();
+        let sq_thread = if kind.sqpoll { sq_thread_since(&before) } else { None };
         if kind.fixed_buffer {
             let (base, len) = source.region();
             let iovec = libc::iovec { iov_base: base as *mut libc::c_void, iov_len: len };
@@ -79,7 +79,8 @@ impl<'a> RingQueue<'a> {
         } else {
             Target::Fd(fd)
         };
-        Ok(RingQueue { ring, fd: target, fixed_buffer: kind.fixed_buffer, disabled, sq_thread, source: PhantomData })
+        let fixed_buffer = kind.fixed_buffer;
+        Ok(RingQueue { ring, fd: target, fixed_buffer, disabled, sqpoll: kind.sqpoll, sq_thread, source: PhantomData })
     }
 
     /// Makes this thread the ring's single issuer; a no-op for a ring not set up disabled.
@@ -98,9 +99,16 @@ impl<'a> RingQueue<'a> {
             if unsafe { self.ring.submission().push(entry) }.is_ok() {
                 return Ok(());
             }
-            // Full (it cannot be with one entry per slot and two spare, but be sure):
-            // make room.
-            submit(&self.ring, 0)?;
+            // Full. Without SQPOLL it cannot be (one entry per slot), but be sure: make
+            // room. With SQPOLL it can: the kernel thread posts completions while it
+            // takes a batch and moves the queue's head only after the batch, so a slot
+            // may be free before its entry is; wait for the thread to take them
+            // (IORING_ENTER_SQ_WAIT).
+            if self.sqpoll {
+                retry(|| self.ring.submitter().squeue_wait().map(drop))?;
+            } else {
+                submit(&self.ring, 0)?;
+            }
         }
         Err(io::Error::other("the io_uring submission queue stays full"))
     }
@@ -204,6 +212,24 @@ pub(super) fn ring_sync(ring: &mut IoUring, fd: RawFd, call: SyncCall) -> io::Re
             errno => return Err(io::Error::from_raw_os_error(errno)),
         }
     }
+}
+
+/// The SQPOLL thread a ring set-up just added: a task not in `before` that names
+/// itself `iou-sqp-PID`, which it does only once it runs, so it is looked for a few
+/// times (untimed, at most about 20 ms); an io-wq worker of an earlier ring may appear
+/// meanwhile and is not it. `None`: not found, and the run has no SQPOLL figure.
+fn sq_thread_since(before: &[i32]) -> Option<i32> {
+    for _ in 0..200 {
+        let found = tasks().into_iter().filter(|tid| !before.contains(tid)).find(|tid| {
+            let comm = std::fs::read_to_string(format!("/proc/self/task/{tid}/comm")).unwrap_or_default();
+            comm.starts_with("iou-sqp")
+        });
+        if found.is_some() {
+            return found;
+        }
+        std::thread::sleep(std::time::Duration::from_micros(100));
+    }
+    None
 }
 
 /// This process's tasks (threads, the kernel's io threads among them).
