@@ -101,7 +101,7 @@ fn every_run_has_both_spans_none_has_no_sync_and_end_is_not_faster_durable() {
     for case in result["cases"].as_array().unwrap() {
         let durability = case["durability"].as_str().unwrap();
         if case["status"] != "ok" {
-            // mmap cannot honour open flags, io_uring has no every:N: both say why.
+            // mmap cannot honour open flags: it says why.
             assert_eq!(case["status"], "unsupported", "{}", case["id"]);
             assert!(!case["error"].as_str().unwrap().is_empty());
             continue;

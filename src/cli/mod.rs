@@ -276,8 +276,10 @@ pub struct RunArgs {
     pub size: Option<String>,
 
     /// Methods, comma-separated: write, pwrite, writev, pwritev, fwrite, mmap, mmap-maps,
-    /// mmap-fds, mmap-populate, io_uring, io_uring-fixed; file creation (open + call +
-    /// close): posix_fallocate, fallocate, ftruncate [default: all].
+    /// mmap-fds, mmap-populate, io_uring, io_uring-fixed (registered buffer and file),
+    /// io_uring-regfile (registered file only), io_uring-sqpoll (a kernel thread polls the
+    /// queue; its CPU is recorded apart as sqpoll_cpu_seconds); file creation (open +
+    /// call + close): posix_fallocate, fallocate, ftruncate [default: all].
     #[arg(long, value_name = "LIST")]
     pub methods: Option<String>,
 

@@ -8,7 +8,7 @@ use std::io::{self, Write};
 
 use crate::result::ResultFile;
 
-const HEADER: [&str; 29] = [
+const HEADER: [&str; 32] = [
     "id",
     "runtime",
     "method",
@@ -37,6 +37,9 @@ const HEADER: [&str; 29] = [
     "latency_p999_ns",
     "latency_max_ns",
     "latency_mean_ns",
+    "ring_linked_fsyncs",
+    "ring_fsyncs",
+    "sqpoll_cpu_seconds",
     "error",
 ];
 
@@ -95,6 +98,14 @@ pub fn render(result: &ResultFile, out: &mut dyn Write) -> io::Result<()> {
                 run.cpu_share.to_string(),
             ]);
             row.extend(latency.iter().cloned());
+            // io_uring only: what strace cannot show (the linked fsyncs are SQEs), and
+            // the SQPOLL thread's CPU, which is in no writer's user/sys seconds.
+            let ring = run.ring.as_ref();
+            row.extend([
+                ring.map(|ring| ring.linked_fsyncs.to_string()).unwrap_or_default(),
+                ring.map(|ring| ring.fsyncs.to_string()).unwrap_or_default(),
+                ring.and_then(|ring| ring.sqpoll_cpu_seconds).map(|s| s.to_string()).unwrap_or_default(),
+            ]);
             row.push(String::new());
             writer.write_record(&row)?;
         }

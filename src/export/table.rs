@@ -134,6 +134,7 @@ pub fn notes(result: &CaseResult) -> Vec<String> {
         notes.push(format!("threads spread {:.0} %", 100.0 * spread));
     }
     notes.extend(cpu_note(result));
+    notes.extend(sqpoll_note(result));
     notes.extend(dirty_note(result));
     notes.extend(others_note(result));
     notes.extend(device_note(result));
@@ -204,6 +205,18 @@ fn cpu_note(result: &CaseResult) -> Option<String> {
     let shares: Vec<f64> = result.runs.iter().map(|run| run.cpu_share).collect();
     let share = crate::analysis::stats::median(&shares);
     Some(format!("CPU-bound (writers on CPU {:.0} % of the time)", 100.0 * share.min(1.0)))
+}
+
+/// "SQPOLL thread CPU 0.120 s a run, not in the CPU figures": the kernel thread that
+/// polls an io_uring-sqpoll ring is no writer, so getrusage of the writers misses it.
+fn sqpoll_note(result: &CaseResult) -> Option<String> {
+    let seconds: Vec<f64> =
+        result.runs.iter().filter_map(|run| run.ring.as_ref().and_then(|ring| ring.sqpoll_cpu_seconds)).collect();
+    if seconds.is_empty() {
+        return None;
+    }
+    let median = crate::analysis::stats::median(&seconds);
+    Some(format!("SQPOLL thread CPU {median:.3} s a run, not in the CPU figures"))
 }
 
 /// "5 runs", or with `--target-ci` "5 to 7 runs (...)": read from the options applied.

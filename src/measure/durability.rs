@@ -79,16 +79,29 @@ impl Pacer<'_> {
     /// (methods with their own way to sync, e.g. stdio's fflush or msync, use this).
     #[inline]
     pub fn due(&mut self) -> bool {
-        let Some((n, _)) = self.pacing.every else { return false };
+        self.due_at().is_some_and(|(_, due)| due)
+    }
+
+    /// As [`Pacer::due`], with the call's place in the case's count (from 1); `None`
+    /// without `every:N`. io_uring counts a request as it issues it, and its sync must
+    /// wait for every count before its own (see `methods::io_uring::drive`).
+    #[inline]
+    pub fn due_at(&mut self) -> Option<(u64, bool)> {
+        let (n, _) = self.pacing.every?;
         self.since += 1;
         // AcqRel: a writer that sees the count its call made also sees every call
         // counted before, so its sync starts after those calls returned.
         let count = self.pacing.calls.fetch_add(1, Ordering::AcqRel) + 1;
-        if count % u64::from(n) == 0 {
+        let due = count % u64::from(n) == 0;
+        if due {
             self.since = 0;
-            return true;
         }
-        false
+        Some((count, due))
+    }
+
+    /// Whether the case's calls are counted across writers into one file.
+    pub fn shared_file(&self) -> bool {
+        self.pacing.shared_file
     }
 
     /// Counts one call on `fd` and syncs it when due.

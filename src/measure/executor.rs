@@ -84,6 +84,8 @@ pub struct Execution {
     pub close: Option<Interval>,
     /// CPU time of the executing thread over the sync and the closing steps.
     pub cpu: Cpu,
+    /// What an io_uring run submitted (see [`Prepared::ring_record`]).
+    pub ring: Option<crate::result::RingRecord>,
 }
 
 /// Writes the parts of a prepared run (DESIGN §5).
@@ -220,7 +222,8 @@ impl Executor for InProcess {
         } else {
             None
         };
-        Ok(Execution { setup_seconds, parts, sync, close, cpu: Cpu::of_this_thread().since(cpu) })
+        let cpu = Cpu::of_this_thread().since(cpu);
+        Ok(Execution { setup_seconds, parts, sync, close, cpu, ring: prepared.ring_record() })
     }
 }
 

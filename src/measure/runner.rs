@@ -246,6 +246,7 @@ fn run_of(execution: &Execution) -> Run {
         thread_seconds: parts.iter().map(|part| part.end - start).collect(),
         user_seconds: cpu.user,
         sys_seconds: cpu.sys,
+        ring: execution.ring.clone(),
         ..Run::default()
     }
 }
@@ -459,6 +460,7 @@ mod tests {
             sync: Some(Interval { start: 3.25, end: 4.0 }),
             close: Some(Interval { start: 4.0, end: 4.5 }),
             cpu: Cpu { user: 0.01, sys: 0.02 },
+            ring: None,
         };
         let run = run_with(execution, 1, Durability::End);
         assert!(close_enough(run.write_seconds, 2.0), "{run:?}");
@@ -478,6 +480,7 @@ mod tests {
             sync: None,
             close: None,
             cpu: Cpu::default(),
+            ring: None,
         };
         let run = run_with(execution, 2, Durability::End);
         assert!(close_enough(run.write_seconds, 2.0) && close_enough(run.sync_seconds, 1.0), "{run:?}");
@@ -491,6 +494,7 @@ mod tests {
             sync: None,
             close: Some(Interval { start: 1.5, end: 1.75 }),
             cpu: Cpu::default(),
+            ring: None,
         };
         let run = run_with(execution, 1, Durability::None);
         assert!(close_enough(run.write_seconds, 1.25) && run.sync_seconds == 0.0, "{run:?}");

@@ -237,6 +237,10 @@ pub trait Prepared: Sync {
     fn finish(&mut self) -> Result<(), CallError> {
         Ok(())
     }
+    /// What an io_uring run submitted (asked after the sync and the closing steps).
+    fn ring_record(&self) -> Option<crate::result::RingRecord> {
+        None
+    }
 }
 
 /// Methods that are one loop over a span of one descriptor.
@@ -304,6 +308,8 @@ pub static ALL: &[&dyn Method] = &[
     &pwrite::Pwrite,
     &io_uring::PLAIN,
     &io_uring::FIXED,
+    &io_uring::REGFILE,
+    &io_uring::SQPOLL,
     &create::POSIX_FALLOCATE,
     &create::FALLOCATE,
     &create::FTRUNCATE,

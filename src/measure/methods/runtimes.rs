@@ -80,11 +80,18 @@ impl Method for Foreign {
         })
     }
 
-    /// Native's refusals (io_uring's every:N), and O_DIRECT through a buffer of the
-    /// language's own.
+    /// Native's refusals, O_DIRECT through a buffer of the language's own, and every:N
+    /// through a runner's io_uring: native links a fsync to each batch's last write
+    /// (`methods::io_uring`), the Go and Zig runners do not.
     fn durability_refusal(&self, durability: Durability) -> Option<String> {
         if durability.direct && self.buffered {
             return Some(format!("{}: the language's own buffer is not aligned for O_DIRECT", self.name));
+        }
+        if self.queued && durability.every().is_some() {
+            return Some(format!(
+                "{}: every:N is not implemented in this runtime's runner (native io_uring has it); use end, osync or odsync",
+                self.name
+            ));
         }
         super::find(super::NATIVE, self.name).and_then(|twin| twin.durability_refusal(durability))
     }

@@ -157,6 +157,7 @@ fn execution_of(reply: Reply, parts: usize) -> Result<Execution, String> {
         sync: interval(reply.sync),
         close: interval(reply.close),
         cpu: Cpu { user: reply.user.unwrap_or(0.0), sys: reply.sys.unwrap_or(0.0) },
+        ring: None,
     })
 }
 

@@ -1,0 +1,259 @@
+//! The real rings behind [`Queue`]: how a ring is set up (tuned flags, SQPOLL), what is
+//! registered with it (the part's buffer, the file), and the CPU time of its SQPOLL
+//! kernel thread, which no getrusage of the writer sees.
+
+use std::io;
+use std::marker::PhantomData;
+use std::os::fd::RawFd;
+
+use ::io_uring::{IoUring, opcode, squeue, types};
+
+use super::super::CallError;
+use super::Kind;
+use super::drive::{Queue, Request, SYNC};
+use crate::error::retry;
+use crate::measure::source::Writer;
+use crate::plan::durability::SyncCall;
+
+/// The most one write can report (the kernel's MAX_RW_COUNT, below `i32::MAX` since the
+/// result is an `i32`); a longer request completes short and the rest is resubmitted.
+const MAX_REQUEST: usize = 0x7fff_f000;
+
+/// How long an SQPOLL thread polls an idle ring before it sleeps (and a submission
+/// must wake it), in milliseconds: longer than any gap between a writer's submissions.
+pub(super) const SQ_IDLE_MS: u32 = 100;
+
+/// A real ring over one part's file. `'a` is the borrow of the part's buffer: the
+/// requests point into it, so the ring must not outlive it.
+pub(super) struct RingQueue<'a> {
+    ring: IoUring,
+    /// The descriptor the SQEs name: the file's own, or index 0 of the registered files
+    /// (IOSQE_FIXED_FILE).
+    fd: Target,
+    /// Writes go as IORING_OP_WRITE_FIXED from registered buffer 0.
+    fixed_buffer: bool,
+    /// Created disabled; enabled by the writer thread on first use.
+    disabled: bool,
+    /// A kernel thread takes the submissions.
+    sqpoll: bool,
+    /// The ring's SQPOLL kernel thread (a task of this process), if it has one.
+    pub sq_thread: Option<i32>,
+    source: PhantomData<&'a Writer>,
+}
+
+#[derive(Clone, Copy)]
+enum Target {
+    Fd(RawFd),
+    Registered,
+}
+
+impl<'a> RingQueue<'a> {
+    /// A ring of `entries` (untimed) as `kind` says; the part's whole buffer and the
+    /// file are registered with it once where the kind asks, so no write pins pages or
+    /// looks up the fd.
+    pub fn new(entries: u32, fd: RawFd, kind: Kind, source: &'a Writer) -> Result<Self, CallError> {
+        let before = if kind.sqpoll { tasks() } else { Vec::new() };
+        let (ring, disabled) = new_ring(entries, kind.sqpoll).map_err(|error| {
+            let what = if kind.sqpoll { "io_uring setup with SQPOLL" } else { "io_uring setup" };
+            CallError::new(format!("{what} with {entries} entries"), error)
+        })?;
+        let sq_thread = if kind.sqpoll { sq_thread_since(&before) } else { None };
+        if kind.fixed_buffer {
+            let (base, len) = source.region();
+            let iovec = libc::iovec { iov_base: base as *mut libc::c_void, iov_len: len };
+            // SAFETY: the buffer stays mapped for 'a, longer than the ring (a run holds
+            // both borrows and drops the ring first). The kernel reads it only for
+            // requests, whose bytes are not re-stamped while they are in flight.
+            unsafe { ring.submitter().register_buffers(&[iovec]) }.map_err(|error| {
+                let hint = match error.raw_os_error() {
+                    Some(libc::ENOMEM) => " (pinned pages count against RLIMIT_MEMLOCK)",
+                    Some(libc::EFAULT) if len > 1 << 30 => " (the kernel registers at most 1 GiB per buffer)",
+                    _ => "",
+                };
+                CallError::new(format!("io_uring register_buffers of {len} bytes{hint}"), error)
+            })?;
+        }
+        let target = if kind.fixed_file {
+            ring.submitter().register_files(&[fd]).map_err(|error| CallError::new("io_uring register_files", error))?;
+            Target::Registered
+        } else {
+            Target::Fd(fd)
+        };
+        let fixed_buffer = kind.fixed_buffer;
+        Ok(RingQueue { ring, fd: target, fixed_buffer, disabled, sqpoll: kind.sqpoll, sq_thread, source: PhantomData })
+    }
+
+    /// Makes this thread the ring's single issuer; a no-op for a ring not set up disabled.
+    pub fn enable(&mut self) -> io::Result<()> {
+        if self.disabled {
+            self.ring.submitter().register_enable_rings()?;
+            self.disabled = false;
+        }
+        Ok(())
+    }
+
+    fn queue(&mut self, entry: &squeue::Entry) -> io::Result<()> {
+        for _ in 0..2 {
+            // SAFETY: the entry reads bytes of the part's buffer, alive for 'a, which
+            // outlives the ring; for WriteFixed they lie inside registered buffer 0.
+            if unsafe { self.ring.submission().push(entry) }.is_ok() {
+                return Ok(());
+            }
+            // Full. Without SQPOLL it cannot be (one entry per slot), but be sure: make
+            // room. With SQPOLL it can: the kernel thread posts completions while it
+            // takes a batch and moves the queue's head only after the batch, so a slot
+            // may be free before its entry is; wait for the thread to take them
+            // (IORING_ENTER_SQ_WAIT).
+            if self.sqpoll {
+                retry(|| self.ring.submitter().squeue_wait().map(drop))?;
+            } else {
+                submit(&self.ring, 0)?;
+            }
+        }
+        Err(io::Error::other("the io_uring submission queue stays full"))
+    }
+
+    fn flags(&self, link: bool) -> squeue::Flags {
+        let mut flags = squeue::Flags::empty();
+        if link {
+            flags |= squeue::Flags::IO_LINK;
+        }
+        // The opcode builders set IOSQE_FIXED_FILE themselves for types::Fixed.
+        flags
+    }
+}
+
+impl<'a> Queue<'a> for RingQueue<'a> {
+    fn push(&mut self, slot: usize, request: Request<'a>, link: bool) -> io::Result<()> {
+        let (ptr, len) = (request.bytes.as_ptr(), request.bytes.len().min(MAX_REQUEST) as u32);
+        let entry = match (self.fd, self.fixed_buffer) {
+            (Target::Fd(fd), false) => opcode::Write::new(types::Fd(fd), ptr, len).offset(request.offset).build(),
+            (Target::Fd(fd), true) => {
+                opcode::WriteFixed::new(types::Fd(fd), ptr, len, 0).offset(request.offset).build()
+            }
+            (Target::Registered, false) => opcode::Write::new(types::Fixed(0), ptr, len).offset(request.offset).build(),
+            (Target::Registered, true) => {
+                opcode::WriteFixed::new(types::Fixed(0), ptr, len, 0).offset(request.offset).build()
+            }
+        };
+        let entry = entry.user_data(slot as u64).flags(self.flags(link));
+        self.queue(&entry)
+    }
+
+    fn push_sync(&mut self, call: SyncCall) -> io::Result<()> {
+        let flags = match call {
+            SyncCall::Fsync => types::FsyncFlags::empty(),
+            SyncCall::Fdatasync => types::FsyncFlags::DATASYNC,
+        };
+        let entry = match self.fd {
+            Target::Fd(fd) => opcode::Fsync::new(types::Fd(fd)).flags(flags).build(),
+            Target::Registered => opcode::Fsync::new(types::Fixed(0)).flags(flags).build(),
+        };
+        self.queue(&entry.user_data(SYNC))
+    }
+
+    fn submit_and_reap(&mut self, reaped: &mut Vec<(u64, i32)>) -> io::Result<()> {
+        submit(&self.ring, 1)?;
+        reaped.extend(self.ring.completion().map(|cqe| (cqe.user_data(), cqe.result())));
+        Ok(())
+    }
+}
+
+/// A ring for one writer thread, set up as fio does where the kernel allows (6.1+):
+/// SINGLE_ISSUER and DEFER_TASKRUN run completion work when the writer waits instead of
+/// interrupting it, COOP_TASKRUN spares it an IPI. The ring is created disabled, by the
+/// thread that prepares the run, and enabled by its writer thread (the single issuer)
+/// on first use. Older kernels refuse the flags with EINVAL: a plain ring then. With
+/// `sqpoll`, a kernel thread takes the submissions (DEFER_TASKRUN cannot go with it):
+/// no fallback, the case is unsupported with the kernel's answer.
+pub(super) fn new_ring(entries: u32, sqpoll: bool) -> io::Result<(IoUring, bool)> {
+    if sqpoll {
+        return Ok((IoUring::builder().setup_sqpoll(SQ_IDLE_MS).build(entries)?, false));
+    }
+    let tuned = IoUring::builder()
+        .setup_r_disabled()
+        .setup_single_issuer()
+        .setup_defer_taskrun()
+        .setup_coop_taskrun()
+        .build(entries);
+    match tuned {
+        Ok(ring) => Ok((ring, true)),
+        Err(error) if error.raw_os_error() == Some(libc::EINVAL) => Ok((IoUring::new(entries)?, false)),
+        Err(error) => Err(error),
+    }
+}
+
+/// `io_uring_enter`, retried on EINTR: the kernel keeps the entries it has not taken in
+/// the shared queue, so the retry submits exactly those. With SQPOLL the crate enters
+/// the kernel only to wake the thread or to wait.
+fn submit(ring: &IoUring, want: usize) -> io::Result<()> {
+    retry(|| ring.submit_and_wait(want).map(drop))
+}
+
+/// Syncs a file through a ring of its own: `end`'s sync span as one IORING_OP_FSYNC
+/// (the writers' rings have a single issuer, and the sync span may be another
+/// thread's). Plain set-up, so any thread may use it.
+pub(super) fn ring_sync(ring: &mut IoUring, fd: RawFd, call: SyncCall) -> io::Result<()> {
+    let flags = match call {
+        SyncCall::Fsync => types::FsyncFlags::empty(),
+        SyncCall::Fdatasync => types::FsyncFlags::DATASYNC,
+    };
+    let entry = opcode::Fsync::new(types::Fd(fd)).flags(flags).build().user_data(SYNC);
+    loop {
+        // SAFETY: a fsync reads no memory of ours.
+        unsafe { ring.submission().push(&entry) }.map_err(|_| io::Error::other("the sync ring is full"))?;
+        submit(ring, 1)?;
+        let Some(cqe) = ring.completion().next() else {
+            return Err(io::Error::other("io_uring fsync: no completion"));
+        };
+        match -cqe.result() {
+            0 => return Ok(()),
+            libc::EINTR | libc::EAGAIN => continue,
+            errno => return Err(io::Error::from_raw_os_error(errno)),
+        }
+    }
+}
+
+/// The SQPOLL thread a ring set-up just added: a task not in `before` that names
+/// itself `iou-sqp-PID`, which it does only once it runs, so it is looked for a few
+/// times (untimed, at most about 20 ms); an io-wq worker of an earlier ring may appear
+/// meanwhile and is not it. `None`: not found, and the run has no SQPOLL figure.
+fn sq_thread_since(before: &[i32]) -> Option<i32> {
+    for _ in 0..200 {
+        let found = tasks().into_iter().filter(|tid| !before.contains(tid)).find(|tid| {
+            let comm = std::fs::read_to_string(format!("/proc/self/task/{tid}/comm")).unwrap_or_default();
+            comm.starts_with("iou-sqp")
+        });
+        if found.is_some() {
+            return found;
+        }
+        std::thread::sleep(std::time::Duration::from_micros(100));
+    }
+    None
+}
+
+/// This process's tasks (threads, the kernel's io threads among them).
+fn tasks() -> Vec<i32> {
+    let Ok(tasks) = std::fs::read_dir("/proc/self/task") else { return Vec::new() };
+    tasks.flatten().filter_map(|task| task.file_name().to_str()?.parse().ok()).collect()
+}
+
+/// CPU seconds task `tid` of this process has used so far: `se.sum_exec_runtime` of
+/// its sched file (milliseconds, to the nanosecond), else user + system from its stat
+/// (clock ticks, 10 ms each on most kernels); `None` once the task is gone.
+pub(super) fn task_cpu_seconds(tid: i32) -> Option<f64> {
+    let task = format!("/proc/self/task/{tid}");
+    let sched = std::fs::read_to_string(format!("{task}/sched")).unwrap_or_default();
+    let runtime = sched.lines().find_map(|line| line.strip_prefix("se.sum_exec_runtime")?.split(':').nth(1));
+    if let Some(Ok(millis)) = runtime.map(|value| value.trim().parse::<f64>()) {
+        return Some(millis * 1e-3);
+    }
+    let stat = std::fs::read_to_string(format!("{task}/stat")).ok()?;
+    // The command may hold spaces and parentheses: the fields start after the last ')'.
+    let fields: Vec<&str> = stat.rsplit_once(')')?.1.split_whitespace().collect();
+    // utime and stime are fields 14 and 15 of the line, 12 and 13 after the command.
+    let ticks: u64 = fields.get(11)?.parse::<u64>().ok()? + fields.get(12)?.parse::<u64>().ok()?;
+    // SAFETY: sysconf has no preconditions.
+    let hz = unsafe { libc::sysconf(libc::_SC_CLK_TCK) }.max(1) as f64;
+    Some(ticks as f64 / hz)
+}
