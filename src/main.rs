@@ -11,8 +11,9 @@ use serde_json::json;
 
 use writebench::analysis::advice;
 use writebench::cli::calibrate::CalibrateArgs;
+use writebench::cli::latency::LatencyArgs;
 use writebench::cli::report::ReportArgs;
-use writebench::cli::{Cli, Command, CompareArgs, LatencyArgs, RunArgs, UsageError, plain};
+use writebench::cli::{Cli, Command, CompareArgs, RunArgs, UsageError, plain};
 use writebench::context;
 use writebench::export::{self, write_atomically};
 use writebench::measure::runner::{peak_rss_bytes, prepare_case};

@@ -7,6 +7,7 @@ use crate::analysis::outliers::outliers;
 use crate::analysis::stats::{Summary, ci_relative_half_width};
 use crate::context::calibration::{Calibration, CeilingShare};
 use crate::context::{Host, TargetInfo};
+pub use crate::measure::ring_record::RingRecord;
 use crate::plan::Case;
 
 /// v2 added `answer` and the numbers of each observation; v1 files still load (both
@@ -132,30 +133,6 @@ pub struct Run {
     /// order in which the runs really happened, so drift can be read against it.
     #[serde(default)]
     pub sequence: u64,
-}
-
-/// The submissions of an io_uring run, summed over its rings (one per writer).
-#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
-pub struct RingRecord {
-    /// The SQE flags and set-up flags the run's requests used, e.g. `IOSQE_IO_LINK`,
-    /// `IOSQE_FIXED_FILE`, `IORING_SETUP_SQPOLL`.
-    pub sqe_flags: Vec<String>,
-    /// Write requests with IOSQE_IO_LINK (every:N: the write that completes a batch).
-    pub linked_writes: u64,
-    /// IORING_OP_FSYNC requests linked to a write (every:N's syncs), with
-    /// IORING_FSYNC_DATASYNC for the fdatasync modes.
-    pub linked_fsyncs: u64,
-    /// IORING_OP_FSYNC requests on their own: every:N's calls left at the end, and
-    /// `end`'s sync span.
-    pub fsyncs: u64,
-    /// Linked fsyncs the kernel cancelled (a short or failed write), each issued again.
-    pub cancelled_fsyncs: u64,
-    /// CPU seconds of the SQPOLL kernel threads over their writers' parts (their
-    /// /proc/self/task/TID/sched `se.sum_exec_runtime`, else stat's 10 ms ticks): not in
-    /// `user_seconds`/`sys_seconds`, which are the writers' own. Absent where the thread
-    /// was not found.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub sqpoll_cpu_seconds: Option<f64>,
 }
 
 impl Run {

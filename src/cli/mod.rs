@@ -7,6 +7,7 @@ use clap::{Args, Parser, Subcommand, ValueEnum};
 
 pub mod calibrate;
 pub mod compare;
+pub mod latency;
 pub mod report;
 mod usage;
 
@@ -74,8 +75,8 @@ pub enum Command {
     Clean(CleanArgs),
     /// Time small writes one by one, and crash-safe saves of a whole file: percentiles
     /// per durability mode and per save pattern.
-    #[command(after_help = LATENCY_EXAMPLES)]
-    Latency(LatencyArgs),
+    #[command(after_help = latency::EXAMPLES)]
+    Latency(latency::LatencyArgs),
     /// Render a saved result again (from --export-json): the table and the answer, or
     /// Markdown, HTML, JSON and CSV files. Reads the file only; measures nothing.
     #[command(after_help = report::EXAMPLES)]
@@ -112,119 +113,6 @@ pub struct CleanArgs {
     /// nothing is removed.
     #[arg(long)]
     pub yes: bool,
-}
-
-const LATENCY_EXAMPLES: &str = "\
-Examples:
-  writebench latency /data                      10,000 writes of 8 B, overwrite0 and append
-  writebench latency . --durability none,every-fdatasync:1 --count 1000 --export-json l.json
-  writebench latency /data --patterns replace,replace-tmpfile --bytes 4KiB,1MiB
-                                                crash-safe saves of a whole file, once per size";
-
-/// Largest file a save (`latency --patterns replace...`) writes.
-pub const MAX_SAVE: usize = 64 << 20;
-
-/// Most operations per latency case: a histogram is bounded, the wall time is not.
-pub const MAX_LATENCY_COUNT: u64 = 100_000_000;
-
-#[derive(Debug, Args)]
-pub struct LatencyArgs {
-    /// Directory to measure (a private scratch directory is made in it and removed).
-    #[arg(default_value = ".")]
-    pub path: PathBuf,
-
-    /// Timed operations per case.
-    #[arg(long, default_value_t = 10_000, value_name = "N")]
-    pub count: u64,
-
-    /// Bytes per write, or of the whole file per save: a list, each size its own case,
-    /// e.g. 8 or 4KiB,1MiB (a save is at most 64MiB).
-    #[arg(long, default_value = "8", value_name = "LIST")]
-    pub bytes: String,
-
-    /// Writes: overwrite0 (pwrite at offset 0 each time, like a device rewriting one
-    /// block), append (write at the file position). Saves of a whole file (native only,
-    /// once per size, with their own syncs instead of --durability): replace (temp file,
-    /// fsync, rename, directory fsync), replace-tmpfile (the same from O_TMPFILE and
-    /// linkat), replace-unsafe (no fsync: not durable).
-    #[arg(long, default_value = "overwrite0,append", value_name = "LIST")]
-    pub patterns: String,
-
-    /// Durability modes, spelled as for `run` (every:N syncs after every N writes, and
-    /// the sync call is also reported alone).
-    #[arg(long, default_value = "none,odsync,osync,every-fdatasync:1", value_name = "LIST")]
-    pub durability: String,
-
-    /// Operations done before the timed ones, per case, not recorded.
-    #[arg(long, default_value_t = 100, value_name = "N")]
-    pub warmup: u64,
-
-    /// Runtimes, comma-separated: native, c, python, go, zig. Each times its own calls:
-    /// pwrite at offset 0; write at the file position, and also Python's io.FileIO and
-    /// buffered open() (flushed each time), and Go's bufio (flushed) [default: native].
-    #[arg(long, value_name = "LIST")]
-    pub runtimes: Option<String>,
-
-    /// Seed of the pseudo-random data written.
-    #[arg(long, default_value_t = DEFAULT_SEED, value_name = "N")]
-    pub seed: u64,
-
-    /// Write the full result as JSON (schema writebench.v2; latency_ns per case).
-    #[arg(long, value_name = "FILE")]
-    pub export_json: Option<PathBuf>,
-
-    /// Write one row per case as CSV.
-    #[arg(long, value_name = "FILE")]
-    pub export_csv: Option<PathBuf>,
-}
-
-impl LatencyArgs {
-    pub fn plan(&self) -> Result<crate::plan::latency::Plan, UsageError> {
-        let usage = |message: String| UsageError(message);
-        let sizes = parse_list(&self.bytes, "--bytes", |item| match parse_size(item)? {
-            bytes @ 1..=MAX_CHUNK => Ok(bytes as usize),
-            _ => Err(format!("'{item}' is out of range (1B to 1GiB)")),
-        })?;
-        if !(1..=MAX_LATENCY_COUNT).contains(&self.count) {
-            return Err(usage(format!("--count: must be between 1 and {MAX_LATENCY_COUNT}")));
-        }
-        if self.warmup > MAX_LATENCY_COUNT {
-            return Err(usage(format!("--warmup: must be at most {MAX_LATENCY_COUNT}")));
-        }
-        let patterns = parse_list(&self.patterns, "--patterns", |s| s.parse::<crate::plan::latency::Pattern>())?;
-        // Each save writes the whole file count + warmup times: 64 MiB is already 6 GiB at 100.
-        if let Some(&big) = sizes.iter().find(|&&size| size > MAX_SAVE) {
-            if patterns.iter().any(|p| p.is_save()) {
-                return Err(usage(format!(
-                    "--bytes: {big} B is too large for a save (replace patterns: at most 64MiB)"
-                )));
-            }
-        }
-        let durability = parse_list(&self.durability, "--durability", parse_mode)?;
-        if let Some(mode) = durability.iter().find(|d| d.rwf_flags() != 0 || d.write_behind().is_some()) {
-            return Err(usage(format!(
-                "--durability {mode}: latency times write and pwrite calls, which take neither RWF_* flags nor \
-                 write-behind (use osync or odsync; `run` has {mode} with the pwritev2 methods)"
-            )));
-        }
-        Ok(crate::plan::latency::Plan {
-            count: self.count,
-            sizes,
-            warmup: self.warmup,
-            patterns,
-            durability,
-            seed: self.seed,
-            runtimes: match &self.runtimes {
-                Some(list) => parse_runtimes(list)?,
-                None => Vec::new(),
-            },
-        })
-    }
-
-    /// PATH must be an existing directory; export files must be creatable.
-    pub fn check_paths(&self) -> Result<(), UsageError> {
-        check_paths(&self.path, &[("--export-json", &self.export_json), ("--export-csv", &self.export_csv)])
-    }
 }
 
 /// `--runtimes`: known runtime names, each once.

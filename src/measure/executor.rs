@@ -85,7 +85,7 @@ pub struct Execution {
     /// CPU time of the executing thread over the sync and the closing steps.
     pub cpu: Cpu,
     /// What an io_uring run submitted (see [`Prepared::ring_record`]).
-    pub ring: Option<crate::result::RingRecord>,
+    pub ring: Option<crate::measure::ring_record::RingRecord>,
 }
 
 /// Writes the parts of a prepared run (DESIGN §5).

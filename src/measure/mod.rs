@@ -13,6 +13,7 @@ pub mod hygiene;
 pub mod latency;
 pub mod methods;
 pub mod residency;
+pub mod ring_record;
 pub mod runner;
 pub mod runtimes;
 pub mod save;
