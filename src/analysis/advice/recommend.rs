@@ -171,7 +171,7 @@ fn commits(result: &ResultFile) -> Option<Recommendation> {
     ranked.sort_by(|a, b| rate(b).total_cmp(&rate(a)));
     let best = *ranked.first()?;
     let every = per_commit(best).filter(|&n| n > 1.0).map(|n| format!(", {n} writes per commit")).unwrap_or_default();
-    let mut text = format!(
+    let text = format!(
         "{} with {}{every}: {} commits/s, p99 {} per write ({})",
         latency::pattern(best),
         mode(best.case.durability),
@@ -179,19 +179,33 @@ fn commits(result: &ResultFile) -> Option<Recommendation> {
         micros(p99_ns(best).unwrap_or(0.0)),
         best.case.id
     );
+    Some(one_loop_each(&ranked, &rate, text, "small-durable-commits", "commits_per_second"))
+}
+
+/// The recommendation of a goal answered by latency cases, `ranked` best first by
+/// `rate`: `text` with the margin over the runner-up. One timed loop per case gives no
+/// spread to test, so the margin is a plain ratio, said to be untested.
+fn one_loop_each(
+    ranked: &[&CaseResult],
+    rate: &dyn Fn(&CaseResult) -> f64,
+    mut text: String,
+    goal: &str,
+    figure: &str,
+) -> Recommendation {
+    let best = ranked[0];
     let side = |case| Side::new(case, Metric::Durable);
     let runner_up = ranked.get(1).map(|&r| (r, test(side(r), side(best))));
     let against: Vec<Option<Test>> = ranked[1..].iter().map(|&c| test(side(c), side(best))).collect();
     text +=
         &margin(runner_up.map(|(r, t)| (r.case.id.as_str(), t, rate(r) / rate(best))), &against, "one timed loop each");
-    Some(Recommendation {
-        goal: "small-durable-commits".to_string(),
+    Recommendation {
+        goal: goal.to_string(),
         text,
-        best: latency::figure(best, "commits_per_second", rate(best)),
+        best: latency::figure(best, figure, rate(best)),
         runner_up: runner_up.and_then(|(_, t)| t).map(|t| t.comparison(t.significant())),
         naive: None,
         tied: runner_up.is_some_and(|(_, t)| t.is_some_and(|t| !t.significant())),
-    })
+    }
 }
 
 /// Crash-safe saves of a whole file (latency's `replace` patterns), one answer per
@@ -214,7 +228,7 @@ fn saves(result: &ResultFile) -> Vec<Recommendation> {
             Some(Pattern::ReplaceTmpfile) => "O_TMPFILE, write, fsync, linkat, rename, fsync of the directory",
             _ => "temp file, write, fsync, rename, fsync of the directory",
         };
-        let mut text = format!(
+        let text = format!(
             "{} with {} ({calls}): {} saves/s, p99 {} per save ({})",
             latency::pattern(best),
             pattern_of(&best.case).map_or("", |p| p.name()),
@@ -222,22 +236,7 @@ fn saves(result: &ResultFile) -> Vec<Recommendation> {
             micros(p99_ns(best).unwrap_or(0.0)),
             best.case.id
         );
-        let side = |case| Side::new(case, Metric::Durable);
-        let runner_up = ranked.get(1).map(|&r| (r, test(side(r), side(best))));
-        let against: Vec<Option<Test>> = ranked[1..].iter().map(|&c| test(side(c), side(best))).collect();
-        text += &margin(
-            runner_up.map(|(r, t)| (r.case.id.as_str(), t, rate(r) / rate(best))),
-            &against,
-            "one timed loop each",
-        );
-        answers.push(Recommendation {
-            goal: "crash-safe-saves".to_string(),
-            text,
-            best: latency::figure(best, "saves_per_second", rate(best)),
-            runner_up: runner_up.and_then(|(_, t)| t).map(|t| t.comparison(t.significant())),
-            naive: None,
-            tied: runner_up.is_some_and(|(_, t)| t.is_some_and(|t| !t.significant())),
-        });
+        answers.push(one_loop_each(&ranked, &rate, text, "crash-safe-saves", "saves_per_second"));
     }
     answers
 }
