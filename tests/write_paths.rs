@@ -188,6 +188,33 @@ fn tmpfs_refuses_dontcache_and_atomic_writes_say_why_they_cannot_run() {
 }
 
 #[test]
+fn atomic_writes_run_and_are_verified_where_statx_offers_a_unit() {
+    // xfs (Linux 6.16) offers atomic writes even on a loop device, out of place through
+    // its reflink copy-on-write: statx says 4 KiB to 1 MiB here.
+    let xfs = LoopFs::make("xfs", 320);
+    let mut args = one_case("pwritev2-atomic", "direct", "prealloc", "1MiB");
+    args.extend(["--repeat", "2", "--verify"]);
+    args[5] = "4KiB,64KiB";
+    let (result, _) = run_result(&xfs.path(), &args);
+    let atomic = &result["target"]["atomic_write"];
+    assert_eq!(atomic["supported"], true, "this kernel's xfs offers atomic writes: {atomic}");
+    for case in result["cases"].as_array().unwrap() {
+        assert_eq!(case["status"], "ok", "{case}");
+        assert_eq!(case["runs"].as_array().unwrap().len(), 2, "{case}");
+    }
+    // A call larger than statx's largest unit is refused with its numbers.
+    let max = atomic["unit_max"].as_u64().unwrap();
+    let too_big = format!("{}B", max * 2);
+    let mut args = one_case("pwritev2,pwritev2-atomic", "direct", "prealloc", "4MiB");
+    args.extend(["--repeat", "1"]);
+    args[5] = &too_big;
+    let (result, _) = run_result(&xfs.path(), &args);
+    let case = result["cases"].as_array().unwrap().iter().find(|c| c["method"] == "pwritev2-atomic").unwrap();
+    assert_eq!(case["status"], "unsupported", "{case}");
+    assert!(case["error"].as_str().unwrap().contains(&format!("to {max} bytes here (statx)")), "{case}");
+}
+
+#[test]
 fn bad_modes_are_one_line_and_status_2() {
     let dir = tempfile::tempdir().unwrap();
     let path = dir.path().to_str().unwrap();
