@@ -2,6 +2,7 @@
 //! what "% of ceiling" in the table and the JSON is.
 
 use crate::context::calibration::CaseKind;
+use crate::measure::methods;
 use crate::plan::Case;
 use crate::result::{ResultFile, Status};
 
@@ -22,8 +23,10 @@ pub fn apply(result: &mut ResultFile) {
     let Some(calibration) = result.calibration.clone() else { return };
     for case in result.cases.iter_mut().filter(|c| c.status == Status::Ok) {
         let Some(buffered) = case.stats else { continue };
-        // Latency cases have per-operation figures, not a stream's rate.
-        if case.latency_ns.is_some() {
+        // Latency cases have per-operation figures, not a stream's rate; file creation
+        // writes no data (ftruncate of 64 MiB in microseconds is no copy at all).
+        let creates = methods::by_name(&case.case.method).is_some_and(|m| m.creation().is_some());
+        if case.latency_ns.is_some() || creates {
             continue;
         }
         let kind = case_kind(&case.case, has_device);
