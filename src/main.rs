@@ -91,11 +91,7 @@ fn compare(args: &CompareArgs) -> Result<ExitCode, UsageError> {
 fn latency(args: &LatencyArgs) -> Result<ExitCode, UsageError> {
     let plan = args.plan()?;
     args.check_paths()?;
-    signals::install().map_err(|e| UsageError(format!("cannot set up signal handling: {}", plain(&e))))?;
-    let scratch = signals::create_scratch(|| Scratch::create(&args.path), Scratch::path).map_err(|e| {
-        UsageError(format!("cannot create a scratch directory in {}: {}", args.path.display(), plain(&e)))
-    })?;
-    let target = context::target(&args.path, Some(&probe_file(&scratch)));
+    let (scratch, target) = start_in(&args.path)?;
     let cases = plan.cases();
     let total = cases.len();
     let sizes: Vec<String> = plan.sizes.iter().map(|&bytes| format!("{bytes} B")).collect();
@@ -178,23 +174,11 @@ fn run(args: &RunArgs) -> Result<ExitCode, UsageError> {
         // creation) is skipped instead of refusing the whole run.
         writebench::measure::space::check_up_front(&args.path, suite.reference_size).map_err(UsageError)?;
     }
-    // Before any other thread starts, so that every thread inherits the blocked mask.
-    signals::install().map_err(|e| UsageError(format!("cannot set up signal handling: {}", plain(&e))))?;
-    let mut scratch = signals::create_scratch(|| Scratch::create(&args.path), Scratch::path).map_err(|e| {
-        UsageError(format!("cannot create a scratch directory in {}: {}", args.path.display(), plain(&e)))
-    })?;
-    let target = context::target(&args.path, Some(&probe_file(&scratch)));
+    let (mut scratch, target) = start_in(&args.path)?;
     let latency_count = suite.latency.as_ref().map_or(0, |plan| plan.cases().len());
     announce(&cases, latency_count, &schedule, &target, &scratch);
     let calibration = (!args.no_calibrate).then(|| {
-        let spinner = spinner();
-        let calibration = writebench::measure::calibrate::calibrate(
-            &scratch,
-            writebench::measure::calibrate::Effort::SHORT,
-            settings.seed,
-            &mut |step| spinner.set_message(format!("calibrating: {step}")),
-        );
-        spinner.finish_and_clear();
+        let calibration = calibrate_in(&scratch, writebench::measure::calibrate::Effort::SHORT, settings.seed);
         // The copy buffers are freed: the peak the result records is the cases' own.
         writebench::measure::runner::reset_peak_rss();
         eprintln!(
@@ -297,18 +281,9 @@ fn run(args: &RunArgs) -> Result<ExitCode, UsageError> {
 fn calibrate(args: &CalibrateArgs) -> Result<ExitCode, UsageError> {
     let size = args.check()?;
     writebench::measure::space::check_up_front(&args.path, size).map_err(UsageError)?;
-    signals::install().map_err(|e| UsageError(format!("cannot set up signal handling: {}", plain(&e))))?;
-    let scratch = signals::create_scratch(|| Scratch::create(&args.path), Scratch::path).map_err(|e| {
-        UsageError(format!("cannot create a scratch directory in {}: {}", args.path.display(), plain(&e)))
-    })?;
-    let target = context::target(&args.path, Some(&probe_file(&scratch)));
+    let (scratch, target) = start_in(&args.path)?;
     let swap_before = context::swapped_out_pages();
-    let spinner = spinner();
-    let effort = writebench::measure::calibrate::Effort::full(size);
-    let calibration = writebench::measure::calibrate::calibrate(&scratch, effort, args.seed, &mut |step| {
-        spinner.set_message(format!("calibrating: {step}"))
-    });
-    spinner.finish_and_clear();
+    let calibration = calibrate_in(&scratch, writebench::measure::calibrate::Effort::full(size), args.seed);
     drop(scratch);
     signals::forget_scratch();
     let result = ResultFile {
@@ -352,14 +327,35 @@ fn manual(out: &mut dyn Write) -> std::io::Result<()> {
     Ok(())
 }
 
-/// A spinner on a terminal (nothing otherwise) for work without a count: calibration.
-fn spinner() -> ProgressBar {
-    if !std::io::stderr().is_terminal() {
-        return ProgressBar::hidden();
-    }
-    let spinner = ProgressBar::new_spinner();
-    spinner.enable_steady_tick(std::time::Duration::from_millis(120));
-    spinner
+/// Signal handling, then the scratch directory in `path` and the facts of its
+/// filesystem: the start of every command that writes. Signals come first, before any
+/// other thread starts, so that every thread inherits the blocked mask.
+fn start_in(path: &Path) -> Result<(Scratch, context::TargetInfo), UsageError> {
+    signals::install().map_err(|e| UsageError(format!("cannot set up signal handling: {}", plain(&e))))?;
+    let scratch = signals::create_scratch(|| Scratch::create(path), Scratch::path)
+        .map_err(|e| UsageError(format!("cannot create a scratch directory in {}: {}", path.display(), plain(&e))))?;
+    let target = context::target(path, Some(&probe_file(&scratch)));
+    Ok((scratch, target))
+}
+
+/// The calibration, with a spinner on a terminal (nothing otherwise) saying its step.
+fn calibrate_in(
+    scratch: &Scratch,
+    effort: writebench::measure::calibrate::Effort,
+    seed: u64,
+) -> context::calibration::Calibration {
+    let spinner = if std::io::stderr().is_terminal() {
+        let spinner = ProgressBar::new_spinner();
+        spinner.enable_steady_tick(std::time::Duration::from_millis(120));
+        spinner
+    } else {
+        ProgressBar::hidden()
+    };
+    let calibration = writebench::measure::calibrate::calibrate(scratch, effort, seed, &mut |step| {
+        spinner.set_message(format!("calibrating: {step}"))
+    });
+    spinner.finish_and_clear();
+    calibration
 }
 
 /// `writebench report`: a saved result rendered again, from the file alone.

@@ -2,18 +2,7 @@
 
 mod common;
 
-use common::{stderr_of, writebench};
-
-fn assert_usage_error(args: &[&str], expected: &str) {
-    let output = writebench(args);
-    let stderr = stderr_of(&output);
-    assert_eq!(output.status.code(), Some(2), "{args:?}: {stderr}");
-    assert_eq!(stderr.trim_end().lines().count(), 1, "{args:?}: one line expected, got:\n{stderr}");
-    assert!(stderr.starts_with("writebench: "), "{args:?}: {stderr}");
-    assert!(stderr.contains(expected), "{args:?}: expected '{expected}' in: {stderr}");
-    assert!(!stderr.contains("panicked") && !stderr.contains("backtrace"), "{stderr}");
-    assert!(output.stdout.is_empty(), "{args:?}: nothing on stdout for bad input");
-}
+use common::{assert_usage_error, writebench};
 
 #[test]
 fn bad_sizes() {

@@ -5,7 +5,7 @@
 
 mod common;
 
-use common::{LoopFs, Tmpfs, read_json, run_result, stderr_of, writebench};
+use common::{LoopFs, Tmpfs, assert_usage_error, read_json, run_result, stderr_of, writebench};
 
 fn rate(value: &serde_json::Value) -> f64 {
     value.as_f64().unwrap_or_else(|| panic!("a rate, not {value}"))
@@ -138,11 +138,7 @@ fn calibrate_refuses_bad_input_in_one_line() {
         (vec!["calibrate", dir.path().to_str().unwrap(), "--size", "12XB"], "--size"),
         (vec!["calibrate", dir.path().to_str().unwrap(), "--size", "4KiB"], "--size: must be between 1MiB and 64GiB"),
     ] {
-        let output = writebench(&args);
-        assert_eq!(output.status.code(), Some(2), "{args:?}");
-        let stderr = stderr_of(&output);
-        assert_eq!(stderr.lines().count(), 1, "{stderr}");
-        assert!(stderr.contains(says), "{stderr}");
+        assert_usage_error(&args, says);
     }
     assert!(std::fs::read_dir(dir.path()).unwrap().next().is_none(), "nothing made in PATH");
 }

@@ -3,7 +3,7 @@
 
 mod common;
 
-use common::{LoopFs, Tmpfs, read_json, stderr_of, writebench};
+use common::{LoopFs, Tmpfs, assert_usage_error, read_json, stderr_of, writebench};
 
 const KEYS: [&str; 7] = ["count", "mean", "p50", "p90", "p99", "p999", "max"];
 
@@ -82,11 +82,7 @@ fn bad_latency_options_exit_2() {
     ] {
         let mut argv = vec!["latency", "."];
         argv.extend_from_slice(args);
-        let output = writebench(&argv);
-        let stderr = stderr_of(&output);
-        assert_eq!(output.status.code(), Some(2), "{args:?}: {stderr}");
-        assert_eq!(stderr.trim_end().lines().count(), 1, "{stderr}");
-        assert!(stderr.contains(expected), "{stderr}");
+        assert_usage_error(&argv, expected);
     }
 }
 

@@ -8,7 +8,7 @@ mod common;
 use std::process::{Command, Stdio};
 use std::time::{Duration, Instant};
 
-use common::{LoopFs, entries, read_json, stderr_of, strace, writebench};
+use common::{LoopFs, assert_usage_error, entries, read_json, stderr_of, strace, writebench};
 
 /// What a traced call does to the save, or `None` for the calls around the saves.
 fn event(line: &str) -> Option<&'static str> {
@@ -174,11 +174,7 @@ fn bad_save_options_exit_2_with_one_line() {
     ] {
         let mut argv = vec!["latency", "."];
         argv.extend_from_slice(args);
-        let output = writebench(&argv);
-        let stderr = stderr_of(&output);
-        assert_eq!(output.status.code(), Some(2), "{args:?}: {stderr}");
-        assert_eq!(stderr.trim_end().lines().count(), 1, "{stderr}");
-        assert!(stderr.contains(expected), "{args:?}: {stderr}");
+        assert_usage_error(&argv, expected);
     }
 }
 

@@ -5,7 +5,7 @@
 
 mod common;
 
-use common::{LoopFs, Tmpfs, run_result, stderr_of, strace, writebench};
+use common::{LoopFs, Tmpfs, assert_usage_error, run_result, stderr_of, strace};
 
 fn one_case<'a>(method: &'a str, durability: &'a str, state: &'a str, size: &'a str) -> Vec<&'a str> {
     vec![
@@ -223,10 +223,6 @@ fn bad_modes_are_one_line_and_status_2() {
         (vec!["run", path, "--durability", "rwf-nosuch"], "unknown durability"),
         (vec!["latency", path, "--durability", "rwf-dsync"], "latency times write and pwrite calls"),
     ] {
-        let output = writebench(&args);
-        assert_eq!(output.status.code(), Some(2), "{args:?}");
-        let stderr = stderr_of(&output);
-        assert_eq!(stderr.lines().count(), 1, "{stderr}");
-        assert!(stderr.contains(says), "{stderr}");
+        assert_usage_error(&args, says);
     }
 }

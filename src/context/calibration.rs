@@ -111,8 +111,14 @@ impl Calibration {
         if kind.direct && kind.has_device {
             return self.device.bytes_per_s.map(|rate| (rate, DEVICE));
         }
+        Some(self.copy_ceiling(kind))
+    }
+
+    /// Copying memory with the case's writers, or every CPU where the kernel copies
+    /// for it in workers of its own.
+    fn copy_ceiling(&self, kind: CaseKind) -> (f64, &'static str) {
         let writers = if kind.kernel_copies { self.memcpy_threads as u32 } else { kind.writers };
-        Some((self.memcpy_for(writers), MEMORY_COPY))
+        (self.memcpy_for(writers), MEMORY_COPY)
     }
 
     /// The ceiling of a durable figure: the device where there is one (unknown if its
@@ -121,8 +127,7 @@ impl Calibration {
         if kind.has_device {
             return self.device.bytes_per_s.map(|rate| (rate, DEVICE));
         }
-        let writers = if kind.kernel_copies { self.memcpy_threads as u32 } else { kind.writers };
-        Some((self.memcpy_for(writers), MEMORY_COPY))
+        Some(self.copy_ceiling(kind))
     }
 
     /// The hard limit no figure of this kind can pass, whatever the threads: every

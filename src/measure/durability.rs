@@ -7,7 +7,7 @@ use std::sync::atomic::{AtomicU64, AtomicUsize, Ordering};
 
 pub use crate::context::dio::{DioAlignment, dio_alignment};
 use crate::error::CallError;
-use crate::plan::durability::SyncCall;
+use crate::plan::durability::{Durability, SyncCall};
 
 /// The `every:N` rule of one run, shared by all its writers: a sync every N calls *of
 /// the case*, counted across its threads, so that T threads make as many syncs as one
@@ -39,10 +39,10 @@ impl Pacing {
         }
     }
 
-    /// The same rule, with write-behind in windows of `window` bytes where given.
-    pub fn with_write_behind(mut self, window: Option<u64>) -> Pacing {
-        self.behind = window;
-        self
+    /// The per-call rules of `durability` for a run of `writers` parts into `files`
+    /// files: its `every:N`, and its write-behind window.
+    pub fn of(durability: Durability, writers: usize, files: usize) -> Pacing {
+        Pacing { behind: durability.write_behind(), ..Pacing::new(durability.every(), writers, files) }
     }
 
     /// The sync call of `every:N`, if the mode has one.

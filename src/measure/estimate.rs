@@ -52,7 +52,7 @@ pub fn probe(scratch: &Scratch) -> Option<Probe> {
                 queue_depth: 1,
                 source: &streams,
                 durability,
-                pacing: Pacing::new(durability.every(), 1, 1),
+                pacing: Pacing::of(durability, 1, 1),
             };
             let prepared = pwrite.prepare(&job).ok()?;
             let started = Instant::now();

@@ -375,7 +375,7 @@ mod tests {
             queue_depth: 1,
             source: &streams,
             durability,
-            pacing: Pacing::new(durability.every(), 2, files),
+            pacing: Pacing::of(durability, 2, files),
         };
         InProcess::with_startup(fake, startup).execute(&job).unwrap()
     }

@@ -107,14 +107,7 @@ mod tests {
     fn files_are_removed_after_each_run_and_with_keep_every_runs_stay() {
         let parent = tempfile::tempdir().unwrap();
         let scratch = Scratch::create(parent.path()).unwrap();
-        let listing = || {
-            let mut names: Vec<String> = std::fs::read_dir(scratch.path())
-                .unwrap()
-                .map(|e| e.unwrap().file_name().to_string_lossy().into_owned())
-                .collect();
-            names.sort();
-            names
-        };
+        let listing = || scratch.listing();
         let create = |names: &[String]| -> Result<(), CallError> {
             for name in names {
                 scratch.create_empty(name).map_err(|e| CallError::new("create", e))?;

@@ -160,7 +160,7 @@ fn measure(name: &str, how: &How, source: &Source, scratch: &Scratch) -> Result<
     }
     let mut operations = histogram();
     let mut syncs = histogram();
-    let pacing = Pacing::new(durability.every(), 1, 1);
+    let pacing = Pacing::of(durability, 1, 1);
     let mut pacer = pacing.pacer();
     let mut cursor = streams.writer(0).cursor(0);
     let mut loop_started = Instant::now();

@@ -182,8 +182,7 @@ impl WriteCase<'_> {
             queue_depth: case.queue_depth.unwrap_or(1) as usize,
             source: &streams,
             durability: case.durability,
-            pacing: Pacing::new(case.durability.every(), self.parts.len(), fds.len())
-                .with_write_behind(case.durability.write_behind()),
+            pacing: Pacing::of(case.durability, self.parts.len(), fds.len()),
         };
         // Untimed, on either side of the timed spans: the machine's dirty memory.
         let before = crate::context::DirtyMemory::now();

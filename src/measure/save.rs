@@ -162,15 +162,6 @@ mod tests {
     use super::*;
     use crate::measure::target::Scratch;
 
-    fn names(scratch: &Scratch) -> Vec<String> {
-        let mut names: Vec<String> = std::fs::read_dir(scratch.path())
-            .unwrap()
-            .map(|e| e.unwrap().file_name().to_string_lossy().into_owned())
-            .collect();
-        names.sort();
-        names
-    }
-
     #[test]
     fn each_pattern_replaces_the_target_and_leaves_no_temp_file() {
         let parent = tempfile::tempdir().unwrap();
@@ -185,7 +176,7 @@ mod tests {
             saver.save(b"first").unwrap();
             saver.save(pattern.name().as_bytes()).unwrap();
             assert_eq!(saver.read_target().unwrap(), pattern.name().as_bytes());
-            assert_eq!(names(&scratch), ["t"], "{pattern:?}");
+            assert_eq!(scratch.listing(), ["t"], "{pattern:?}");
         }
     }
 

@@ -51,6 +51,17 @@ impl Scratch {
         &self.path
     }
 
+    /// The names in the directory, sorted (unit tests check what a run left).
+    #[cfg(test)]
+    pub(crate) fn listing(&self) -> Vec<String> {
+        let mut names: Vec<String> = std::fs::read_dir(self.path())
+            .unwrap()
+            .map(|e| e.unwrap().file_name().to_string_lossy().into_owned())
+            .collect();
+        names.sort();
+        names
+    }
+
     /// The directory's descriptor, for calls relative to it that this file does not
     /// wrap (latency's saves: O_TMPFILE, linkat, renameat, and their directory fsync,
     /// timed in a loop that must not allocate names). Only names of this run's own

@@ -16,6 +16,19 @@ pub fn stderr_of(output: &Output) -> String {
     String::from_utf8_lossy(&output.stderr).into_owned()
 }
 
+/// `writebench ARGS` must be refused as bad input: exit status 2, one line on stderr
+/// naming `expected`, no panic, nothing on stdout.
+pub fn assert_usage_error(args: &[&str], expected: &str) {
+    let output = writebench(args);
+    let stderr = stderr_of(&output);
+    assert_eq!(output.status.code(), Some(2), "{args:?}: {stderr}");
+    assert_eq!(stderr.trim_end().lines().count(), 1, "{args:?}: one line expected, got:\n{stderr}");
+    assert!(stderr.starts_with("writebench: "), "{args:?}: {stderr}");
+    assert!(stderr.contains(expected), "{args:?}: expected '{expected}' in: {stderr}");
+    assert!(!stderr.contains("panicked") && !stderr.contains("backtrace"), "{stderr}");
+    assert!(output.stdout.is_empty(), "{args:?}: nothing on stdout for bad input");
+}
+
 /// `writebench run DIR ARGS --export-json …`, which must succeed: its result and its
 /// standard output.
 pub fn run_result(dir: &Path, args: &[&str]) -> (serde_json::Value, String) {

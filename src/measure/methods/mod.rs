@@ -114,7 +114,7 @@ pub struct Job<'a> {
     /// One buffer per part, and what each file must hold.
     pub source: &'a Streams<'a>,
     pub durability: Durability,
-    /// `every:N` across the run's writers: `Pacing::new(durability.every(), parts, files)`.
+    /// `every:N` across the run's writers: `Pacing::of(durability, parts, files)`.
     pub pacing: Pacing,
 }
 
