@@ -15,6 +15,7 @@ use writebench::cli::latency::LatencyArgs;
 use writebench::cli::report::ReportArgs;
 use writebench::cli::{Cli, Command, CompareArgs, RunArgs, UsageError, plain};
 use writebench::context;
+use writebench::export::text::Paint;
 use writebench::export::{self, write_atomically};
 use writebench::measure::runner::{peak_rss_bytes, prepare_case};
 use writebench::measure::scheduler::{self, Schedule};
@@ -143,7 +144,7 @@ fn latency(args: &LatencyArgs) -> Result<ExitCode, UsageError> {
     draw_conclusions(&mut result);
     let mut stdout = std::io::stdout().lock();
     let _ = writebench::export::latency::render(&result, &mut stdout)
-        .and_then(|()| export::answer::render(&result, &mut stdout))
+        .and_then(|()| export::answer::render(&result, &mut stdout, Paint::for_stdout()))
         .and_then(|()| stdout.flush());
     let exported = export_files(
         &result,
@@ -263,8 +264,10 @@ fn run(args: &RunArgs) -> Result<ExitCode, UsageError> {
     let any_ok = result.cases.iter().any(|r| r.status == Status::Ok);
 
     let mut stdout = std::io::stdout().lock();
-    let table = if args.quiet { Ok(()) } else { export::table::render(&result, &mut stdout) };
-    let _ = table.and_then(|()| export::answer::render(&result, &mut stdout)).and_then(|()| stdout.flush());
+    let paint = Paint::for_stdout();
+    let table =
+        if args.quiet { Ok(()) } else { export::table::render(&result, &mut stdout, args.style.style(), paint) };
+    let _ = table.and_then(|()| export::answer::render(&result, &mut stdout, paint)).and_then(|()| stdout.flush());
     let exported = export_files(
         &result,
         &[
@@ -383,9 +386,10 @@ fn report(args: &ReportArgs) -> Result<ExitCode, UsageError> {
         let printed = if latency_only {
             export::latency::render(&result, &mut stdout)
         } else {
-            export::table::render(&result, &mut stdout)
+            export::table::render(&result, &mut stdout, args.style.style(), Paint::for_stdout())
         };
-        let _ = printed.and_then(|()| export::answer::render(&result, &mut stdout)).and_then(|()| stdout.flush());
+        let printed = printed.and_then(|()| export::answer::render(&result, &mut stdout, Paint::for_stdout()));
+        let _ = printed.and_then(|()| stdout.flush());
         return Ok(ExitCode::SUCCESS);
     }
     Ok(if export_files(&result, &files) { ExitCode::SUCCESS } else { ExitCode::from(1) })

@@ -102,12 +102,28 @@ fn json_has_the_design_fields_and_consistent_numbers() {
         }
         assert!(case["latency_ns"].is_null());
     }
-    // The table names each section and shows seed-003 style figures.
+    // The table names each section, a line per case with its median and interval, and
+    // keeps within 100 columns.
     assert!(table.contains("## Write into an emptied file") && table.contains("## Write into a preallocated file"));
     assert!(table.contains("### Vectorized writing") && table.contains("### Simple writing"));
-    assert!(table.contains("pwritev in   4 KiB chunks (x8), sync end:") && table.contains("( min: "), "{table}");
+    assert!(table.lines().any(|l| l.starts_with("    pwritev 4KiB x8 t1 end ") && l.contains(" ±")), "{table}");
+    assert!(table.lines().all(|l| l.chars().count() <= 100), "{table}");
     // A mode that never syncs has no durable figure in the table either.
-    for line in table.lines().filter(|line| line.contains(", sync ")) {
+    let case_lines: Vec<&str> = table
+        .lines()
+        .take_while(|l| !l.contains("## Answer"))
+        .filter(|l| l.starts_with("    ") && !l.starts_with("     ") && !l.starts_with("    case "))
+        .collect();
+    assert_eq!(case_lines.len(), cases.len(), "{table}");
+    for line in case_lines {
+        assert_eq!(line.contains(" — "), line.contains(" t1 none "), "{line}");
+    }
+    // --style classic: the ( min: a, mean ± sd, max: b ) lines of the original write-ups.
+    let json = dir.path().join("r.json");
+    let classic = writebench(&["report", json.to_str().unwrap(), "--style", "classic"]);
+    let classic = String::from_utf8_lossy(&classic.stdout);
+    assert!(classic.contains("pwritev in   4 KiB chunks (x8), sync end:") && classic.contains("( min: "), "{classic}");
+    for line in classic.lines().filter(|line| line.contains(", sync ")) {
         assert_eq!(line.contains("durable —"), line.contains(", sync none:"), "{line}");
     }
 }

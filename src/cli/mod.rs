@@ -263,6 +263,12 @@ pub struct RunArgs {
     #[arg(long)]
     pub quiet: bool,
 
+    /// The table on stdout. compact: one line per case within 100 columns (median, its
+    /// interval, durable figure, share of the ceiling); classic: ( min: a, mean ± sd,
+    /// max: b ) as in rapidgzip's benchmarkIOWrite results, as wide as it needs.
+    #[arg(long, value_enum, default_value_t = StyleName::Compact)]
+    pub style: StyleName,
+
     /// Write a report in Markdown: the sections of rapidgzip's benchmarkIOWrite
     /// write-ups, observations, the answer and the context.
     #[arg(long, value_name = "FILE")]
@@ -306,6 +312,21 @@ pub struct RunArgs {
     /// "% of ceiling" and no figure is checked against this machine's limits.
     #[arg(long)]
     pub no_calibrate: bool,
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
+pub enum StyleName {
+    Compact,
+    Classic,
+}
+
+impl StyleName {
+    pub fn style(self) -> crate::export::table::Style {
+        match self {
+            StyleName::Compact => crate::export::table::Style::Compact,
+            StyleName::Classic => crate::export::table::Style::Classic,
+        }
+    }
 }
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]

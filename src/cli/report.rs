@@ -36,6 +36,11 @@ pub struct ReportArgs {
     /// Write one row per run as CSV.
     #[arg(long, value_name = "FILE")]
     pub export_csv: Option<PathBuf>,
+
+    /// The table on stdout: compact (within 100 columns) or classic (( min, mean ± sd,
+    /// max ) lines).
+    #[arg(long, value_enum, default_value_t = super::StyleName::Compact)]
+    pub style: super::StyleName,
 }
 
 impl ReportArgs {

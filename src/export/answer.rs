@@ -4,16 +4,14 @@
 
 use std::io::{self, Write};
 
+use crate::export::text::{Paint, WIDTH, wrap};
 use crate::result::ResultFile;
 
 /// Observations shown on the terminal; the JSON export holds them all.
 pub const SHOWN: usize = 8;
 
-/// Columns a recommendation is wrapped to.
-const WIDTH: usize = 100;
-
-pub fn render(result: &ResultFile, out: &mut dyn Write) -> io::Result<()> {
-    writeln!(out, "\n## Answer\n")?;
+pub fn render(result: &ResultFile, out: &mut dyn Write, paint: Paint) -> io::Result<()> {
+    writeln!(out, "\n{}\n", paint.heading("## Answer"))?;
     let fs_type = result.target.fs_type.as_str();
     if fs_type == "tmpfs" || fs_type == "ramfs" {
         writeln!(out, "note: {fs_type} keeps files in memory; a sync there makes nothing durable\n")?;
@@ -25,7 +23,8 @@ pub fn render(result: &ResultFile, out: &mut dyn Write) -> io::Result<()> {
         )?;
     }
     for recommendation in &result.answer {
-        writeln!(out, "{}:", crate::export::document::goal_title(&recommendation.goal))?;
+        let title = format!("{}:", crate::export::document::goal_title(&recommendation.goal));
+        writeln!(out, "{}", paint.heading(&title))?;
         for line in wrap(&recommendation.text, WIDTH - 4) {
             writeln!(out, "    {line}")?;
         }
@@ -41,28 +40,12 @@ pub fn render(result: &ResultFile, out: &mut dyn Write) -> io::Result<()> {
         writeln!(out, "  none: no case differed significantly from one it can be compared with")?;
     }
     for observation in &result.observations[..shown] {
-        writeln!(out, "  - {}", observation.text)?;
+        for (number, line) in wrap(&observation.text, WIDTH - 4).iter().enumerate() {
+            let lead = if number == 0 { "  - " } else { "    " };
+            writeln!(out, "{lead}{line}")?;
+        }
     }
     Ok(())
-}
-
-/// Greedy word wrap; a word longer than `width` gets a line of its own.
-fn wrap(text: &str, width: usize) -> Vec<String> {
-    let mut lines: Vec<String> = Vec::new();
-    let mut line = String::new();
-    for word in text.split(' ') {
-        if !line.is_empty() && line.chars().count() + 1 + word.chars().count() > width {
-            lines.push(std::mem::take(&mut line));
-        }
-        if !line.is_empty() {
-            line.push(' ');
-        }
-        line.push_str(word);
-    }
-    if !line.is_empty() {
-        lines.push(line);
-    }
-    lines
 }
 
 #[cfg(test)]
@@ -110,7 +93,7 @@ mod tests {
 
     fn rendered(result: &ResultFile) -> String {
         let mut out = Vec::new();
-        render(result, &mut out).unwrap();
+        render(result, &mut out, Paint::PLAIN).unwrap();
         String::from_utf8(out).unwrap()
     }
 
@@ -124,6 +107,16 @@ mod tests {
         assert!(text.contains("  - observation 7\n") && !text.contains("observation 8"), "{text}");
         let few = rendered(&result(2));
         assert!(few.contains("\nObservations:\n  - observation 0\n  - observation 1\n"), "{few}");
+    }
+
+    #[test]
+    fn a_long_observation_wraps_under_its_dash() {
+        let mut long = result(1);
+        long.observations[0].text = "pwrite 1 MiB ".repeat(12).trim_end().to_string();
+        let text = rendered(&long);
+        let lines: Vec<&str> = text.lines().skip_while(|l| !l.starts_with("  - ")).collect();
+        assert!(lines.len() >= 2 && lines[1].starts_with("    pwrite"), "{text}");
+        assert!(lines.iter().all(|line| line.chars().count() <= WIDTH), "{text}");
     }
 
     #[test]

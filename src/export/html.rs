@@ -13,7 +13,7 @@ use crate::analysis::stats::{format_mean_sd, format_seed_style};
 use crate::export::charts;
 use crate::export::document;
 use crate::export::latency::is_latency_case;
-use crate::export::table::{most_common_size, notes, runs_wording};
+use crate::export::wording::{most_common_size, notes, runs_wording};
 use crate::plan::units::format_size;
 use crate::result::{CaseResult, ResultFile, Status};
 

@@ -14,7 +14,7 @@ use std::io::{self, Write};
 use crate::analysis::stats::{format_mean_sd, format_seed_style};
 use crate::export::document::{self, one_line};
 use crate::export::latency::is_latency_case;
-use crate::export::table::{most_common_size, notes, runs_wording};
+use crate::export::wording::{most_common_size, notes, runs_wording};
 use crate::measure::methods::{self, Family};
 use crate::plan::FileState;
 use crate::plan::units::format_size;

@@ -12,6 +12,9 @@ pub mod json;
 pub mod latency;
 pub mod markdown;
 pub mod table;
+pub mod table_compact;
+pub mod text;
+pub mod wording;
 
 use std::io::{self, Write};
 use std::path::Path;

@@ -44,8 +44,15 @@ pub fn run_result(dir: &Path, args: &[&str]) -> (serde_json::Value, String) {
 }
 
 /// The table's line of the only throughput case in `stdout`.
+/// The first case's line in the default table, with the notes that follow it on
+/// lines of their own, joined by spaces.
 pub fn case_line(stdout: &str) -> String {
-    stdout.lines().find(|l| l.contains(" chunks,")).expect("the case's line in the table").to_string()
+    let mut lines = stdout.lines().skip_while(|l| !l.starts_with("### ")).skip(1);
+    let case = lines
+        .find(|l| l.starts_with("    ") && !l.starts_with("     ") && !l.starts_with("    case "))
+        .expect("the case's line in the table");
+    let notes = lines.take_while(|l| l.starts_with("        "));
+    std::iter::once(case).chain(notes).map(str::trim).collect::<Vec<_>>().join(" ")
 }
 
 pub fn read_json(path: &Path) -> serde_json::Value {

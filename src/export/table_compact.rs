@@ -1,0 +1,327 @@
+//! The default table's lines: one per case within [`WIDTH`] columns, with the median,
+//! its interval and the durable figure; the case named by its id (without the state,
+//! which the section names), and a legend of the id's abbreviations once, above it.
+//! The notes that do not fit the case's line follow it, indented. `--style classic` and
+//! the Markdown export keep the `( min, mean ± sd, max )` lines of the original write-ups.
+
+use std::io::{self, Write};
+
+use crate::analysis::stats::ci_relative_half_width;
+use crate::export::text::{Paint, WIDTH, wrap};
+use crate::export::wording::{detail_notes, noise_note};
+use crate::measure::methods;
+use crate::plan::units::format_size;
+use crate::result::{CaseResult, Run, Status};
+
+/// Where the notes that do not fit a case's line start.
+const CONTINUATION: &str = "        ";
+
+/// The legend above the table: what the figures are and how a case's id is read.
+pub fn legend(runs_wording: &str) -> Vec<String> {
+    [
+        "GB/s: the median run, ± the 95 % CI of the mean time as a share of it; durable includes \
+         the sync (— where the mode never syncs)"
+            .to_string(),
+        format!("runs: {runs_wording}"),
+        "a case: method, chunk, xN buffers a call, qdN requests in flight, tN threads, fN files \
+         (one shared file if no f), then the durability mode (see writebench run --help)"
+            .to_string(),
+        "of ceiling: the median's share of this machine's memory copy (mem) or of the device's \
+         own write rate (dev), from the calibration"
+            .to_string(),
+    ]
+    .iter()
+    .flat_map(|text| wrapped(text, "", "  "))
+    .collect()
+}
+
+/// `text` wrapped to [`WIDTH`]: its first line after `first`, the others after `rest`.
+pub fn wrapped(text: &str, first: &str, rest: &str) -> Vec<String> {
+    let width = WIDTH - first.chars().count().max(rest.chars().count());
+    wrap(text, width)
+        .into_iter()
+        .enumerate()
+        .map(|(number, line)| format!("{}{line}", if number == 0 { first } else { rest }))
+        .collect()
+}
+
+/// One case's line, in cells, and its notes.
+pub struct Row {
+    cells: [String; 4],
+    /// "noisy": a figure's interval is wider than its target; coloured as a warning.
+    noisy: bool,
+    notes: Vec<String>,
+}
+
+pub fn row(result: &CaseResult, usual_size: u64) -> Row {
+    let mut label = short_id(result);
+    let creates = methods::by_name(&result.case.method).is_some_and(|m| m.creation().is_some());
+    if result.case.bytes != usual_size && !creates {
+        label += &format!(" ({})", format_size(result.case.bytes));
+    }
+    match (result.status, result.stats) {
+        (Status::Ok, Some(buffered)) => {
+            let write: Vec<f64> = result.runs.iter().map(|run| run.write_seconds).collect();
+            let durable = match result.durable_stats {
+                Some(durable) => {
+                    let seconds: Vec<f64> = result.runs.iter().map(Run::durable_seconds).collect();
+                    figure(durable.median, &seconds)
+                }
+                None => "—".to_string(),
+            };
+            Row {
+                cells: [label, figure(buffered.median, &write), durable, ceiling(result)],
+                noisy: noise_note(result).is_some(),
+                notes: detail_notes(result),
+            }
+        }
+        (status, _) => {
+            let reason = result.error.clone().unwrap_or_default();
+            Row {
+                cells: [label, String::new(), String::new(), String::new()],
+                noisy: false,
+                notes: vec![format!("{}: {reason}", status.name())],
+            }
+        }
+    }
+}
+
+/// The rows of one subsection under a header of their own, aligned; notes that would
+/// pass [`WIDTH`] move to the lines below the case's, indented.
+pub fn write(out: &mut dyn Write, rows: &[Row], paint: Paint) -> io::Result<()> {
+    let rows = said_once(rows);
+    let header = ["case", "GB/s", "durable", "of ceiling"].map(String::from);
+    let width = |column: usize| {
+        rows.iter().map(|r| r.cells[column].chars().count()).chain([header[column].chars().count()]).max().unwrap_or(0)
+    };
+    let widths = [width(0), width(1), width(2), width(3)];
+    let line_of = |cells: &[String; 4]| {
+        format!(
+            "    {:<w0$}  {:>w1$}  {:>w2$}  {:<w3$}",
+            cells[0],
+            cells[1],
+            cells[2],
+            cells[3],
+            w0 = widths[0],
+            w1 = widths[1],
+            w2 = widths[2],
+            w3 = widths[3]
+        )
+    };
+    let mut notes_header = line_of(&header);
+    notes_header.push_str("  notes");
+    writeln!(out, "{}", notes_header.trim_end())?;
+    for row in rows {
+        let line = line_of(&row.cells);
+        let mut notes: Vec<String> = row.notes.clone();
+        if row.noisy {
+            notes.insert(0, "noisy".to_string());
+        }
+        let joined = notes.join(", ");
+        let fits = line.chars().count() + 2 + joined.chars().count() <= WIDTH;
+        if fits || joined.is_empty() {
+            let coloured = colour_notes(&joined, row.noisy, paint);
+            writeln!(out, "{}", format!("{line}  {coloured}").trim_end())?;
+            continue;
+        }
+        // The figures stay on the case's line; "noisy" with them when it fits.
+        let (inline, rest) = match row.noisy && line.chars().count() + 7 <= WIDTH {
+            true => (format!("  {}", paint.warn("noisy")), notes[1..].join(", ")),
+            false => (String::new(), joined.clone()),
+        };
+        writeln!(out, "{}", format!("{line}{inline}").trim_end())?;
+        for continued in wrapped(&rest, CONTINUATION, CONTINUATION) {
+            writeln!(out, "{continued}")?;
+        }
+    }
+    Ok(())
+}
+
+/// Rows whose case did not run for the same reason as the row above say "as above":
+/// a family refused in a state repeats one reason for every chunk and thread count.
+fn said_once(rows: &[Row]) -> Vec<Row> {
+    let mut out: Vec<Row> = Vec::with_capacity(rows.len());
+    let mut previous: Option<&str> = None;
+    for row in rows {
+        let reason = row.cells[1].is_empty().then(|| row.notes.first().map(String::as_str)).flatten();
+        let mut row = Row { cells: row.cells.clone(), noisy: row.noisy, notes: row.notes.clone() };
+        if reason.is_some() && reason == previous {
+            let status = reason.unwrap_or_default().split(':').next().unwrap_or_default();
+            row.notes = vec![format!("{status}: as above")];
+        }
+        previous = reason;
+        out.push(row);
+    }
+    out
+}
+
+fn colour_notes(notes: &str, noisy: bool, paint: Paint) -> String {
+    match notes.strip_prefix("noisy") {
+        Some(rest) if noisy => format!("{}{rest}", paint.warn("noisy")),
+        _ => notes.to_string(),
+    }
+}
+
+/// The case's id without its state, which the section heading names.
+fn short_id(result: &CaseResult) -> String {
+    let state = result.case.state.name();
+    let mut dropped = false;
+    let words: Vec<&str> = result
+        .case
+        .id
+        .split(' ')
+        .filter(|word| {
+            let drop = !dropped && *word == state;
+            dropped |= drop;
+            !drop
+        })
+        .collect();
+    words.join(" ")
+}
+
+/// "4.65 ±2.1 %": the median in GB/s to three significant digits, and the half-width of
+/// the 95 % CI of the mean time relative to it (none from a single run); whole percent
+/// from 10 % up, where a tenth says nothing.
+fn figure(median_bytes_per_s: f64, seconds: &[f64]) -> String {
+    let median = significant(median_bytes_per_s * 1e-9);
+    match ci_relative_half_width(seconds) {
+        Some(half) if half.is_finite() && half >= 0.1 => format!("{median} ±{:.0} %", 100.0 * half),
+        Some(half) if half.is_finite() => format!("{median} ±{:.1} %", 100.0 * half),
+        _ => median,
+    }
+}
+
+/// Three significant digits, without an exponent: 4.65, 0.0635, 12.3, 112.
+fn significant(value: f64) -> String {
+    if !value.is_finite() || value <= 0.0 {
+        return format!("{value}");
+    }
+    let decimals = (2 - value.log10().floor() as i32).max(0) as usize;
+    format!("{value:.decimals$}")
+}
+
+/// "41 % mem", or "41 % mem, 23 % dev" where the durable figure has its own ceiling or
+/// share.
+fn ceiling(result: &CaseResult) -> String {
+    let Some(share) = &result.ceiling else { return String::new() };
+    let short = |of: &str| match of {
+        "memory copy" => "mem".to_string(),
+        "device" => "dev".to_string(),
+        other => other.to_string(),
+    };
+    let percent = |pct: f64| if pct < 0.5 { "<1 %".to_string() } else { format!("{pct:.0} %") };
+    let buffered = format!("{} {}", percent(share.buffered_pct), short(&share.buffered_of));
+    match (share.durable_pct, &share.durable_of) {
+        (Some(pct), Some(of)) => {
+            let durable = format!("{} {}", percent(pct), short(of));
+            if durable == buffered { buffered } else { format!("{buffered}, {durable}") }
+        }
+        _ => buffered,
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::context::calibration::CeilingShare;
+    use crate::plan::{Case, FileState};
+
+    fn measured(mode: &str, times: &[f64]) -> CaseResult {
+        let method = methods::by_name("pwrite").unwrap();
+        let case = Case::new(method, FileState::Prealloc, 1 << 20, 1, mode.parse().unwrap(), 1 << 30);
+        let runs = times.iter().map(|&t| Run { write_seconds: t, sync_seconds: 0.1, ..Run::default() }).collect();
+        CaseResult::measured(case, runs)
+    }
+
+    fn rendered(rows: &[Row]) -> String {
+        let mut out = Vec::new();
+        write(&mut out, rows, Paint::PLAIN).unwrap();
+        String::from_utf8(out).unwrap()
+    }
+
+    #[test]
+    fn a_line_names_the_case_without_its_state_and_gives_median_and_interval() {
+        let row = row(&measured("end", &[1.0, 1.0, 1.0]), 1 << 30);
+        assert_eq!(row.cells[0], "pwrite 1MiB t1 end");
+        assert_eq!(row.cells[1], "1.07 ±0.0 %", "1 GiB in 1 s");
+        assert_eq!(row.cells[2], "0.976 ±0.0 %", "1 GiB in 1.1 s with the sync");
+        let none = super::row(&measured("none", &[1.0, 1.1, 0.9]), 1 << 30);
+        assert_eq!(none.cells[2], "—", "nothing synced, no durable figure");
+        assert_eq!(none.cells[1], "1.07 ±25 %", "whole percent from 10 % up");
+        let other_size = super::row(&measured("none", &[1.0]), 1 << 20);
+        assert_eq!(other_size.cells[0], "pwrite 1MiB t1 none (1 GiB)");
+        assert_eq!(other_size.cells[1], "1.07", "one run: no interval");
+    }
+
+    #[test]
+    fn ceilings_are_short_and_a_durable_share_shows_only_where_it_differs() {
+        let mut result = measured("end", &[1.0, 1.0]);
+        let share = CeilingShare {
+            buffered_pct: 41.2,
+            buffered_of: "memory copy".into(),
+            durable_pct: Some(23.0),
+            durable_of: Some("device".into()),
+        };
+        result.ceiling = Some(share.clone());
+        assert_eq!(ceiling(&result), "41 % mem, 23 % dev");
+        result.ceiling =
+            Some(CeilingShare { durable_pct: Some(41.4), durable_of: Some("memory copy".into()), ..share });
+        assert_eq!(ceiling(&result), "41 % mem");
+    }
+
+    #[test]
+    fn significant_digits() {
+        assert_eq!(significant(4.6512), "4.65");
+        assert_eq!(significant(0.063512), "0.0635");
+        assert_eq!(significant(12.34), "12.3");
+        assert_eq!(significant(112.4), "112");
+    }
+
+    #[test]
+    fn notes_that_do_not_fit_follow_the_line_and_no_line_passes_the_width() {
+        let mut quiet = row(&measured("end", &[1.0, 1.0, 1.0]), 1 << 30);
+        quiet.notes = vec!["threads spread 6 %".into()];
+        let mut busy = row(&measured("end", &[1.0, 1.5, 0.7]), 1 << 30);
+        busy.noisy = true;
+        busy.notes = vec!["another process busy on CPU (up to 101 % of one CPU in 4 runs)".into(); 3];
+        let text = rendered(&[quiet, busy]);
+        let lines: Vec<&str> = text.lines().collect();
+        assert!(lines[0].starts_with("    case") && lines[0].ends_with("notes"), "{text}");
+        assert!(lines[1].contains("0.976 ±0.0 %") && lines[1].ends_with("  threads spread 6 %"), "{text}");
+        assert!(lines[2].ends_with("noisy"), "noisy stays beside the figures: {text}");
+        assert!(lines[3].starts_with("        another process busy"), "{text}");
+        assert!(lines.len() >= 5, "three long notes take more than one line: {text}");
+        assert!(lines.iter().all(|line| line.chars().count() <= WIDTH), "{text}");
+    }
+
+    #[test]
+    fn a_case_that_did_not_run_says_why_below_it() {
+        let mut result = measured("end", &[1.0]);
+        result.status = Status::Unsupported;
+        result.stats = None;
+        result.error = Some("O_DIRECT: Invalid argument (EINVAL) ".repeat(4));
+        let text = rendered(&[row(&result, 1 << 30)]);
+        assert!(text.lines().nth(2).unwrap().starts_with("        unsupported: O_DIRECT"), "{text}");
+        assert!(text.lines().all(|line| line.chars().count() <= WIDTH), "{text}");
+    }
+
+    #[test]
+    fn a_reason_is_said_once_for_the_cases_below_it() {
+        let mut result = measured("end", &[1.0]);
+        result.status = Status::Unsupported;
+        result.stats = None;
+        result.error = Some("mmap cannot extend a file".into());
+        let text = rendered(&[row(&result, 1 << 30), row(&result, 1 << 30), row(&measured("end", &[1.0]), 1 << 30)]);
+        let lines: Vec<&str> = text.lines().collect();
+        assert!(lines[1].ends_with("unsupported: mmap cannot extend a file"), "{text}");
+        assert!(lines[2].ends_with("unsupported: as above"), "{text}");
+        assert!(!lines[3].contains("as above"), "{text}");
+    }
+
+    #[test]
+    fn the_legend_fits() {
+        let legend = legend("5 to 7 runs, until the 95 % CI of the mean is within ±5 % (noisy: not reached)");
+        assert!(legend.iter().all(|line| line.chars().count() <= WIDTH), "{legend:?}");
+        assert!(legend.iter().any(|line| line.contains("tN threads")), "{legend:?}");
+    }
+}

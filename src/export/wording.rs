@@ -1,0 +1,178 @@
+//! What a reader should know beside a case's figures, in the words every output uses:
+//! the table's notes (noisy, outlying runs, stragglers, CPU-bound, dirty memory, busy
+//! neighbours, device traffic, ceilings, residency), the runs wording and the size most
+//! cases write. The table, Markdown and HTML say the same things in the same words.
+
+use crate::analysis::stats::NOISY_CI;
+use crate::plan::units::format_size;
+use crate::result::{CaseResult, ResultFile};
+
+/// The size most cases write; lines of other sizes name theirs.
+pub fn most_common_size(result: &ResultFile) -> u64 {
+    let mut sizes: Vec<(u64, usize)> = Vec::new();
+    for case in &result.cases {
+        match sizes.iter_mut().find(|(size, _)| *size == case.case.bytes) {
+            Some((_, count)) => *count += 1,
+            None => sizes.push((case.case.bytes, 1)),
+        }
+    }
+    sizes.iter().max_by_key(|(_, count)| *count).map(|(size, _)| *size).unwrap_or(0)
+}
+
+/// Mean over runs of (slowest thread - fastest thread) / slowest thread.
+fn thread_spread(result: &CaseResult) -> Option<f64> {
+    let spreads: Vec<f64> = result
+        .runs
+        .iter()
+        .filter(|run| run.thread_seconds.len() > 1)
+        .map(|run| {
+            let slowest = run.thread_seconds.iter().cloned().fold(f64::MIN, f64::max);
+            let fastest = run.thread_seconds.iter().cloned().fold(f64::MAX, f64::min);
+            (slowest - fastest) / slowest
+        })
+        .collect();
+    (!spreads.is_empty()).then(|| spreads.iter().sum::<f64>() / spreads.len() as f64)
+}
+
+/// What a reader should know about a measured case's figure: noisy, outlying runs,
+/// stragglers among its threads, and the rest. The Markdown and HTML reports say the same.
+pub fn notes(result: &CaseResult) -> Vec<String> {
+    let mut notes: Vec<String> = noise_note(result).into_iter().collect();
+    notes.extend(detail_notes(result));
+    notes.extend(result.ceiling.as_ref().map(crate::export::calibration::share_note));
+    notes
+}
+
+/// The notes other than the noise and the ceiling share, which the compact table shows
+/// in columns of their own.
+pub fn detail_notes(result: &CaseResult) -> Vec<String> {
+    let mut notes: Vec<String> = outlier_note(result).into_iter().collect();
+    if let Some(spread) = thread_spread(result) {
+        notes.push(format!("threads spread {:.0} %", 100.0 * spread));
+    }
+    notes.extend(cpu_note(result));
+    notes.extend(sqpoll_note(result));
+    notes.extend(dirty_note(result));
+    notes.extend(others_note(result));
+    notes.extend(device_note(result));
+    notes.extend(resident_note(result));
+    notes
+}
+
+/// "another process busy on CPU (up to 98 % of one CPU in 3 runs)": the figures
+/// shared the machine.
+fn others_note(result: &CaseResult) -> Option<String> {
+    let busy: Vec<f64> = result
+        .runs
+        .iter()
+        .filter_map(|run| run.others_cpu_share)
+        .filter(|&share| share >= crate::result::OTHERS_BUSY)
+        .collect();
+    let most = busy.iter().copied().reduce(f64::max)?;
+    let runs = if busy.len() == 1 { "1 run".to_string() } else { format!("{} runs", busy.len()) };
+    Some(format!("another process busy on CPU (up to {:.0} % of one CPU in {runs})", 100.0 * most))
+}
+
+/// "page cache kept 3 % of the file": the median run's residency once durable, for the
+/// pwritev2 methods, where RWF_DONTCACHE and the default policy sit side by side.
+fn resident_note(result: &CaseResult) -> Option<String> {
+    if !result.case.method.starts_with("pwritev2") || result.case.bytes == 0 {
+        return None;
+    }
+    let shares: Vec<f64> =
+        result.runs.iter().filter_map(|run| run.resident_bytes).map(|b| b as f64 / result.case.bytes as f64).collect();
+    if shares.is_empty() {
+        return None;
+    }
+    let share = crate::analysis::stats::median(&shares);
+    Some(format!("page cache kept {:.0} % of the file", 100.0 * share.min(1.0)))
+}
+
+/// "to device 64.0 MiB, 35 % busy" for the median run by bytes written.
+fn device_note(result: &CaseResult) -> Option<String> {
+    let mut io: Vec<crate::context::device::DeviceIo> = result.runs.iter().filter_map(|run| run.device).collect();
+    if io.is_empty() {
+        return None;
+    }
+    io.sort_by_key(|io| io.bytes_written);
+    let median = io[io.len() / 2];
+    if median.bytes_written == 0 {
+        return Some("to device 0 B: page cache only".to_string());
+    }
+    Some(format!("to device {}, {:.0} % busy", format_size(median.bytes_written), median.util_pct))
+}
+
+/// "2 runs started with 310 MiB dirty": earlier work's writeback overlapped them.
+fn dirty_note(result: &CaseResult) -> Option<String> {
+    let bytes = result.case.bytes;
+    let dirty: Vec<&crate::result::Run> = result.runs.iter().filter(|run| run.started_dirty(bytes)).collect();
+    let most =
+        dirty.iter().map(|run| run.dirty_before_bytes.unwrap_or(0) + run.writeback_before_bytes.unwrap_or(0)).max()?;
+    let runs = if dirty.len() == 1 { "1 run".to_string() } else { format!("{} runs", dirty.len()) };
+    Some(format!("{runs} started with up to {} dirty (earlier writeback overlapped)", format_size(most)))
+}
+
+/// "CPU-bound (writers on CPU 97 % of the time)": the calls and copies, not the
+/// device, set such a case's pace.
+fn cpu_note(result: &CaseResult) -> Option<String> {
+    if !result.cpu_bound {
+        return None;
+    }
+    let shares: Vec<f64> = result.runs.iter().map(|run| run.cpu_share).collect();
+    let share = crate::analysis::stats::median(&shares);
+    Some(format!("CPU-bound (writers on CPU {:.0} % of the time)", 100.0 * share.min(1.0)))
+}
+
+/// "SQPOLL thread CPU 0.120 s a run, not in the CPU figures": the kernel thread that
+/// polls an io_uring-sqpoll ring is no writer, so getrusage of the writers misses it.
+fn sqpoll_note(result: &CaseResult) -> Option<String> {
+    let seconds: Vec<f64> =
+        result.runs.iter().filter_map(|run| run.ring.as_ref().and_then(|ring| ring.sqpoll_cpu_seconds)).collect();
+    if seconds.is_empty() {
+        return None;
+    }
+    let median = crate::analysis::stats::median(&seconds);
+    Some(format!("SQPOLL thread CPU {median:.3} s a run, not in the CPU figures"))
+}
+
+/// "5 runs", or with `--target-ci` "5 to 7 runs (...)": read from the options applied.
+pub fn runs_wording(options: &serde_json::Value) -> String {
+    let number = |key: &str| options.get(key).and_then(|v| v.as_u64()).unwrap_or(0);
+    match options.get("target_ci").and_then(|v| v.as_f64()) {
+        Some(pct) => format!(
+            "{} to {} runs, until the 95 % CI of the mean is within ±{pct} % (noisy: not reached)",
+            number("min_runs"),
+            number("max_runs")
+        ),
+        None => {
+            format!("{} runs (noisy: the 95 % CI of the mean wider than ±{:.0} %)", number("repeat"), 100.0 * NOISY_CI)
+        }
+    }
+}
+
+/// "noisy" only where the case missed its `--target-ci`, or, without one, where the
+/// 95 % CI of the mean time is wider than ±5 %; the interval is stated either way.
+pub fn noise_note(result: &CaseResult) -> Option<String> {
+    match result.target_ci {
+        Some(target) if !target.met => Some(match target.reached_pct {
+            Some(reached) => format!("noisy: CI ±{reached:.1} % after {} runs", target.runs),
+            None => format!("noisy: no CI from {} run", target.runs),
+        }),
+        Some(_) => None,
+        None => {
+            let ci = result.ci_relative()?;
+            (ci > NOISY_CI).then(|| format!("noisy: CI ±{:.1} %", 100.0 * ci))
+        }
+    }
+}
+
+/// The outlying runs by number; a first run among them suggests too short a warm-up.
+fn outlier_note(result: &CaseResult) -> Option<String> {
+    if result.outliers.is_empty() {
+        return None;
+    }
+    let numbers: Vec<String> = result.outliers.iter().map(u32::to_string).collect();
+    let plural = if numbers.len() > 1 { "s" } else { "" };
+    let warmup = if result.first_run_outlier { " (first run: warm-up too short?)" } else { "" };
+    Some(format!("outlier run{plural} {}{warmup}", numbers.join(", ")))
+}
