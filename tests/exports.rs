@@ -1,5 +1,5 @@
 //! The result files follow DESIGN §4: JSON with every field, CSV with one row per run
-//! that DuckDB loads, and the README's seed-004 query gives one row per case.
+//! that DuckDB loads, and the query in docs/results.md gives one row per case.
 
 mod common;
 
@@ -128,10 +128,10 @@ fn json_has_the_design_fields_and_consistent_numbers() {
     }
 }
 
-/// The first ```sql block of the README, with its input file replaced.
+/// The first ```sql block of docs/results.md, with its input file replaced.
 fn readme_query(csv: &std::path::Path) -> String {
-    let readme = std::fs::read_to_string(concat!(env!("CARGO_MANIFEST_DIR"), "/README.md")).unwrap();
-    let start = readme.find("```sql\n").expect("the README has a ```sql block") + "```sql\n".len();
+    let readme = std::fs::read_to_string(concat!(env!("CARGO_MANIFEST_DIR"), "/docs/results.md")).unwrap();
+    let start = readme.find("```sql\n").expect("docs/results.md has a ```sql block") + "```sql\n".len();
     let end = start + readme[start..].find("```").unwrap();
     readme[start..end].replace("q.csv", csv.to_str().unwrap())
 }
