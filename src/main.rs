@@ -176,8 +176,9 @@ fn run(args: &RunArgs) -> Result<ExitCode, UsageError> {
         writebench::measure::space::check_up_front(&args.path, suite.reference_size).map_err(UsageError)?;
     }
     let (mut scratch, target) = start_in(&args.path)?;
-    let latency_count = suite.latency.as_ref().map_or(0, |plan| plan.cases().len());
-    announce(&cases, latency_count, &schedule, &target, &scratch);
+    let verify = settings.verify.is_some();
+    let calibrates = !args.no_calibrate;
+    announce(&cases, suite.latency.as_ref(), &schedule, &target, &scratch, (verify, calibrates));
     let calibration = (!args.no_calibrate).then(|| {
         let calibration = calibrate_in(&scratch, writebench::measure::calibrate::Effort::SHORT, settings.seed);
         // The copy buffers are freed: the peak the result records is the cases' own.
@@ -472,22 +473,36 @@ fn options_json(
     options
 }
 
-/// One line on stderr before the work starts: what will run, and about how long.
+/// One line on stderr before the work starts: what will run, and about how long: the
+/// cases' runs with what they cost outside their timed spans (`verify`: the read-back),
+/// the latency cases, and the calibration first (`calibrates`).
 fn announce(
     cases: &[writebench::plan::Case],
-    latency_cases: usize,
+    latency: Option<&writebench::plan::latency::Plan>,
     schedule: &Schedule,
     target: &context::TargetInfo,
     scratch: &Scratch,
+    (verify, calibrates): (bool, bool),
 ) {
     let (least, most) = (schedule.warmup + schedule.min_runs, schedule.warmup + schedule.max_runs);
     let runs = if least == most { format!("{most} runs") } else { format!("{least} to {most} runs") };
-    let latency = if latency_cases > 0 { format!(" and {latency_cases} latency cases") } else { String::new() };
+    let latency_cases: Vec<(bool, writebench::plan::Durability)> = latency
+        .map(|plan| plan.cases().into_iter().map(|(unit, mode)| (unit.pattern.is_save(), mode)).collect())
+        .unwrap_or_default();
+    let latency_text =
+        if latency_cases.is_empty() { String::new() } else { format!(" and {} latency cases", latency_cases.len()) };
     let mut line =
-        format!("writebench: {} cases x {runs}{latency} on {} ({})", cases.len(), target.path, target.fs_type);
-    if let Some(probe) = estimate::probe(scratch) {
+        format!("writebench: {} cases x {runs}{latency_text} on {} ({})", cases.len(), target.path, target.fs_type);
+    if let Some(probe) = estimate::probe(scratch, verify) {
+        let operations = latency.map_or(0, |plan| plan.count + plan.warmup);
+        let mut fixed = estimate::estimate_latency(&latency_cases, operations, &probe);
+        if calibrates {
+            let effort = writebench::measure::calibrate::Effort::SHORT;
+            let device = target.block_device.is_some();
+            fixed += estimate::estimate_calibration(effort.file_bytes, effort.file_runs, device, &probe);
+        }
         let (low, high) = (estimate::estimate(cases, least, &probe), estimate::estimate(cases, most, &probe));
-        let (low, high) = (estimate::human(low), estimate::human(high));
+        let (low, high) = (estimate::human(low + fixed), estimate::human(high + fixed));
         let about = if low == high { high } else { format!("{low} to {high}") };
         line += &format!(
             ", about {about} (probe: {:.2} GB/s, {:.2} GB/s with fsync, {:.2} µs per call, {:.1} µs per commit)",
