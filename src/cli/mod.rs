@@ -134,7 +134,8 @@ pub enum SuiteName {
     Quick,
     /// The full matrix: rapidgzip's benchmarkIOWrite matrix at 1 GiB (10 runs) and the IO
     /// Playground's at 409,600,000 bytes (hours on a slow disk: it says how long before it
-    /// starts; --size scales it). `seed` is its old name.
+    /// starts; --size scales it).
+    // `seed`: its old name, still accepted, not advertised.
     #[value(alias = "seed")]
     Full,
 }
