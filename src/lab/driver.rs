@@ -17,9 +17,9 @@ use std::path::PathBuf;
 use std::process::{Command, Stdio};
 
 use super::filesystems::{self, Filesystem, Request};
+use super::interrupt;
 use super::names::Names;
 use super::objects::Objects;
-use super::{interrupt, loopdev};
 use crate::analysis::compare;
 use crate::error::plain;
 use crate::export::write_atomically;
@@ -150,13 +150,17 @@ fn measure_one(choice: &Choice, plan: &Plan, names: Names) -> Result<PathBuf, St
     let mut objects = Objects::default();
     let outcome = build_and_run(&request, plan, &mut objects);
     let torn = objects.teardown();
-    let leftover_loops: Vec<String> = loopdev::attached()
-        .into_iter()
-        .filter(|(_, backing)| super::names::image_pid(backing) == Some(names.pid))
-        .map(|(device, _)| device)
-        .collect();
+    // Anything of this lab that the teardown did not know of (a step cut short by a
+    // signal) is found by name and removed too.
+    let stray = super::leftovers::find_where(|pid| pid == names.pid);
+    let stray_lines = stray.lines();
+    let swept = stray.remove();
+    let leftover: Vec<String> = match swept {
+        Ok(()) => Vec::new(),
+        Err(_) => stray_lines,
+    };
     match (outcome, torn) {
-        (Ok(path), Ok(())) if leftover_loops.is_empty() => {
+        (Ok(path), Ok(())) if leftover.is_empty() => {
             eprintln!("writebench: lab: {} torn down", fs.name);
             Ok(path)
         }
@@ -168,8 +172,8 @@ fn measure_one(choice: &Choice, plan: &Plan, names: Names) -> Result<PathBuf, St
             if let Err(failures) = torn {
                 why.push(format!("teardown: {}", failures.join("; ")));
             }
-            if !leftover_loops.is_empty() {
-                why.push(format!("loop devices still attached: {}", leftover_loops.join(", ")));
+            if !leftover.is_empty() {
+                why.push(format!("still there: {}", leftover.join(", ")));
             }
             Err(why.join("; "))
         }

@@ -64,7 +64,14 @@ impl Leftovers {
 
 /// The lab's objects whose lab is gone.
 pub fn find() -> Leftovers {
-    let gone = |pid: Option<u32>| pid.is_some_and(|pid| !names::is_running_writebench(pid));
+    find_where(|pid| !names::is_running_writebench(pid))
+}
+
+/// The lab's objects of the labs whose pid `wanted` accepts: a running lab sweeps its
+/// own after each teardown, for an object whose creation a signal cut short (a loop
+/// device that `losetup` attached but could not name before it was killed).
+pub fn find_where(wanted: impl Fn(u32) -> bool) -> Leftovers {
+    let gone = |pid: Option<u32>| pid.is_some_and(&wanted);
     let mut found = Leftovers {
         mounts: objects::mount_points().into_iter().filter(|m| gone(names::mount_pid(m))).collect(),
         ..Leftovers::default()
