@@ -92,7 +92,7 @@ pub enum Command {
     #[command(after_help = calibrate::EXAMPLES)]
     Calibrate(calibrate::CalibrateArgs),
     /// Build filesystems on RAM-backed loop devices (tmpfs, ext4, xfs, btrfs RAID-0, ext4
-    /// on md RAID-0, FUSE…), run the suite on each, tear each down, and compare them.
+    /// on md RAID-0, FUSE and more), run the suite on each, tear each down, and compare them.
     /// Needs root. Takes the options of `run` (but no PATH).
     #[command(after_help = lab::EXAMPLES, mut_arg("path", |arg| arg.hide(true)))]
     Lab(lab::LabArgs),
