@@ -311,7 +311,7 @@ pub fn build(request: &Request, objects: &mut Objects) -> Result<Built, String> 
             }
             let targets = match fs.kind {
                 Kind::MdRaid0 { chunk_kib } => {
-                    let name = request.names.md_name(fs.name);
+                    let name = request.names.md_name();
                     let array = md::create_raid0(&name, &loops, chunk_kib, "", &mut log)?;
                     objects.push(Object::Md { device: array.clone() });
                     vec![array]

@@ -1,6 +1,6 @@
 //! md arrays (Linux software RAID, via mdadm), recognised by their members: an array is
 //! the lab's when every member is a loop device resting on one of the lab's images. The
-//! array's name (`/dev/md/writebench-lab-<pid>-<fs>`) says so too, but a name needs udev
+//! array's name (`/dev/md/writebench-lab-<pid>-md`) says so too, but a name needs udev
 //! or mdadm to keep its symlink; the members are the kernel's own answer.
 
 use std::path::Path;
@@ -84,13 +84,23 @@ pub fn create_raid0(
         .ok_or_else(|| format!("mdadm made {link}, but no md array in sysfs has its members"))
 }
 
-/// Stops `device` if (and only if) it is still made of the lab's loop devices.
+/// Stops `device` if (and only if) it is still made of the lab's loop devices, then
+/// wipes the md superblock from its members: where udev runs `mdadm --incremental` on
+/// block devices that change, a member with its superblock could be assembled again
+/// before its loop device is detached.
 pub fn stop(device: &str) -> Result<(), String> {
     let Some((_, members)) = arrays().into_iter().find(|(d, _)| d == device) else { return Ok(()) };
     if owner(&members).is_none() {
         return Ok(());
     }
-    Step::new("mdadm").arg("--stop").arg(device).run().map(drop)
+    Step::new("mdadm").arg("--stop").arg(device).run()?;
+    for member in &members {
+        let ours = loopdev::backing_file(member).and_then(|backing| names::image_pid(&backing)).is_some();
+        if ours {
+            let _ = Step::new("mdadm").arg("--zero-superblock").arg(member).run();
+        }
+    }
+    Ok(())
 }
 
 #[cfg(test)]

@@ -4,7 +4,8 @@
 //!
 //! - backing files: `/dev/shm/writebench-lab-<pid>-<fs>-<n>.img` (RAM-backed);
 //! - mount points: `/dev/shm/writebench-lab-<pid>-mnt/<fs>` (and `<fs>-lower` for FUSE);
-//! - md arrays: `/dev/md/writebench-lab-<pid>-<fs>`.
+//! - md arrays: `/dev/md/writebench-lab-<pid>-md` (md names hold 32 bytes at most, so
+//!   no filesystem name in it; one md array exists at a time).
 //!
 //! Loop devices and md arrays have no names of their own that survive everything, so
 //! they are recognised through what they rest on: a loop device by its backing file
@@ -45,9 +46,10 @@ impl Names {
         self.mount_root().join(fs)
     }
 
-    /// The md array's name under /dev/md.
-    pub fn md_name(&self, fs: &str) -> String {
-        format!("{PREFIX}{}-{fs}", self.pid)
+    /// The md array's name under /dev/md: at most 25 bytes (pids have 7 digits at most),
+    /// within the 32 that md's metadata keeps.
+    pub fn md_name(&self) -> String {
+        format!("{PREFIX}{}-md", self.pid)
     }
 }
 
@@ -111,7 +113,8 @@ mod tests {
         assert_eq!(image_pid("/dev/shm/writebench-lab-4242-ext4-0.img (deleted)"), Some(4242));
         let mount = names.mount_point("fuse-lower");
         assert_eq!(mount_pid(mount.to_str().unwrap()), Some(4242));
-        assert_eq!(pid_in(&names.md_name("ext4-md-raid0")), Some(4242));
+        assert_eq!(pid_in(&names.md_name()), Some(4242));
+        assert!(Names { pid: 4_194_304 }.md_name().len() <= 32);
         for other in [
             "/tmp/writebench-lab-4242-ext4-0.img",
             "/dev/shm/sub/writebench-lab-4242-ext4-0.img",

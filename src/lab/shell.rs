@@ -43,10 +43,14 @@ impl Step {
         line
     }
 
-    /// Runs it; Ok(its standard output) or Err(one line).
+    /// Runs it; Ok(its standard output) or Err(one line). In a process group of its
+    /// own: a Ctrl-C on the terminal reaches the lab (which then tears down) but does not
+    /// kill an mkfs, an mdadm or an umount half-way.
     pub fn run(&self) -> Result<String, String> {
+        use std::os::unix::process::CommandExt;
         let output = Command::new(&self.program)
             .args(&self.args)
+            .process_group(0)
             .stdin(Stdio::null())
             .output()
             .map_err(|e| format!("{}: cannot run {}: {}", self.line(), self.program, crate::error::plain(&e)))?;
