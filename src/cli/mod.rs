@@ -94,7 +94,14 @@ pub enum Command {
     /// Build filesystems on RAM-backed loop devices (tmpfs, ext4, xfs, btrfs RAID-0, ext4
     /// on md RAID-0, FUSE and more), run the suite on each, tear each down, and compare them.
     /// Needs root. Takes the options of `run` (but no PATH).
-    #[command(after_help = lab::EXAMPLES, mut_arg("path", |arg| arg.hide(true)))]
+    #[command(
+        after_help = lab::EXAMPLES,
+        mut_arg("path", |arg| arg.hide(true)),
+        mut_arg("export_csv", |arg| arg.hide(true)),
+        mut_arg("export_json", |arg| arg.help("Also write the comparison as JSON (each filesystem's result is in --out-dir)")),
+        mut_arg("export_markdown", |arg| arg.help("Also write the comparison as Markdown")),
+        mut_arg("export_html", |arg| arg.help("Also write the comparison as HTML, the filesystems side by side")),
+    )]
     Lab(lab::LabArgs),
     /// Print a shell completion script: `writebench completions bash > /etc/bash_completion.d/writebench`.
     Completions(CompletionsArgs),
