@@ -273,6 +273,14 @@ fn compare_all(results: &[(String, PathBuf)], plan: &Plan) -> bool {
     for (file, (_, path)) in compared.files.iter_mut().zip(results) {
         file.name = path.display().to_string();
     }
+    // Of the context, what tells the filesystems apart: not the lab's own mount points,
+    // devices and command lines (they are in each result), which differ by construction.
+    compared.differences.retain(|difference| {
+        let field = difference.field.as_str();
+        let lab_detail = field.starts_with("options.lab.")
+            && !matches!(field, "options.lab.mkfs_options" | "options.lab.mount_options");
+        !(lab_detail || field == "target.path")
+    });
     let mut stdout = std::io::stdout().lock();
     let _ = crate::export::compare::render(&compared, &mut stdout).and_then(|()| stdout.flush());
     type Render = fn(&compare::CompareResult, &mut dyn Write) -> std::io::Result<()>;

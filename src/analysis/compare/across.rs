@@ -108,9 +108,9 @@ fn without_state(case: &CaseResult) -> String {
 
 fn state_words(state: FileState) -> &'static str {
     match state {
-        FileState::Prealloc => "preallocation (fallocate to the final size first, against a new empty file)",
-        FileState::Sparse => "a sparse file of the final size (ftruncate first, against a new empty file)",
-        FileState::Overwrite => "overwriting a file written before (against a new empty file)",
+        FileState::Prealloc => "fallocate to the final size before writing, against a new empty file",
+        FileState::Sparse => "ftruncate to the final size before writing, against a new empty file",
+        FileState::Overwrite => "writing over a file written before, against a new empty file",
         FileState::Empty => "a new empty file",
     }
 }
@@ -156,7 +156,8 @@ fn state_effect(state: FileState, files: &[&ResultFile], names: &[&str]) -> Opti
         FileState::Overwrite => "overwriting",
         FileState::Empty => "an empty file",
     };
-    let text = format!("{} — {}", sentence(subject, &effects, names), state_words(state));
+    let text =
+        format!("{} ({}; durable rates where the case syncs)", sentence(subject, &effects, names), state_words(state));
     Some(CrossObservation { kind: format!("state:{}", state.name()), text, files: effects })
 }
 
