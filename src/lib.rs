@@ -10,6 +10,7 @@
 //! - `analysis`: statistics over runs, significance, advice, and the comparison of saved results;
 //! - `export`: table, JSON, CSV, latency, the Answer, Markdown and HTML (with its charts) and
 //!   compare rendering, reading a result (or a comparison) and nothing else;
+//! - `lab`: the filesystem lab, which builds filesystems, runs `run` on each and compares them;
 //! - `result`: the result file as plain data; `error`: a failed call and its OS text.
 
 pub mod analysis;
@@ -17,6 +18,7 @@ pub mod cli;
 pub mod context;
 pub mod error;
 pub mod export;
+pub mod lab;
 pub mod measure;
 pub mod plan;
 pub mod result;

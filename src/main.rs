@@ -47,6 +47,7 @@ fn main() -> ExitCode {
         Command::Report(args) => report(&args),
         Command::Compare(args) => compare(&args),
         Command::Calibrate(args) => calibrate(&args),
+        Command::Lab(args) => lab(&args),
         Command::Completions(args) => {
             use clap::CommandFactory;
             let mut command = Cli::command();
@@ -54,9 +55,7 @@ fn main() -> ExitCode {
             Ok(ExitCode::SUCCESS)
         }
         Command::Man => Ok(if manual(&mut std::io::stdout()).is_ok() { ExitCode::SUCCESS } else { ExitCode::from(1) }),
-        Command::Clean(args) => writebench::measure::clean::clean_command(&args.path, args.yes)
-            .map(|all_removed| ExitCode::from(if all_removed { 0 } else { 1 }))
-            .map_err(UsageError),
+        Command::Clean(args) => clean(&args),
     };
     match outcome {
         Ok(code) => code,
@@ -64,6 +63,27 @@ fn main() -> ExitCode {
             eprintln!("writebench: {message}");
             ExitCode::from(2)
         }
+    }
+}
+
+/// `writebench clean`: the scratch directories in PATH, then the leftovers of a killed
+/// lab (mounts, md arrays, loop devices, backing files), wherever PATH is.
+fn clean(args: &writebench::cli::CleanArgs) -> Result<ExitCode, UsageError> {
+    // PATH is checked first (bad input says so before anything is listed).
+    let scratch_done = writebench::measure::clean::clean_command(&args.path, args.yes).map_err(UsageError)?;
+    let lab_done = writebench::lab::leftovers::clean(args.yes).map_err(UsageError)?;
+    Ok(ExitCode::from(if lab_done && scratch_done { 0 } else { 1 }))
+}
+
+/// `writebench lab`: checks everything, then builds, measures and tears down each
+/// filesystem in turn, and compares them.
+fn lab(args: &writebench::cli::lab::LabArgs) -> Result<ExitCode, UsageError> {
+    // The command line after `lab`, as typed: its run options go to each run.
+    let argv: Vec<String> = std::env::args().skip_while(|arg| arg != "lab").skip(1).collect();
+    let plan = args.plan(&argv)?;
+    match writebench::lab::driver::run(&plan) {
+        writebench::lab::driver::Outcome::Done(code) => Ok(ExitCode::from(code)),
+        writebench::lab::driver::Outcome::Refused(why) => Err(UsageError(why)),
     }
 }
 

@@ -21,6 +21,8 @@
 
 use std::collections::HashMap;
 
+pub mod across;
+
 use serde::{Deserialize, Serialize};
 
 use crate::analysis::significance::{self, ALPHA};
@@ -53,6 +55,13 @@ pub struct CompareResult {
     pub answers: Vec<GoalComparison>,
     /// One per file after the baseline.
     pub summary: Vec<PairSummary>,
+    /// Effects measured inside each file, set side by side (the lab's comparison of
+    /// filesystems; plain `compare` leaves it empty).
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub across: Vec<across::CrossObservation>,
+    /// Per goal, the fastest file and strategy of all (filled with `across`).
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub fastest: Vec<across::Fastest>,
 }
 
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
@@ -205,6 +214,8 @@ pub fn compare(results: &[(String, ResultFile)]) -> CompareResult {
         unmatched,
         answers: answers(&only),
         summary,
+        across: Vec::new(),
+        fastest: Vec::new(),
     }
 }
 

@@ -7,6 +7,7 @@ use clap::{Args, Parser, Subcommand, ValueEnum};
 
 pub mod calibrate;
 pub mod compare;
+pub mod lab;
 pub mod latency;
 pub mod report;
 mod usage;
@@ -90,6 +91,18 @@ pub enum Command {
     /// the device's own direct write rate. `run` makes a short one first.
     #[command(after_help = calibrate::EXAMPLES)]
     Calibrate(calibrate::CalibrateArgs),
+    /// Build filesystems on RAM-backed loop devices (tmpfs, ext4, xfs, btrfs RAID-0, ext4
+    /// on md RAID-0, FUSE and more), run the suite on each, tear each down, and compare them.
+    /// Needs root. Takes the options of `run` (but no PATH).
+    #[command(
+        after_help = lab::EXAMPLES,
+        mut_arg("path", |arg| arg.hide(true)),
+        mut_arg("export_csv", |arg| arg.hide(true)),
+        mut_arg("export_json", |arg| arg.help("Also write the comparison as JSON (each filesystem's result is in --out-dir)")),
+        mut_arg("export_markdown", |arg| arg.help("Also write the comparison as Markdown")),
+        mut_arg("export_html", |arg| arg.help("Also write the comparison as HTML, the filesystems side by side")),
+    )]
+    Lab(lab::LabArgs),
     /// Print a shell completion script: `writebench completions bash > /etc/bash_completion.d/writebench`.
     Completions(CompletionsArgs),
     /// Print the manual page (roff): `writebench man > writebench.1; man -l writebench.1`.
@@ -590,6 +603,7 @@ mod tests {
             | Command::Report(_)
             | Command::Compare(_)
             | Command::Calibrate(_)
+            | Command::Lab(_)
             | Command::Completions(_)
             | Command::Man => {
                 unreachable!("the argv says run")

@@ -52,6 +52,13 @@ pub fn render(compared: &CompareResult, out: &mut dyn Write) -> io::Result<()> {
             writeln!(out, "  {line}")?;
         }
     }
+    let across = across_lines(compared);
+    if !across.is_empty() {
+        writeln!(out, "\n## Across the files\n")?;
+        for line in across {
+            writeln!(out, "  {line}")?;
+        }
+    }
     writeln!(out, "\n## Answer\n")?;
     for (line, picks) in answer_lines(compared) {
         writeln!(out, "  {line}")?;
@@ -93,6 +100,13 @@ pub fn render_markdown(compared: &CompareResult, out: &mut dyn Write) -> io::Res
     if !unmatched.is_empty() {
         writeln!(out, "\nNot compared:\n")?;
         for line in unmatched {
+            writeln!(out, "- {}", escape(&line))?;
+        }
+    }
+    let across = across_lines(compared);
+    if !across.is_empty() {
+        writeln!(out, "\n## Across the files\n")?;
+        for line in across {
             writeln!(out, "- {}", escape(&line))?;
         }
     }
@@ -243,6 +257,13 @@ fn unmatched_lines(compared: &CompareResult) -> Vec<String> {
 
 /// One line per goal, with a line below it for each file's pick; then the files that
 /// stored no answer.
+/// The fastest file and strategy per goal, then the effects set side by side (filled
+/// by `across` for the lab; empty for a plain compare).
+fn across_lines(compared: &CompareResult) -> Vec<String> {
+    let fastest = compared.fastest.iter().map(|f| format!("best of all files for {}", f.text));
+    fastest.chain(compared.across.iter().map(|o| o.text.clone())).collect()
+}
+
 fn answer_lines(compared: &CompareResult) -> Vec<(String, Vec<String>)> {
     let mut lines: Vec<(String, Vec<String>)> =
         compared.answers.iter().map(|goal| goal_lines(goal, compared)).collect();
@@ -465,6 +486,8 @@ mod tests {
                     tests_significant: 0,
                 },
             ],
+            across: Vec::new(),
+            fastest: Vec::new(),
         }
     }
 

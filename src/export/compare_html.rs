@@ -8,7 +8,7 @@ use std::io::{self, Write};
 use html_escape::encode_text as text;
 
 use crate::analysis::compare::CompareResult;
-use crate::export::charts::ratio;
+use crate::export::charts::{ratio, side_by_side};
 use crate::export::html::page_start;
 
 pub fn render(compared: &CompareResult, out: &mut dyn Write) -> io::Result<()> {
@@ -19,6 +19,14 @@ pub fn render(compared: &CompareResult, out: &mut dyn Write) -> io::Result<()> {
         writeln!(out, "<li>{}: {}</li>", text(&file.label), text(&file.name))?;
     }
     writeln!(out, "</ul>\n</header>")?;
+    // The lab's comparison (files that are filesystems): their rates side by side first.
+    if !compared.across.is_empty() {
+        if let Some(chart) = side_by_side::chart(compared) {
+            writeln!(out, "<section id=\"side-by-side\">\n<h2>Side by side</h2>")?;
+            writeln!(out, "<figure>\n{}\n<figcaption>{}</figcaption>\n</figure>", chart.svg, text(&chart.caption))?;
+            writeln!(out, "</section>")?;
+        }
+    }
     writeln!(out, "<section id=\"charts\">\n<h2>Ratios</h2>")?;
     match ratio::chart(compared) {
         Some(chart) => {
@@ -71,6 +79,21 @@ mod tests {
         assert!(page.contains("Content-Security-Policy") && !page.contains("<script"));
         // The figures: every tested case reads 0.500 against the baseline.
         assert!(page.contains("0.500") || page.contains("×0.5"), "no ratio of one half in the text");
+    }
+
+    #[test]
+    fn the_labs_comparison_has_the_files_side_by_side_and_a_plain_compare_does_not() {
+        let files = pair();
+        let mut page = Vec::new();
+        render(&crate::analysis::compare::across::compare_filesystems(&files), &mut page).unwrap();
+        let page = String::from_utf8(page).unwrap();
+        assert!(
+            page.contains("id=\"chart-side-by-side\"") && page.contains("Across the files"),
+            "no side-by-side chart"
+        );
+        let mut plain = Vec::new();
+        render(&crate::analysis::compare::compare(&files), &mut plain).unwrap();
+        assert!(!String::from_utf8(plain).unwrap().contains("chart-side-by-side"));
     }
 
     #[test]

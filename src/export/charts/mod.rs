@@ -18,6 +18,7 @@ mod latency;
 mod lines;
 pub mod ratio;
 mod runtimes;
+pub mod side_by_side;
 mod states;
 mod threads;
 

@@ -1,0 +1,374 @@
+//! Across files: what the lab says about filesystems (or any set of results measured
+//! with the same cases). `compare` sets every file against the first; here each file is
+//! read on its own too, so that an effect (preallocating, say) is measured inside each
+//! file and the files' effects are set side by side: "preallocation helps on ext4 (×1.4)
+//! but not on xfs (tied)". And per goal, which file and which of its strategies is the
+//! fastest of all, tested against the best of the other files.
+//!
+//! An effect inside one file is a set of pairs of cases that differ in that one
+//! dimension only (`pwrite prealloc 1MiB t1 end` against `pwrite empty 1MiB t1 end`),
+//! each tested with Welch's t on the run times (the durable times where the case syncs:
+//! what a program that keeps its data pays), Holm-corrected over the pairs of that
+//! effect in that file. Its factor is the geometric mean of the pairs' factors.
+
+use serde::{Deserialize, Serialize};
+
+use super::{CompareResult, compare};
+use crate::analysis::significance::{self, ALPHA};
+use crate::plan::FileState;
+use crate::result::{CaseResult, ResultFile, Status};
+
+/// One effect across the files.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct CrossObservation {
+    /// `state:prealloc`, `state:sparse`, `state:overwrite`, `durability-cost`.
+    pub kind: String,
+    pub text: String,
+    /// Per file; None where the file has no pair for this effect.
+    pub files: Vec<Option<Effect>>,
+}
+
+/// One effect in one file.
+#[derive(Debug, Clone, Copy, PartialEq, Serialize, Deserialize)]
+pub struct Effect {
+    /// Geometric mean of the pairs' factors (rate with the change over rate without).
+    pub factor: f64,
+    pub pairs: usize,
+    /// Pairs significantly faster with the change, and significantly slower.
+    pub faster: usize,
+    pub slower: usize,
+}
+
+impl Effect {
+    fn verdict(&self) -> &'static str {
+        match (self.faster > 0, self.slower > 0) {
+            (true, false) => "helps",
+            (false, true) => "hurts",
+            (true, true) => "mixed",
+            (false, false) => "tied",
+        }
+    }
+}
+
+/// Per goal, the fastest file and strategy.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct Fastest {
+    pub goal: String,
+    pub text: String,
+    /// Index of the file whose pick is best.
+    pub file: usize,
+    pub case: String,
+    pub metric: String,
+    pub median: f64,
+    /// The best of the other files: its index, and the factor and p of the test between
+    /// the two (None when the metric has no run times to test).
+    pub runner_up: Option<usize>,
+    pub factor: Option<f64>,
+    pub p: Option<f64>,
+}
+
+/// `compare` of results named by their filesystems (or whatever `name` says), with the
+/// names as column headings and the observations across them.
+pub fn compare_filesystems(results: &[(String, ResultFile)]) -> CompareResult {
+    let mut compared = compare(results);
+    for (file, (name, _)) in compared.files.iter_mut().zip(results) {
+        file.label = name.clone();
+    }
+    let names: Vec<&str> = results.iter().map(|(name, _)| name.as_str()).collect();
+    let files: Vec<&ResultFile> = results.iter().map(|(_, result)| result).collect();
+    for state in [FileState::Prealloc, FileState::Sparse, FileState::Overwrite] {
+        if let Some(observation) = state_effect(state, &files, &names) {
+            compared.across.push(observation);
+        }
+    }
+    if let Some(observation) = durability_cost(&compared, &names) {
+        compared.across.push(observation);
+    }
+    compared.fastest = fastest(&compared, &files);
+    compared
+}
+
+/// The times a case is judged on: write + sync where it syncs, else the write.
+fn judged_times(case: &CaseResult) -> Option<Vec<f64>> {
+    if case.status != Status::Ok || case.runs.len() < 2 {
+        return None;
+    }
+    Some(if case.case.durability.syncs() {
+        case.runs.iter().map(|run| run.durable_seconds()).collect()
+    } else {
+        case.runs.iter().map(|run| run.write_seconds).collect()
+    })
+}
+
+/// The id with its state word replaced: the key of the case's twin in another state.
+fn without_state(case: &CaseResult) -> String {
+    let state = case.case.state.name();
+    case.case.id.split(' ').map(|word| if word == state { "*" } else { word }).collect::<Vec<_>>().join(" ")
+}
+
+fn state_words(state: FileState) -> &'static str {
+    match state {
+        FileState::Prealloc => "fallocate to the final size before writing, against a new empty file",
+        FileState::Sparse => "ftruncate to the final size before writing, against a new empty file",
+        FileState::Overwrite => "writing over a file written before, against a new empty file",
+        FileState::Empty => "a new empty file",
+    }
+}
+
+fn state_effect(state: FileState, files: &[&ResultFile], names: &[&str]) -> Option<CrossObservation> {
+    let effects: Vec<Option<Effect>> = files
+        .iter()
+        .map(|result| {
+            let mut tests = Vec::new();
+            for case in result.cases.iter().filter(|c| c.case.state == state) {
+                let key = (without_state(case), case.case.bytes);
+                let twin = result
+                    .cases
+                    .iter()
+                    .find(|c| c.case.state == FileState::Empty && c.case.bytes == key.1 && without_state(c) == key.0);
+                let (Some(twin), Some(with)) = (twin, judged_times(case)) else { continue };
+                let Some(without) = judged_times(twin) else { continue };
+                // factor(a, b) = mean(a) / mean(b): with the change's rate over without's.
+                if let Some(factor) = significance::factor(&without, &with) {
+                    tests.push(factor);
+                }
+            }
+            if tests.is_empty() {
+                return None;
+            }
+            let holm = significance::holm(&tests.iter().map(|t| t.p).collect::<Vec<_>>());
+            let significant = |i: usize| holm[i] < ALPHA;
+            let log_mean = tests.iter().map(|t| t.factor.ln()).sum::<f64>() / tests.len() as f64;
+            Some(Effect {
+                factor: log_mean.exp(),
+                pairs: tests.len(),
+                faster: (0..tests.len()).filter(|&i| significant(i) && tests[i].factor > 1.0).count(),
+                slower: (0..tests.len()).filter(|&i| significant(i) && tests[i].factor < 1.0).count(),
+            })
+        })
+        .collect();
+    if effects.iter().all(Option::is_none) {
+        return None;
+    }
+    let subject = match state {
+        FileState::Prealloc => "preallocation",
+        FileState::Sparse => "a sparse file",
+        FileState::Overwrite => "overwriting",
+        FileState::Empty => "an empty file",
+    };
+    let text =
+        format!("{} ({}; durable rates where the case syncs)", sentence(subject, &effects, names), state_words(state));
+    Some(CrossObservation { kind: format!("state:{}", state.name()), text, files: effects })
+}
+
+/// "preallocation helps on ext4 (×1.40) but not on xfs (tied); it hurts on fuse (×0.70)".
+fn sentence(subject: &str, effects: &[Option<Effect>], names: &[&str]) -> String {
+    let group = |verdict: &str| -> Vec<String> {
+        effects
+            .iter()
+            .zip(names)
+            .filter_map(|(effect, name)| effect.filter(|e| e.verdict() == verdict).map(|e| (e, name)))
+            .map(|(e, name)| {
+                if verdict == "tied" {
+                    format!("{name} (tied, ×{:.2})", e.factor)
+                } else {
+                    format!(
+                        "{name} (×{:.2}, {} of {} pairs)",
+                        e.factor,
+                        if verdict == "hurts" { e.slower } else { e.faster },
+                        e.pairs
+                    )
+                }
+            })
+            .collect()
+    };
+    let (helps, hurts, mixed, tied) = (group("helps"), group("hurts"), group("mixed"), group("tied"));
+    let mut parts = Vec::new();
+    if !helps.is_empty() {
+        parts.push(format!("helps on {}", helps.join(", ")));
+    }
+    if !tied.is_empty() {
+        let lead = if helps.is_empty() { "makes no significant difference on" } else { "but not on" };
+        parts.push(format!("{lead} {}", tied.join(", ")));
+    }
+    let mut text = format!("{subject} {}", parts.join(" "));
+    if parts.is_empty() {
+        text = subject.to_string();
+    }
+    if !hurts.is_empty() {
+        let lead = if parts.is_empty() { " hurts on" } else { "; it hurts on" };
+        text += &format!("{lead} {}", hurts.join(", "));
+    }
+    if !mixed.is_empty() {
+        text += &format!("; mixed (faster in some pairs, slower in others) on {}", mixed.join(", "));
+    }
+    let missing: Vec<&str> =
+        effects.iter().zip(names).filter(|(effect, _)| effect.is_none()).map(|(_, name)| *name).collect();
+    if !missing.is_empty() {
+        text += &format!("; not measured on {}", missing.join(", "));
+    }
+    text
+}
+
+/// What making the data durable costs on each file: the median, over the cases that
+/// sync, of the durable rate over the buffered rate of the same runs.
+fn durability_cost(compared: &CompareResult, names: &[&str]) -> Option<CrossObservation> {
+    let mut effects = Vec::new();
+    for file in 0..compared.files.len() {
+        let mut ratios: Vec<f64> = compared
+            .cases
+            .iter()
+            .filter_map(|case| case.files[file].as_ref())
+            .filter_map(|side| Some(side.durable_median? / side.median?))
+            .filter(|ratio| ratio.is_finite() && *ratio > 0.0)
+            .collect();
+        if ratios.is_empty() {
+            effects.push(None);
+            continue;
+        }
+        ratios.sort_by(f64::total_cmp);
+        let median = ratios[ratios.len() / 2];
+        effects.push(Some(Effect { factor: median, pairs: ratios.len(), faster: 0, slower: 0 }));
+    }
+    if effects.iter().all(Option::is_none) {
+        return None;
+    }
+    let mut ranked: Vec<(f64, &str, usize)> =
+        effects.iter().zip(names).filter_map(|(e, name)| e.map(|e| (e.factor, *name, e.pairs))).collect();
+    ranked.sort_by(|a, b| b.0.total_cmp(&a.0));
+    let list: Vec<String> = ranked.iter().map(|(factor, name, _)| format!("{name} ×{factor:.2}")).collect();
+    let text = format!(
+        "making the data durable (the syncs the cases ask for, against the same runs' buffered rate; median over the cases that sync) keeps: {}",
+        list.join(", ")
+    );
+    Some(CrossObservation { kind: "durability-cost".into(), text, files: effects })
+}
+
+/// Lower is better for latencies; higher for rates.
+fn lower_is_better(metric: &str) -> bool {
+    metric.ends_with("_ns")
+}
+
+fn metric_text(metric: &str, value: f64) -> String {
+    match metric {
+        "throughput" => format!("{:.3} GB/s", value / 1e9),
+        "durable" => format!("{:.3} GB/s durable", value / 1e9),
+        "commits_per_second" => format!("{value:.0} commits/s"),
+        "p99_ns" => format!("p99 {:.1} µs", value / 1e3),
+        other => format!("{value:.3} {other}"),
+    }
+}
+
+/// The times behind a pick's metric, where it has them (throughput and durable).
+fn pick_times(result: &ResultFile, case: &str, metric: &str) -> Option<Vec<f64>> {
+    let found = result.cases.iter().find(|c| c.case.id == case && c.status == Status::Ok)?;
+    match metric {
+        "throughput" => Some(found.runs.iter().map(|r| r.write_seconds).collect()),
+        "durable" => Some(found.runs.iter().map(|r| r.durable_seconds()).collect()),
+        _ => None,
+    }
+}
+
+fn fastest(compared: &CompareResult, files: &[&ResultFile]) -> Vec<Fastest> {
+    let mut found = Vec::new();
+    for goal in &compared.answers {
+        let mut ranked: Vec<(usize, &super::Pick)> =
+            goal.picks.iter().enumerate().filter_map(|(file, pick)| pick.as_ref().map(|p| (file, p))).collect();
+        let Some(metric) = ranked.first().map(|(_, pick)| pick.metric.clone()) else { continue };
+        // Only picks of the same metric can be ranked against each other.
+        ranked.retain(|(_, pick)| pick.metric == metric);
+        ranked.sort_by(|a, b| {
+            let order = a.1.median.total_cmp(&b.1.median);
+            if lower_is_better(&metric) { order } else { order.reverse() }
+        });
+        let (best_file, best) = ranked[0];
+        let name = |file: usize| compared.files[file].label.clone();
+        let mut text =
+            format!("{}: {} with {} ({})", goal.goal, name(best_file), best.case, metric_text(&metric, best.median));
+        let mut fastest = Fastest {
+            goal: goal.goal.clone(),
+            text: String::new(),
+            file: best_file,
+            case: best.case.clone(),
+            metric: metric.clone(),
+            median: best.median,
+            runner_up: None,
+            factor: None,
+            p: None,
+        };
+        if let Some(&(second_file, second)) = ranked.get(1) {
+            fastest.runner_up = Some(second_file);
+            let test = pick_times(files[best_file], &best.case, &metric)
+                .zip(pick_times(files[second_file], &second.case, &metric))
+                .and_then(|(best_times, second_times)| significance::factor(&second_times, &best_times));
+            let against =
+                format!("{}'s best, {} ({})", name(second_file), second.case, metric_text(&metric, second.median));
+            match test {
+                Some(test) if test.p < ALPHA => {
+                    text += &format!("; ×{:.2} {against}, p = {:.2e}", test.factor, test.p);
+                }
+                Some(test) => text += &format!("; tied with {against}, p = {:.2}", test.p),
+                None => text += &format!("; then {against}"),
+            }
+            if let Some(test) = test {
+                fastest.factor = Some(test.factor);
+                fastest.p = Some(test.p);
+            }
+        }
+        fastest.text = text;
+        found.push(fastest);
+    }
+    found
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn real() -> ResultFile {
+        serde_json::from_str(include_str!("../../../tests/data/v1-result.json")).unwrap()
+    }
+
+    /// A copy of `result` whose prealloc runs take `slower` times as long.
+    fn with_prealloc_times(result: &ResultFile, slower: f64) -> ResultFile {
+        let mut copy = result.clone();
+        for case in copy.cases.iter_mut().filter(|c| c.case.state == FileState::Prealloc) {
+            for (i, run) in case.runs.iter_mut().enumerate() {
+                // A little spread of its own, so that the test has a variance.
+                run.write_seconds *= slower * (1.0 + 0.001 * i as f64);
+                run.sync_seconds *= slower;
+            }
+        }
+        copy
+    }
+
+    #[test]
+    fn an_effect_in_one_file_and_not_in_another_is_said_with_both() {
+        let base = real();
+        if !base.cases.iter().any(|c| c.case.state == FileState::Prealloc) {
+            return;
+        }
+        let files = vec![("ext4".to_string(), with_prealloc_times(&base, 0.25)), ("xfs".to_string(), base.clone())];
+        let compared = compare_filesystems(&files);
+        assert_eq!(compared.files[0].label, "ext4");
+        let prealloc = compared.across.iter().find(|o| o.kind == "state:prealloc").expect("a prealloc observation");
+        let ext4 = prealloc.files[0].expect("ext4 has pairs");
+        assert!(ext4.factor > 3.0, "{ext4:?}");
+        assert!(prealloc.text.starts_with("preallocation helps on ext4 (×"), "{}", prealloc.text);
+        assert!(prealloc.files[1].is_some());
+    }
+
+    #[test]
+    fn the_sentence_groups_files_by_verdict() {
+        let effect = |factor, faster, slower| Some(Effect { factor, pairs: 2, faster, slower });
+        let text = sentence(
+            "preallocation",
+            &[effect(1.4, 2, 0), effect(1.01, 0, 0), effect(0.7, 0, 2), None],
+            &["ext4", "xfs", "fuse", "tmpfs"],
+        );
+        assert_eq!(
+            text,
+            "preallocation helps on ext4 (×1.40, 2 of 2 pairs) but not on xfs (tied, ×1.01); it hurts on fuse (×0.70, 2 of 2 pairs); not measured on tmpfs"
+        );
+    }
+}

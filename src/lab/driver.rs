@@ -1,0 +1,309 @@
+//! The lab: for each filesystem, build it, measure it with `writebench run` as a child
+//! process, record how it was built in its result, tear it down; then compare them all
+//! with `compare`'s machinery. A filesystem that cannot be built here (a tool or kernel
+//! support missing) is skipped with the reason; one that fails is torn down and the lab
+//! goes on. A signal stops the lab after the teardown of what exists.
+//!
+//! Why a child process per filesystem and not the run in this process: the run's signal
+//! handlers end the process at once (they can only remove files), while the lab must
+//! still unmount, stop arrays and detach devices, which needs ordinary code and a
+//! filesystem nobody has files open on. The child is the same binary, so the run is
+//! exactly `writebench run` with the same options; it dies with the lab (PDEATHSIG).
+
+use std::io::Write;
+use std::os::fd::AsFd;
+use std::os::unix::process::CommandExt;
+use std::path::PathBuf;
+use std::process::{Command, Stdio};
+
+use super::filesystems::{self, Filesystem, Request};
+use super::interrupt;
+use super::names::Names;
+use super::objects::Objects;
+use crate::analysis::compare;
+use crate::error::plain;
+use crate::export::write_atomically;
+use crate::result::ResultFile;
+
+/// One filesystem as the user asked for it.
+#[derive(Debug, Clone)]
+pub struct Choice {
+    pub fs: &'static Filesystem,
+    pub mkfs_options: String,
+    pub mount_options: String,
+}
+
+/// Everything the lab needs, validated by the command line.
+#[derive(Debug, Clone)]
+pub struct Plan {
+    pub filesystems: Vec<Choice>,
+    /// Bytes the suite may have on a filesystem at once.
+    pub need: u64,
+    pub out_dir: PathBuf,
+    /// The `run` options, passed to each run as given.
+    pub run_args: Vec<String>,
+    pub export_markdown: Option<PathBuf>,
+    pub export_html: Option<PathBuf>,
+    pub export_json: Option<PathBuf>,
+}
+
+/// How the lab ended.
+pub enum Outcome {
+    /// Exit status: 0 when every filesystem built was measured and torn down.
+    Done(u8),
+    /// A refusal before anything was built: one line, exit status 2.
+    Refused(String),
+}
+
+/// Refuses unless the lab can work safely here: root, and the kernel's own lists of loop
+/// devices and mounts readable (without them it could not tell its objects from others').
+pub fn preflight() -> Result<(), String> {
+    // SAFETY: geteuid cannot fail.
+    if unsafe { libc::geteuid() } != 0 {
+        return Err(
+            "lab needs root: it creates loop devices, md arrays and mounts (run it as root, e.g. with sudo)".into()
+        );
+    }
+    if std::fs::read_dir("/sys/block").is_err() || std::fs::read_to_string("/proc/self/mounts").is_err() {
+        return Err("lab cannot read /sys/block or /proc/self/mounts, so it could not tell its own loop devices and mounts from others': refusing to start".into());
+    }
+    if !std::path::Path::new(super::names::SHM).is_dir() {
+        return Err(format!("lab needs {} (RAM-backed files for its devices)", super::names::SHM));
+    }
+    Ok(())
+}
+
+/// MemAvailable from /proc/meminfo, in bytes.
+fn available_memory() -> Option<u64> {
+    let text = std::fs::read_to_string("/proc/meminfo").ok()?;
+    let line = text.lines().find(|l| l.starts_with("MemAvailable:"))?;
+    let kib: u64 = line.split_whitespace().nth(1)?.parse().ok()?;
+    Some(kib * 1024)
+}
+
+pub fn run(plan: &Plan) -> Outcome {
+    if let Err(why) = preflight() {
+        return Outcome::Refused(why);
+    }
+    if let Err(e) = interrupt::install() {
+        return Outcome::Refused(format!("cannot set up signal handling: {}", plain(&e)));
+    }
+    // Tools and kernel support first: a filesystem that cannot be built is skipped.
+    let mut buildable = Vec::new();
+    for choice in &plan.filesystems {
+        match choice.fs.check() {
+            Ok(()) => buildable.push(choice),
+            Err(why) => eprintln!("writebench: lab: {} skipped: {why}", choice.fs.name),
+        }
+    }
+    if buildable.is_empty() {
+        eprintln!("writebench: lab: no filesystem of the list can be built here");
+        return Outcome::Done(1);
+    }
+    // One filesystem exists at a time: the largest must fit in memory, with the run's
+    // own buffers beside it.
+    let largest = buildable.iter().map(|c| c.fs.memory_bytes(plan.need)).max().unwrap_or(0);
+    let wanted = largest + plan.need;
+    if let Some(available) = available_memory() {
+        if available < wanted {
+            return Outcome::Refused(format!(
+                "lab needs about {} of free memory for its RAM-backed devices, and {} is available: use a smaller --size",
+                crate::plan::units::format_size(wanted),
+                crate::plan::units::format_size(available)
+            ));
+        }
+    }
+    if let Err(e) = std::fs::create_dir_all(&plan.out_dir) {
+        return Outcome::Refused(format!("--out-dir {}: {}", plan.out_dir.display(), plain(&e)));
+    }
+    let names = Names::this_process();
+    let mut results: Vec<(String, PathBuf)> = Vec::new();
+    let mut failed = 0;
+    for choice in buildable {
+        match measure_one(choice, plan, names) {
+            Ok(path) => results.push((choice.fs.name.to_string(), path)),
+            Err(why) => {
+                eprintln!("writebench: lab: {}: {why}", choice.fs.name);
+                failed += 1;
+            }
+        }
+        if let Some(signal) = interrupt::received() {
+            eprintln!("writebench: lab interrupted by {}; everything it built is torn down", interrupt::name(signal));
+            return Outcome::Done(128u8.wrapping_add(signal as u8));
+        }
+    }
+    let compared_ok = compare_all(&results, plan);
+    Outcome::Done(if failed == 0 && compared_ok { 0 } else { 1 })
+}
+
+/// Builds one filesystem, runs the suite on it, tears it down: the result's path.
+fn measure_one(choice: &Choice, plan: &Plan, names: Names) -> Result<PathBuf, String> {
+    let fs = choice.fs;
+    let request = Request {
+        fs,
+        names,
+        mkfs_options: choice.mkfs_options.clone(),
+        mount_options: choice.mount_options.clone(),
+        need: plan.need,
+    };
+    eprintln!("writebench: lab: building {} ({})", fs.name, fs.what);
+    let mut objects = Objects::default();
+    let outcome = build_and_run(&request, plan, &mut objects);
+    let torn = objects.teardown();
+    // Anything of this lab that the teardown did not know of (a step cut short by a
+    // signal) is found by name and removed too.
+    let stray = super::leftovers::find_where(|pid| pid == names.pid);
+    let stray_lines = stray.lines();
+    let swept = stray.remove();
+    let leftover: Vec<String> = match swept {
+        Ok(()) => Vec::new(),
+        Err(_) => stray_lines,
+    };
+    match (outcome, torn) {
+        (Ok(path), Ok(())) if leftover.is_empty() => {
+            eprintln!("writebench: lab: {} torn down", fs.name);
+            Ok(path)
+        }
+        (outcome, torn) => {
+            let mut why = Vec::new();
+            if let Err(e) = outcome {
+                why.push(e);
+            }
+            if let Err(failures) = torn {
+                why.push(format!("teardown: {}", failures.join("; ")));
+            }
+            if !leftover.is_empty() {
+                why.push(format!("still there: {}", leftover.join(", ")));
+            }
+            Err(why.join("; "))
+        }
+    }
+}
+
+fn build_and_run(request: &Request, plan: &Plan, objects: &mut Objects) -> Result<PathBuf, String> {
+    let fs = request.fs;
+    let built = filesystems::build(request, objects)?;
+    if interrupt::received().is_some() {
+        return Err("interrupted".into());
+    }
+    let json = plan.out_dir.join(format!("{}.json", fs.name));
+    // An older result of the same name must not pass for this run's.
+    let _ = std::fs::remove_file(&json);
+    let stdout = std::io::stderr().as_fd().try_clone_to_owned().map_err(|e| plain(&e))?;
+    let exe = std::env::current_exe().map_err(|e| format!("cannot find the writebench binary: {}", plain(&e)))?;
+    let mut command = Command::new(exe);
+    command.arg("run").arg(&built.mount).args(&plan.run_args).arg("--export-json").arg(&json);
+    // The run's table goes to stderr with the progress: stdout is the comparison's.
+    command.stdout(Stdio::from(stdout)).stdin(Stdio::null());
+    // SAFETY: prctl in the child before exec, async-signal-safe.
+    unsafe {
+        command.pre_exec(|| {
+            // If the lab dies (SIGKILL), the run ends too, removing its scratch
+            // directory, so that `writebench clean` finds the filesystem idle.
+            libc::prctl(libc::PR_SET_PDEATHSIG, libc::SIGTERM);
+            Ok(())
+        });
+    }
+    let mut child = command.spawn().map_err(|e| format!("cannot start writebench run: {}", plain(&e)))?;
+    interrupt::set_child(child.id());
+    let status = child.wait();
+    interrupt::set_child(0);
+    let status = status.map_err(|e| plain(&e))?;
+    if let Some(signal) = interrupt::received() {
+        return Err(format!("interrupted by {}", interrupt::name(signal)));
+    }
+    if !json.exists() {
+        return Err(format!("writebench run ended with {status} and wrote no result"));
+    }
+    record_build(&json, request, &built)?;
+    Ok(json)
+}
+
+/// Adds how the filesystem was built to its result: `options.lab`.
+fn record_build(json: &std::path::Path, request: &Request, built: &filesystems::Built) -> Result<(), String> {
+    let text = std::fs::read_to_string(json).map_err(|e| format!("cannot read {}: {}", json.display(), plain(&e)))?;
+    let mut value: serde_json::Value =
+        serde_json::from_str(&text).map_err(|e| format!("{} is not JSON: {e}", json.display()))?;
+    let fs = request.fs;
+    let lab = serde_json::json!({
+        "filesystem": fs.name,
+        "description": fs.what,
+        "mkfs_options": if fs.mkfs.is_empty() { serde_json::Value::Null } else { request.mkfs_options.clone().into() },
+        "mount_options": request.mount_options,
+        "commands": built.commands,
+        "devices": built.devices,
+        "images": built.images,
+        "device_bytes": built.device_bytes,
+    });
+    match value.get_mut("options").and_then(|o| o.as_object_mut()) {
+        Some(options) => {
+            options.insert("lab".to_string(), lab);
+        }
+        None => return Err(format!("{} has no options object", json.display())),
+    }
+    write_atomically(json, |out| {
+        serde_json::to_writer_pretty(&mut *out, &value).map_err(std::io::Error::other)?;
+        out.write_all(b"\n")
+    })
+    .map_err(|e| format!("cannot write {}: {}", json.display(), plain(&e)))
+}
+
+/// The comparison across the filesystems: stdout, and the files. False if one failed.
+fn compare_all(results: &[(String, PathBuf)], plan: &Plan) -> bool {
+    if results.len() < 2 {
+        eprintln!(
+            "writebench: lab: {} filesystem{} measured: nothing to compare",
+            results.len(),
+            if results.len() == 1 { "" } else { "s" }
+        );
+        return results.len() == 1;
+    }
+    let mut loaded = Vec::new();
+    for (name, path) in results {
+        match ResultFile::load(path) {
+            Ok(result) => loaded.push((name.clone(), result)),
+            Err(why) => {
+                eprintln!("writebench: lab: {why}");
+                return false;
+            }
+        }
+    }
+    let mut compared = compare::across::compare_filesystems(&loaded);
+    // The headings are the filesystems; the names say where each result is.
+    for (file, (_, path)) in compared.files.iter_mut().zip(results) {
+        file.name = path.display().to_string();
+    }
+    // Of the context, what tells the filesystems apart: not the lab's own mount points,
+    // devices and command lines (they are in each result), which differ by construction.
+    compared.differences.retain(|difference| {
+        let field = difference.field.as_str();
+        let lab_detail = field.starts_with("options.lab.")
+            && !matches!(field, "options.lab.mkfs_options" | "options.lab.mount_options");
+        !(lab_detail || field == "target.path")
+    });
+    let mut stdout = std::io::stdout().lock();
+    let _ = crate::export::compare::render(&compared, &mut stdout).and_then(|()| stdout.flush());
+    type Render = fn(&compare::CompareResult, &mut dyn Write) -> std::io::Result<()>;
+    let mut files: Vec<(PathBuf, Render)> = vec![
+        (plan.out_dir.join("comparison.json"), crate::export::compare::render_json),
+        (plan.out_dir.join("comparison.md"), crate::export::compare::render_markdown),
+        (plan.out_dir.join("comparison.html"), crate::export::compare_html::render),
+    ];
+    for (file, render) in [
+        (&plan.export_markdown, crate::export::compare::render_markdown as Render),
+        (&plan.export_html, crate::export::compare_html::render),
+        (&plan.export_json, crate::export::compare::render_json),
+    ] {
+        if let Some(file) = file {
+            files.push((file.clone(), render));
+        }
+    }
+    let mut all_written = true;
+    for (file, render) in files {
+        if let Err(error) = write_atomically(&file, |out| render(&compared, out)) {
+            eprintln!("writebench: could not write {}: {}", file.display(), plain(&error));
+            all_written = false;
+        }
+    }
+    all_written
+}

@@ -1,0 +1,291 @@
+//! `writebench lab` end to end, as root on this machine's kernel: it builds the six
+//! filesystems on RAM-backed loop devices, measures each, compares them, and leaves
+//! nothing behind, also when interrupted (SIGINT) or killed (SIGKILL, then `writebench
+//! clean`). Other tests attach loop devices of their own meanwhile; every check here
+//! looks for this lab's objects by its pid, never at the machine's whole list.
+//!
+//! A missing tool or kernel feature makes the lab skip that filesystem with the reason;
+//! the test then fails on that filesystem's missing result, naming the reason.
+
+mod common;
+
+use std::path::Path;
+use std::process::{Child, Command, Output, Stdio};
+use std::sync::Mutex;
+use std::time::{Duration, Instant};
+
+use common::{assert_usage_error, read_json};
+
+/// One lab at a time: they would share the machine's memory and CPU, and the md check
+/// compares /proc/mdstat before and after.
+static ONE_LAB: Mutex<()> = Mutex::new(());
+
+fn one_lab() -> std::sync::MutexGuard<'static, ()> {
+    ONE_LAB.lock().unwrap_or_else(|poisoned| poisoned.into_inner())
+}
+
+/// The narrowing that keeps the six-filesystem run near 30 s on CI's 2 cores: the quick
+/// suite at 32 MiB, pwrite only, 1 MiB calls, new and preallocated files (so that the
+/// preallocation observation exists), 3 runs, no calibration. The quick suite's own
+/// parts (one and two threads, its durability modes) stay.
+const NARROW: [&str; 14] = [
+    "--suite",
+    "quick",
+    "--size",
+    "32MiB",
+    "--methods",
+    "pwrite",
+    "--chunks",
+    "1MiB",
+    "--states",
+    "empty,prealloc",
+    "--repeat",
+    "3",
+    "--no-calibrate",
+    "--no-verify",
+];
+
+fn lab(args: &[&str]) -> Command {
+    let mut command = Command::new(env!("CARGO_BIN_EXE_writebench"));
+    command.arg("lab").args(args);
+    command
+}
+
+/// The md arrays the kernel has (/proc/mdstat's `mdN :` lines); none without md.
+fn md_arrays() -> Vec<String> {
+    let text = std::fs::read_to_string("/proc/mdstat").unwrap_or_default();
+    text.lines().filter(|l| l.starts_with("md")).filter_map(|l| l.split_whitespace().next()).map(String::from).collect()
+}
+
+/// Everything of the lab `pid` still there: loop devices on its files (`losetup -a`),
+/// mounts (/proc/mounts), files (/dev/shm), md arrays not there before (/proc/mdstat).
+fn left_by(pid: u32, md_before: &[String]) -> Vec<String> {
+    let mark = format!("writebench-lab-{pid}-");
+    let mut left = Vec::new();
+    let losetup = Command::new("losetup").arg("-a").output().expect("losetup (util-linux) is needed");
+    left.extend(String::from_utf8_lossy(&losetup.stdout).lines().filter(|l| l.contains(&mark)).map(String::from));
+    let mounts = std::fs::read_to_string("/proc/mounts").unwrap();
+    left.extend(mounts.lines().filter(|l| l.contains(&mark)).map(String::from));
+    for entry in std::fs::read_dir("/dev/shm").unwrap().flatten() {
+        let name = entry.file_name().to_string_lossy().into_owned();
+        if name.starts_with(&mark) {
+            left.push(format!("/dev/shm/{name}"));
+        }
+    }
+    left.extend(md_arrays().into_iter().filter(|md| !md_before.contains(md)).map(|md| format!("md array {md}")));
+    if Path::new("/dev/md").is_dir() {
+        for entry in std::fs::read_dir("/dev/md").unwrap().flatten() {
+            let name = entry.file_name().to_string_lossy().into_owned();
+            if name.starts_with(&mark) {
+                left.push(format!("/dev/md/{name}"));
+            }
+        }
+    }
+    left
+}
+
+fn assert_nothing_left(pid: u32, md_before: &[String], when: &str) {
+    let left = left_by(pid, md_before);
+    assert!(left.is_empty(), "{when}: the lab left:\n{}", left.join("\n"));
+}
+
+fn stderr_of(output: &Output) -> String {
+    String::from_utf8_lossy(&output.stderr).into_owned()
+}
+
+#[test]
+fn six_filesystems_are_built_measured_compared_and_torn_down() {
+    let _one = one_lab();
+    let out = tempfile::tempdir().unwrap();
+    let html = out.path().join("fs.html");
+    let md_before = md_arrays();
+    let mut args = vec![
+        "--fs",
+        "tmpfs,ext4,xfs,btrfs-raid0,ext4-md-raid0,fuse",
+        "--out-dir",
+        out.path().to_str().unwrap(),
+        "--mount-opt",
+        "ext4=noatime",
+        "--export-html",
+        html.to_str().unwrap(),
+    ];
+    args.extend_from_slice(&NARROW);
+    let child = lab(&args).stdout(Stdio::piped()).stderr(Stdio::piped()).spawn().expect("writebench runs");
+    let pid = child.id();
+    let output = child.wait_with_output().unwrap();
+    let stdout = String::from_utf8_lossy(&output.stdout).into_owned();
+    let stderr = stderr_of(&output);
+    // Nothing left, whatever else failed.
+    assert_nothing_left(pid, &md_before, "after the lab");
+
+    let expected = [
+        ("tmpfs", "tmpfs"),
+        ("ext4", "ext4"),
+        ("xfs", "xfs"),
+        ("btrfs-raid0", "btrfs"),
+        ("ext4-md-raid0", "ext4"),
+        ("fuse", "fuse"),
+    ];
+    let mut missing = Vec::new();
+    for (fs, fs_type) in expected {
+        let file = out.path().join(format!("{fs}.json"));
+        if !file.exists() {
+            let why = stderr.lines().find(|l| l.contains(&format!("lab: {fs}"))).unwrap_or("no message");
+            missing.push(format!("{fs}: {why}"));
+            continue;
+        }
+        let result = read_json(&file);
+        let got = result["target"]["fs_type"].as_str().unwrap();
+        assert!(got.starts_with(fs_type), "{fs}: target.fs_type {got}");
+        let lab = &result["options"]["lab"];
+        assert_eq!(lab["filesystem"], fs, "{lab}");
+        assert!(!lab["commands"].as_array().unwrap().is_empty(), "{fs}: the build's commands are recorded");
+        assert!(result["cases"].as_array().unwrap().iter().any(|c| c["status"] == "ok"), "{fs}: no case ran");
+        match fs {
+            "btrfs-raid0" => assert_eq!(lab["mkfs_options"], "-d raid0 -m raid1"),
+            "ext4" => {
+                assert_eq!(lab["mount_options"], "noatime");
+                assert!(result["target"]["mount_options"].as_str().unwrap().contains("noatime"), "{result}");
+            }
+            "ext4-md-raid0" => {
+                let commands = lab["commands"].to_string();
+                assert!(commands.contains("--level=0") && commands.contains("--chunk=512"), "{commands}");
+                assert_eq!(lab["devices"].as_array().unwrap().len(), 5, "four loop devices and the array");
+            }
+            _ => {}
+        }
+    }
+    // The comparison, on stdout and in files.
+    let comparison = out.path().join("comparison.json");
+    assert!(comparison.exists(), "no comparison: {stderr}");
+    let compared = read_json(&comparison);
+    let labels: Vec<&str> =
+        compared["files"].as_array().unwrap().iter().map(|f| f["label"].as_str().unwrap()).collect();
+    assert_eq!(labels[0], "tmpfs", "{labels:?}");
+    assert!(stdout.contains("# writebench compare: tmpfs is the baseline"), "{stdout}");
+    assert!(stdout.contains("## Across the files") && stdout.contains("preallocation "), "{stdout}");
+    assert!(stdout.contains("best of all files for fastest: "), "{stdout}");
+    let page = std::fs::read_to_string(&html).expect("--export-html wrote the comparison");
+    assert!(page.contains("id=\"chart-ratio\""), "the HTML has the filesystems' chart");
+    assert!(out.path().join("comparison.md").exists());
+    assert!(missing.is_empty(), "filesystems without a result (the lab's reason):\n{}", missing.join("\n"));
+    assert_eq!(labels.len(), 6, "{labels:?}");
+    assert_eq!(output.status.code(), Some(0), "{stderr}");
+}
+
+/// Starts a lab on `fs` long enough to be caught mid-run, and waits until its run has
+/// started on the filesystem (a scratch directory in the mount point).
+fn start_long_lab(fs: &str, out: &Path) -> Child {
+    let args = [
+        "--fs",
+        fs,
+        "--out-dir",
+        out.to_str().unwrap(),
+        "--size",
+        "32MiB",
+        "--methods",
+        "pwrite",
+        "--chunks",
+        "4KiB",
+        "--repeat",
+        "200",
+        "--no-calibrate",
+    ];
+    let child = lab(&args).stdout(Stdio::null()).stderr(Stdio::piped()).spawn().expect("writebench runs");
+    let mount = Path::new("/dev/shm").join(format!("writebench-lab-{}-mnt", child.id())).join(fs);
+    let start = Instant::now();
+    loop {
+        let running = std::fs::read_dir(&mount)
+            .map(|dir| dir.flatten().any(|e| e.file_name().to_string_lossy().starts_with(".writebench-")))
+            .unwrap_or(false);
+        if running {
+            break;
+        }
+        assert!(start.elapsed() < Duration::from_secs(60), "the lab's run did not start on {}", mount.display());
+        std::thread::sleep(Duration::from_millis(50));
+    }
+    // Into the runs, past the preparation.
+    std::thread::sleep(Duration::from_millis(500));
+    child
+}
+
+/// `signal` in the middle of the run on `fs`: the lab tears down and ends with
+/// 128 + the signal, without a comparison.
+fn interrupt_mid_run(fs: &str, signal: libc::c_int, name: &str) {
+    let _one = one_lab();
+    let out = tempfile::tempdir().unwrap();
+    let md_before = md_arrays();
+    let child = start_long_lab(fs, out.path());
+    let pid = child.id();
+    // SAFETY: a signal to our own child.
+    assert_eq!(unsafe { libc::kill(pid as i32, signal) }, 0);
+    let output = child.wait_with_output().unwrap();
+    let stderr = stderr_of(&output);
+    assert_eq!(output.status.code(), Some(128 + signal), "{stderr}");
+    assert!(stderr.contains(&format!("lab interrupted by {name}")), "{stderr}");
+    assert_nothing_left(pid, &md_before, &format!("after {name}"));
+    assert!(!out.path().join("comparison.json").exists());
+}
+
+#[test]
+fn sigint_mid_run_tears_everything_down() {
+    // btrfs over two loop devices: a mount, two loop devices and two files.
+    interrupt_mid_run("btrfs-raid0", libc::SIGINT, "SIGINT");
+}
+
+#[test]
+fn sigterm_mid_run_on_fuse_tears_everything_down() {
+    // bindfs over a tmpfs: two mounts, one of them a FUSE daemon's.
+    interrupt_mid_run("fuse", libc::SIGTERM, "SIGTERM");
+}
+
+#[test]
+fn after_sigkill_clean_removes_what_the_lab_left() {
+    let _one = one_lab();
+    let out = tempfile::tempdir().unwrap();
+    let md_before = md_arrays();
+    let mut child = start_long_lab("btrfs-raid0", out.path());
+    let pid = child.id();
+    child.kill().unwrap(); // SIGKILL: no teardown
+    child.wait().unwrap();
+    let left = left_by(pid, &md_before);
+    assert!(left.iter().any(|l| l.contains("/dev/loop")), "the kill left loop devices: {left:?}");
+    assert!(left.iter().any(|l| l.contains(" btrfs ")), "and the mount: {left:?}");
+
+    let path = out.path().to_str().unwrap();
+    // Listed, but not removed, without --yes and a terminal.
+    let listed = Command::new(env!("CARGO_BIN_EXE_writebench")).args(["clean", path]).output().unwrap();
+    let stdout = String::from_utf8_lossy(&listed.stdout);
+    assert_eq!(listed.status.code(), Some(2), "{}", stderr_of(&listed));
+    assert!(stdout.contains(&format!("writebench-lab-{pid}-")), "{stdout}");
+    assert!(!left_by(pid, &md_before).is_empty(), "nothing removed without --yes");
+
+    let cleaned = Command::new(env!("CARGO_BIN_EXE_writebench")).args(["clean", path, "--yes"]).output().unwrap();
+    assert_eq!(cleaned.status.code(), Some(0), "{}\n{}", String::from_utf8_lossy(&cleaned.stdout), stderr_of(&cleaned));
+    assert_nothing_left(pid, &md_before, "after writebench clean");
+}
+
+#[test]
+fn bad_input_and_no_root_are_one_line_refusals() {
+    for (args, expected) in [
+        (&["lab", "--fs", "zfs"][..], "--fs: unknown filesystem 'zfs'"),
+        (&["lab", "--fs", "ext4", "--mkfs-opt", "xfs=-K"][..], "not one of the filesystems in --fs"),
+        (&["lab", "--mount-opt", "noatime"][..], "not FS=OPTIONS"),
+        (&["lab", "--size", "lots"][..], "--size"),
+        (&["lab", "/mnt"][..], "lab takes no PATH"),
+        (&["lab", "--export-csv", "x.csv"][..], "no --export-csv"),
+        (&["lab", "--out-dir", "/proc/self/comm"][..], "is not a directory"),
+    ] {
+        assert_usage_error(args, expected);
+    }
+    // As nobody: one line saying root is needed, exit 2, nothing built.
+    let output = Command::new("setpriv")
+        .args(["--reuid=65534", "--regid=65534", "--clear-groups", env!("CARGO_BIN_EXE_writebench"), "lab"])
+        .current_dir("/")
+        .output()
+        .expect("setpriv (util-linux) is needed for this test");
+    let stderr = stderr_of(&output);
+    assert_eq!(output.status.code(), Some(2), "{stderr}");
+    assert_eq!(stderr.trim_end().lines().count(), 1, "{stderr}");
+    assert!(stderr.starts_with("writebench: lab needs root"), "{stderr}");
+}
