@@ -23,6 +23,9 @@ use writebench::measure::target::Scratch;
 use writebench::measure::{estimate, signals};
 use writebench::result::{CaseResult, ResultFile, SCHEMA, Status, Tool};
 
+#[cfg(feature = "mpi")]
+mod mpi_run;
+
 fn main() -> ExitCode {
     let cli = match Cli::try_parse() {
         Ok(cli) => cli,
@@ -153,6 +156,12 @@ fn latency(args: &LatencyArgs) -> Result<ExitCode, UsageError> {
 }
 
 fn run(args: &RunArgs) -> Result<ExitCode, UsageError> {
+    if args.mpi.mpi {
+        #[cfg(feature = "mpi")]
+        return mpi_run::run(args);
+        #[cfg(not(feature = "mpi"))]
+        return Err(UsageError(writebench::cli::mpi::NOT_BUILT.to_string()));
+    }
     let suite = args.suite()?;
     args.check_paths()?;
     let settings = args.settings(&suite);
