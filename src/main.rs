@@ -392,7 +392,7 @@ fn report(args: &ReportArgs) -> Result<ExitCode, UsageError> {
         let printed = if latency_only {
             export::latency::render(&result, &mut stdout)
         } else {
-            export::table::render(&result, &mut stdout)
+            export::table::render(&result, &mut stdout).and_then(|()| export::ranks::render(&result, &mut stdout))
         };
         let _ = printed.and_then(|()| export::answer::render(&result, &mut stdout)).and_then(|()| stdout.flush());
         return Ok(ExitCode::SUCCESS);

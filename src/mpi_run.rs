@@ -139,6 +139,9 @@ fn run_ranks(args: &RunArgs, comm: &'static dyn Collective) -> Result<ExitCode, 
     comm.barrier();
     if plan.keep {
         scratch.keep();
+        if rank == 0 || args.mpi.mpi_local {
+            eprintln!("writebench: kept scratch directory {}", scratch.path().display());
+        }
     }
     drop(scratch);
     signals::forget_scratch();

@@ -331,6 +331,11 @@ impl RunArgs {
     pub fn suite(&self) -> Result<Suite, UsageError> {
         let mut suite = Suite::by_name(self.suite.name()).expect("every suite name has a suite");
         let usage = |message: String| UsageError(message);
+        if self.mpi.mpi_local && !self.mpi.mpi {
+            return Err(usage(
+                "--mpi-local is an option of --mpi (mpirun -np N writebench run --mpi --mpi-local PATH)".into(),
+            ));
+        }
         if let Some(size) = &self.size {
             let size = parse_size(size).map_err(|e| usage(format!("--size: {e}")))?;
             if size == 0 {

@@ -28,7 +28,7 @@ pub struct MpiArgs {
     /// With --mpi: PATH is local to each node, so each rank makes its own scratch
     /// directory in it (file-per-rank only). Without it, PATH must be one directory
     /// every rank sees (a parallel or network filesystem, or one node's).
-    #[arg(long, requires = "mpi")]
+    #[arg(long)]
     pub mpi_local: bool,
 }
 

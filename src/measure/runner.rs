@@ -528,6 +528,35 @@ mod tests {
         assert_eq!(split(100, 100, 2, 1)[1].len, 0);
     }
 
+    #[test]
+    fn ranks_shares_cover_the_size_once_at_chunk_boundaries() {
+        let pwrite = methods::by_name("pwrite").unwrap();
+        let size = 10 * 4096 + 100;
+        for layout in crate::plan::RankLayout::ALL {
+            let case = Case::new(pwrite, FileState::Prealloc, 4096, 1, Durability::End, size)
+                .with_threads(2, Layout::OneFile)
+                .with_ranks(3, layout);
+            let shares: Vec<Share> = (0..3).map(|rank| Share::of_rank(&case, rank, 3)).collect();
+            let total: u64 = shares.iter().flat_map(|s| &s.parts).map(|p| p.len).sum();
+            assert_eq!(total, size, "{layout:?}: every byte once");
+            if layout == crate::plan::RankLayout::SharedFile {
+                // One file: the ranks' ranges follow each other without a gap or an overlap.
+                let mut ranges: Vec<(u64, u64)> =
+                    shares.iter().flat_map(|s| &s.parts).map(|p| (p.offset, p.offset + p.len)).collect();
+                ranges.sort();
+                assert!(ranges.windows(2).all(|pair| pair[0].1 == pair[1].0), "{ranges:?}");
+                assert!(ranges.iter().all(|r| r.0 % 4096 == 0));
+                assert_eq!((ranges[0].0, ranges[5].1), (0, size));
+                assert!(shares.iter().all(|s| s.file_lens == [size] && s.shape == shares[0].shape));
+                assert_eq!(shares.iter().map(|s| s.joins).collect::<Vec<_>>(), [false, true, true]);
+            } else {
+                // A file per rank, from offset 0, its threads sharing it.
+                assert!(shares.iter().all(|s| s.parts[0].offset == 0 && s.file_lens[0] == s.parts.iter().map(|p| p.len).sum::<u64>()));
+                assert_eq!(shares[2].suffix, "-rank2");
+            }
+        }
+    }
+
     fn part(start: f64, end: f64, synced: Option<f64>, user: f64, sys: f64) -> PartTimes {
         PartTimes { start, end, synced, cpu: Cpu { user, sys } }
     }
