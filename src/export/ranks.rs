@@ -34,12 +34,16 @@ pub fn render(result: &ResultFile, out: &mut dyn Write) -> io::Result<()> {
                 seconds(figure.end)
             )?;
         }
+        let share = |value: f64| 100.0 * value / figures.span.max(f64::MIN_POSITIVE);
+        // The start spread is in the span: at most that much of the figure is the
+        // barrier's skew (docs/scale.md).
         writeln!(
             out,
-            "    spread: starts within {}, ends within {} ({:.1} % of the span); slowest: rank {} on {}",
+            "    spread: starts within {} ({:.2} % of the span), ends within {} ({:.1} %); slowest: rank {} on {}",
             seconds(figures.start_spread),
+            share(figures.start_spread),
             seconds(figures.end_spread),
-            100.0 * figures.end_spread / figures.span.max(f64::MIN_POSITIVE),
+            share(figures.end_spread),
             figures.slowest,
             host_of(figures.slowest)
         )?;

@@ -7,6 +7,7 @@ pub mod collective;
 pub mod executor;
 #[cfg(feature = "mpi")]
 pub mod mpi;
+pub mod skew;
 
 use crate::measure::ranks::collective::Collective;
 
