@@ -17,6 +17,18 @@ impl CallError {
     }
 }
 
+impl CallError {
+    /// The same error again (io::Error is not Clone): the OS error number where there
+    /// is one, else the kind and the text.
+    pub fn copy(&self) -> CallError {
+        let error = match self.error.raw_os_error() {
+            Some(code) => io::Error::from_raw_os_error(code),
+            None => io::Error::new(self.error.kind(), self.error.to_string()),
+        };
+        CallError { call: self.call.clone(), error }
+    }
+}
+
 impl fmt::Display for CallError {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         write!(f, "{}: {}", self.call, self.error)

@@ -24,6 +24,9 @@ use writebench::measure::target::Scratch;
 use writebench::measure::{estimate, signals};
 use writebench::result::{CaseResult, ResultFile, SCHEMA, Status, Tool};
 
+#[cfg(feature = "mpi")]
+mod mpi_run;
+
 fn main() -> ExitCode {
     let cli = match Cli::try_parse() {
         Ok(cli) => cli,
@@ -174,6 +177,12 @@ fn latency(args: &LatencyArgs) -> Result<ExitCode, UsageError> {
 }
 
 fn run(args: &RunArgs) -> Result<ExitCode, UsageError> {
+    if args.mpi.mpi {
+        #[cfg(feature = "mpi")]
+        return mpi_run::run(args);
+        #[cfg(not(feature = "mpi"))]
+        return Err(UsageError(writebench::cli::mpi::NOT_BUILT.to_string()));
+    }
     let suite = args.suite()?;
     args.check_paths()?;
     let settings = args.settings(&suite);
@@ -408,6 +417,7 @@ fn report(args: &ReportArgs) -> Result<ExitCode, UsageError> {
             export::latency::render(&result, &mut stdout)
         } else {
             export::table::render(&result, &mut stdout, args.style.style(), Paint::for_stdout())
+                .and_then(|()| export::ranks::render(&result, &mut stdout))
         };
         let printed = printed.and_then(|()| export::answer::render(&result, &mut stdout, Paint::for_stdout()));
         let _ = printed.and_then(|()| stdout.flush());

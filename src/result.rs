@@ -125,6 +125,9 @@ pub struct Run {
     /// registered files, SQPOLL): the SQE flags strace cannot show.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub ring: Option<RingRecord>,
+    /// Under `--mpi`: each rank's part of the run, in rank order (absent otherwise).
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub ranks: Vec<RankRun>,
     /// The round the run belonged to, warm-up rounds included (the first measured
     /// round is `options.warmup`). With `--order grouped`, the case's own run count.
     #[serde(default)]
@@ -133,6 +136,34 @@ pub struct Run {
     /// order in which the runs really happened, so drift can be read against it.
     #[serde(default)]
     pub sequence: u64,
+}
+
+/// One MPI rank's part of a run. Times are seconds on the run's common axis, whose 0
+/// is the earliest rank's start (see docs/scale.md for how ranks' clocks are aligned):
+/// the run's write span is the earliest start to the latest end, as IOR reports it.
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+pub struct RankRun {
+    pub rank: u32,
+    /// Its first writer passed the rank's start line.
+    pub start_seconds: f64,
+    /// Its last write returned (with the closing steps, when the mode has no sync).
+    pub end_seconds: f64,
+    /// Its data was durable: its last sync (and closing steps) returned. Absent when
+    /// the mode has no sync.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub synced_seconds: Option<f64>,
+    /// CPU time of its writers and of its executing thread.
+    pub user_seconds: f64,
+    pub sys_seconds: f64,
+    /// Bytes the rank wrote.
+    pub bytes: u64,
+}
+
+impl RankRun {
+    /// The rank's own buffered throughput: its bytes over its own write span.
+    pub fn bytes_per_second(&self) -> f64 {
+        self.bytes as f64 / (self.end_seconds - self.start_seconds).max(f64::MIN_POSITIVE)
+    }
 }
 
 impl Run {

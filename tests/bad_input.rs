@@ -153,3 +153,29 @@ fn malformed_command_lines_are_one_line_and_exit_2() {
     }
     assert_eq!(common::entries(dir.path()), vec!["a-file"], "nothing created while refusing");
 }
+
+/// `--mpi` in a build without MPI says how to get one, in one line, exit 2; and such a
+/// build does not link an MPI library at all. With `--features mpi`, its options are
+/// checked like any other (tests/mpi.rs runs it under mpirun).
+#[test]
+fn mpi_without_the_feature_is_one_line_saying_how_to_build_it() {
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().to_str().unwrap();
+    let linked = std::process::Command::new("ldd").arg(env!("CARGO_BIN_EXE_writebench")).output();
+    let links_mpi = linked.map(|o| String::from_utf8_lossy(&o.stdout).contains("libmpi")).ok();
+    #[cfg(not(feature = "mpi"))]
+    {
+        assert_usage_error(
+            &["run", path, "--mpi"],
+            "--mpi needs a build with MPI support: cargo install --path . --features mpi",
+        );
+        assert_usage_error(&["run", path, "--mpi", "--layout", "file-per-rank"], "--features mpi");
+        assert_ne!(links_mpi, Some(true), "the default build links no MPI library");
+    }
+    #[cfg(feature = "mpi")]
+    {
+        assert_usage_error(&["run", path, "--mpi", "--layout", "one-file"], "unknown layout 'one-file' under --mpi");
+        assert_ne!(links_mpi, Some(false), "the mpi build links the MPI library");
+    }
+    assert_usage_error(&["run", path, "--mpi-local"], "--mpi-local is an option of --mpi");
+}

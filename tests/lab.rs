@@ -168,8 +168,21 @@ fn six_filesystems_are_built_measured_compared_and_torn_down() {
     let page = std::fs::read_to_string(&html).expect("--export-html wrote the comparison");
     assert!(page.contains("id=\"chart-ratio\""), "the HTML has the filesystems' chart");
     assert!(out.path().join("comparison.md").exists());
-    assert!(missing.is_empty(), "filesystems without a result (the lab's reason):\n{}", missing.join("\n"));
-    assert_eq!(labels.len(), 6, "{labels:?}");
+    // md RAID-0 needs the kernel's md driver, which no package can add to a kernel built
+    // without it and without modules (this project's VMs: 6.18.44-fc). There the lab
+    // must skip it with the reason, and the other five must still be measured.
+    if Path::new("/proc/mdstat").exists() {
+        assert!(missing.is_empty(), "filesystems without a result (the lab's reason):\n{}", missing.join("\n"));
+        assert_eq!(labels.len(), 6, "{labels:?}");
+    } else {
+        eprintln!("this kernel has no md driver: ext4-md-raid0 is checked to be skipped, not measured");
+        assert_eq!(missing.len(), 1, "filesystems without a result (the lab's reason):\n{}", missing.join("\n"));
+        assert!(
+            missing[0].contains("ext4-md-raid0 skipped: the kernel has no md (software RAID) driver"),
+            "{missing:?}"
+        );
+        assert_eq!(labels.len(), 5, "{labels:?}");
+    }
     assert_eq!(output.status.code(), Some(0), "{stderr}");
 }
 

@@ -9,6 +9,7 @@ pub mod calibrate;
 pub mod compare;
 pub mod lab;
 pub mod latency;
+pub mod mpi;
 pub mod report;
 mod usage;
 
@@ -326,6 +327,9 @@ pub struct RunArgs {
     /// "% of ceiling" and no figure is checked against this machine's limits.
     #[arg(long)]
     pub no_calibrate: bool,
+
+    #[command(flatten)]
+    pub mpi: mpi::MpiArgs,
 }
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
@@ -362,6 +366,11 @@ impl RunArgs {
     pub fn suite(&self) -> Result<Suite, UsageError> {
         let mut suite = Suite::by_name(self.suite.name()).expect("every suite name has a suite");
         let usage = |message: String| UsageError(message);
+        if self.mpi.mpi_local && !self.mpi.mpi {
+            return Err(usage(
+                "--mpi-local is an option of --mpi (mpirun -np N writebench run --mpi --mpi-local PATH)".into(),
+            ));
+        }
         if let Some(size) = &self.size {
             let size = parse_size(size).map_err(|e| usage(format!("--size: {e}")))?;
             if size == 0 {
@@ -384,7 +393,12 @@ impl RunArgs {
         };
         let iov = self.iov.as_deref().map(count("--iov", MAX_IOV));
         let threads = self.threads.as_deref().map(count("--threads", MAX_THREADS));
-        let layouts = self.layout.as_deref().map(|list| parse_list(list, "--layout", |s| s.parse::<Layout>()));
+        let layouts = if self.mpi.mpi {
+            // Under --mpi, --layout names rank layouts (cli::mpi); a rank's threads share its file.
+            Some(Ok(vec![mpi::THREAD_LAYOUT]))
+        } else {
+            self.layout.as_deref().map(|list| parse_list(list, "--layout", |s| s.parse::<Layout>()))
+        };
         let depths = self.qd.as_deref().map(count("--qd", MAX_QUEUE_DEPTH));
         let chunks = self.chunks.as_deref().map(|list| {
             parse_list(list, "--chunks", |s| {
@@ -416,6 +430,10 @@ impl RunArgs {
         if let Some(methods) = &methods {
             suite.pick_methods(methods);
             // Naming methods asks for those methods' throughput: no latency section.
+            suite.latency = None;
+        }
+        if self.mpi.mpi {
+            // Latency is one process's question: no latency section under --mpi.
             suite.latency = None;
         }
         if let Some(latency) = &mut suite.latency {
@@ -468,6 +486,7 @@ impl RunArgs {
             verify: verify.then_some(crate::measure::verify::Verify { corrupt: self.corrupt_for_test }),
             space_check: !self.no_space_check,
             drop_cache: self.drop_cache,
+            ranks: None,
         }
     }
 

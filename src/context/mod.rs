@@ -41,6 +41,30 @@ pub struct Host {
     /// `pswpout` grew): a run that swapped measured the swap device too.
     #[serde(default)]
     pub swapped_during_run: Option<bool>,
+    /// Under `--mpi`: the MPI library and every rank's host (the fields above are rank
+    /// 0's machine).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub mpi: Option<MpiHosts>,
+}
+
+/// The MPI side of a result's host: which library ran the ranks, and where each ran.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct MpiHosts {
+    /// MPI_Get_library_version, e.g. "Open MPI v4.1.4, package: Debian OpenMPI, ...".
+    pub library_version: String,
+    /// How the ranks' times were put on one axis: one host's CLOCK_MONOTONIC, or each
+    /// rank's exit from the barrier before the run (docs/scale.md).
+    pub clock: String,
+    /// Each rank's scratch directory is on its own node-local PATH (`--mpi-local`).
+    pub local: bool,
+    pub ranks: Vec<RankHost>,
+}
+
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct RankHost {
+    pub rank: u32,
+    pub hostname: String,
+    pub kernel: String,
 }
 
 /// Dirty and Writeback from /proc/meminfo, in bytes: data in the page cache not yet
@@ -186,6 +210,7 @@ pub fn host(swap_before: Option<u64>) -> Host {
             .collect(),
         swap_total_bytes: meminfo_field("SwapTotal:").unwrap_or(0),
         swapped_during_run: swap_before.zip(swapped_out_pages()).map(|(before, after)| after > before),
+        mpi: None,
     }
 }
 

@@ -11,6 +11,7 @@ pub mod html;
 pub mod json;
 pub mod latency;
 pub mod markdown;
+pub mod ranks;
 pub mod table;
 pub mod table_compact;
 pub mod text;

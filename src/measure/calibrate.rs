@@ -73,6 +73,7 @@ pub fn calibrate(scratch: &Scratch, effort: Effort, seed: u64, step: &mut dyn Fn
         verify: None,
         space_check: true,
         drop_cache: false,
+        ranks: None,
     };
     let source = Source::new(seed);
     let room = room_for(scratch, effort.file_bytes);

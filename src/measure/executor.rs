@@ -11,11 +11,13 @@
 use std::sync::{Condvar, Mutex};
 use std::time::Instant;
 
+use serde::{Deserialize, Serialize};
+
 use crate::error::CallError;
 use crate::measure::methods::{Job, Method, Prepared};
 
 /// CPU seconds of one thread, user and system.
-#[derive(Debug, Clone, Copy, Default, PartialEq)]
+#[derive(Debug, Clone, Copy, Default, PartialEq, Serialize, Deserialize)]
 pub struct Cpu {
     pub user: f64,
     pub sys: f64,
@@ -46,7 +48,7 @@ impl Cpu {
 }
 
 /// A stretch of a run, in seconds from the executor's origin.
-#[derive(Debug, Clone, Copy, PartialEq)]
+#[derive(Debug, Clone, Copy, PartialEq, Serialize, Deserialize)]
 pub struct Interval {
     pub start: f64,
     pub end: f64,
@@ -59,7 +61,7 @@ impl Interval {
 }
 
 /// One part as its writer saw it, in seconds from the executor's origin.
-#[derive(Debug, Clone, Copy, PartialEq)]
+#[derive(Debug, Clone, Copy, PartialEq, Serialize, Deserialize)]
 pub struct PartTimes {
     /// The writer passed the start line: every writer had arrived.
     pub start: f64,
@@ -72,7 +74,7 @@ pub struct PartTimes {
 }
 
 /// What an executor reports of one run.
-#[derive(Debug, Clone, PartialEq)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct Execution {
     /// The method's untimed set-up (rings, maps), recorded apart.
     pub setup_seconds: f64,
@@ -86,6 +88,10 @@ pub struct Execution {
     pub cpu: Cpu,
     /// What an io_uring run submitted (see [`Prepared::ring_record`]).
     pub ring: Option<crate::measure::ring_record::RingRecord>,
+    /// Under `--mpi`: each rank's own times and CPU, on the run's common axis (empty
+    /// for one process).
+    #[serde(default)]
+    pub ranks: Vec<crate::result::RankRun>,
 }
 
 /// Writes the parts of a prepared run (DESIGN §5).
@@ -95,6 +101,13 @@ pub trait Executor {
     /// Writes every part of `job` behind a start line, syncs as `job.durability` says
     /// (see [`Prepared`] for which span each call is in), and reports the times.
     fn execute(&self, job: &Job) -> Result<Execution, CallError>;
+    /// The outcome of an untimed step of a run (preparing, opening, verifying its files)
+    /// once every executor that runs together has had its own: for one process, its
+    /// own; for MPI ranks, a failure of any rank fails the step on all of them, so that
+    /// no rank waits at the next start line for one that has given up.
+    fn agree(&self, local: Option<&CallError>) -> Result<(), CallError> {
+        local.map_or(Ok(()), |error| Err(error.copy()))
+    }
 }
 
 /// The native methods on threads of this process.
@@ -196,9 +209,20 @@ impl Executor for InProcess {
     }
 
     fn execute(&self, job: &Job) -> Result<Execution, CallError> {
+        self.execute_behind(job, &|| {})
+    }
+}
+
+impl InProcess {
+    /// As [`Executor::execute`], with `gate` called after the method's set-up and right
+    /// before the run's origin, whether the set-up succeeded or not: an MPI rank meets
+    /// the other ranks there (a rank whose set-up failed still comes, so none waits).
+    pub fn execute_behind(&self, job: &Job, gate: &dyn Fn()) -> Result<Execution, CallError> {
         let setup_started = Instant::now();
-        let mut prepared = self.method.prepare(job)?;
+        let prepared = self.method.prepare(job);
         let setup_seconds = setup_started.elapsed().as_secs_f64();
+        gate();
+        let mut prepared = prepared?;
         let end_sync = job.durability.end_sync().is_some();
         // A file per thread: each writer syncs its own file, so N files do not pay N
         // syncs one after another.
@@ -223,7 +247,7 @@ impl Executor for InProcess {
             None
         };
         let cpu = Cpu::of_this_thread().since(cpu);
-        Ok(Execution { setup_seconds, parts, sync, close, cpu, ring: prepared.ring_record() })
+        Ok(Execution { setup_seconds, parts, sync, close, cpu, ring: prepared.ring_record(), ranks: Vec::new() })
     }
 }
 

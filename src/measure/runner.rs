@@ -36,6 +36,8 @@ pub struct RunSettings {
     /// `--drop-cache`: drop each prepared file's pages from the page cache before the
     /// timed span (the overwrite state is otherwise cache-warm).
     pub drop_cache: bool,
+    /// `--mpi`: this process is one rank of an MPI job, and runs its share of each case.
+    pub ranks: Option<crate::measure::ranks::Ranks>,
 }
 
 /// Runs one case `warmup + repeat` times, back to back; `on_run` is called after each
@@ -82,26 +84,84 @@ pub fn prepare_case<'a>(
     if let Some(reason) = refusal {
         return Err((Status::Unsupported, reason));
     }
-    let files = RunFiles::new(scratch, format!("case{index:04}"), case.files, settings.keep_files);
+    let share = match (settings.ranks, case.ranks) {
+        (Some(_), Some(_)) if method.creation().is_some() || case.runtime != methods::NATIVE => {
+            return Err((Status::Unsupported, "under --mpi only the native write methods run".to_string()));
+        }
+        (Some(ranks), Some(size)) if size as usize == ranks.size() => Share::of_rank(case, ranks.rank(), ranks.size()),
+        (Some(ranks), _) => {
+            let reason = format!("a case for {:?} ranks in a job of {}", case.ranks, ranks.size());
+            return Err((Status::Failed, reason));
+        }
+        (None, _) => Share::whole(case),
+    };
+    // On a shared file, only rank 0 creates and removes it; the others join it.
+    let keep = settings.keep_files || share.joins;
+    let files = RunFiles::new(scratch, format!("case{index:04}{}", share.suffix), share.file_lens.len() as u32, keep);
     if let Some(create) = method.creation() {
         let runs = creation::prepare(files, case, create, scratch, settings.space_check)?;
         return Ok(Box::new(runs));
     }
-    let parts = split(case.bytes, case.chunk_bytes, case.threads, case.files);
-    let file_lens: Vec<u64> = if case.files > 1 { parts.iter().map(|p| p.len).collect() } else { vec![case.bytes] };
-    let probe = format!("case{index:04}-probe.dat");
-    open_flags_refusal(&probe, case.durability, case.chunk_bytes, &file_lens, shape_of(case).period(), scratch)?;
-    let executor: Box<dyn Executor> = if case.runtime == methods::NATIVE {
+    // Each rank probes a file of its own, also in a shared directory.
+    let rank = settings.ranks.map(|ranks| format!("-rank{}", ranks.rank())).unwrap_or_default();
+    let probe = format!("case{index:04}{rank}-probe.dat");
+    open_flags_refusal(&probe, case.durability, case.chunk_bytes, &share.file_lens, share.shape.period(), scratch)?;
+    let executor: Box<dyn Executor> = if let Some(ranks) = settings.ranks {
+        Box::new(crate::measure::ranks::executor::RankExecutor::new(method, ranks))
+    } else if case.runtime == methods::NATIVE {
         Box::new(InProcess::new(method))
     } else {
         let launch = runtimes::launch(&case.runtime).map_err(|reason| (Status::Unsupported, reason))?;
         Box::new(runtimes::External::new(&case.runtime, &case.method, launch))
     };
     let device = BlockDevice::of(scratch.path());
+    let Share { parts, file_lens, shape, joins, shared, .. } = share;
     Ok(Box::new(WriteRuns {
-        work: WriteCase { case, parts, file_lens, executor, scratch, source, settings, device },
+        work: WriteCase { case, parts, file_lens, shape, joins, shared, executor, scratch, source, settings, device },
         files,
     }))
+}
+
+/// What one process writes of a case: all of it, or under `--mpi` its rank's share.
+struct Share {
+    parts: Vec<Part>,
+    file_lens: Vec<u64>,
+    shape: Shape,
+    /// Added to the names of the rank's files (its own, on a PATH all ranks share).
+    suffix: String,
+    /// Every rank writes into one file (the same on every rank).
+    shared: bool,
+    /// This rank opens the shared file that rank 0 made (every rank but 0).
+    joins: bool,
+}
+
+impl Share {
+    fn whole(case: &Case) -> Share {
+        let parts = split(case.bytes, case.chunk_bytes, case.threads, case.files);
+        let file_lens: Vec<u64> = if case.files > 1 { parts.iter().map(|p| p.len).collect() } else { vec![case.bytes] };
+        Share { parts, file_lens, shape: shape_of(case), suffix: String::new(), shared: false, joins: false }
+    }
+
+    /// Rank `rank` of `size`: with one shared file, its threads' parts of the split of
+    /// the whole over every thread of every rank (disjoint ranges at chunk boundaries);
+    /// with a file per rank, its share of the size in a file of its own, split over its
+    /// threads. Its threads always share its file (or the one file).
+    fn of_rank(case: &Case, rank: usize, size: usize) -> Share {
+        let threads = case.threads as usize;
+        if case.files == 1 {
+            let all = split(case.bytes, case.chunk_bytes, (threads * size) as u32, 1);
+            let writers = (threads * size) as u32;
+            // The same stream period on every rank: each writes the one file's stream.
+            let shape = Shape::new(writers, case.chunk_bytes, case.iov, case.queue_depth, case.bytes);
+            let parts = all[rank * threads..(rank + 1) * threads].to_vec();
+            Share { parts, file_lens: vec![case.bytes], shape, suffix: String::new(), shared: true, joins: rank != 0 }
+        } else {
+            let bytes = split(case.bytes, case.chunk_bytes, size as u32, size as u32)[rank].len;
+            let parts = split(bytes, case.chunk_bytes, case.threads, 1);
+            let shape = Shape::new(case.threads, case.chunk_bytes, case.iov, case.queue_depth, bytes);
+            Share { parts, file_lens: vec![bytes], shape, suffix: format!("-rank{rank}"), shared: false, joins: false }
+        }
+    }
 }
 
 /// Modes only some methods can carry: per-call `RWF_*` flags (the pwritev2 methods) and
@@ -139,6 +199,12 @@ struct WriteCase<'a> {
     case: &'a Case,
     parts: Vec<Part>,
     file_lens: Vec<u64>,
+    /// What the writers' source buffers must hold (see `measure::source`).
+    shape: Shape,
+    /// `--mpi` with one shared file: every rank writes into it.
+    shared: bool,
+    /// This rank opens the shared file rank 0 made instead of making it.
+    joins: bool,
     executor: Box<dyn Executor + 'a>,
     scratch: &'a Scratch,
     source: &'a Source,
@@ -151,27 +217,25 @@ impl WriteCase<'_> {
     /// One run into the files `names`.
     fn run(&self, names: &[String]) -> Result<Run, CallError> {
         let case = self.case;
-        let seed = self.settings.seed;
-        // Untimed: create the files and bring them into their state.
-        let flags = case.durability.open_flags();
-        let mut files = Vec::with_capacity(names.len());
-        for (name, &len) in names.iter().zip(&self.file_lens) {
-            let prepared = self.scratch.prepare(name, case.state, len, seed)?;
-            if self.settings.drop_cache {
-                // Untimed, after prepare's fsync: the pages are clean, so they can go.
-                fd::drop_cache(prepared.as_raw_fd())
-                    .map_err(|error| CallError::new(format!("posix_fadvise(DONTNEED) of {name}"), error))?;
-            }
-            // The timed run gets a descriptor with the mode's open flags; the state was
-            // prepared without them.
-            files.push(if flags != 0 { self.scratch.reopen(name, prepared.as_raw_fd(), flags)? } else { prepared });
+        // Untimed: create the files and bring them into their state. Every step that can
+        // fail is agreed with the other ranks under --mpi (see Executor::agree).
+        let files = if self.joins { Ok(Vec::new()) } else { self.prepare(names) };
+        self.executor.agree(files.as_ref().err())?;
+        let mut files = files?;
+        if self.shared {
+            // Rank 0 made the shared file (agreed above); the others open it now.
+            let joined = if self.joins { self.join(names) } else { Ok(Vec::new()) };
+            self.executor.agree(joined.as_ref().err())?;
+            files.extend(joined?);
         }
         let fds: Vec<RawFd> = files.iter().map(|f| f.as_raw_fd()).collect();
         let paths: Vec<std::path::PathBuf> = names.iter().map(|name| self.scratch.path().join(name)).collect();
         // Untimed: each part's buffer, with the streams of this run's files.
         let part_files: Vec<usize> = self.parts.iter().map(|part| part.file).collect();
-        let streams = Streams::new(self.source, names, &part_files, shape_of(case))
-            .map_err(|error| CallError::new("allocate the writers' source buffers", error))?;
+        let streams = Streams::new(self.source, names, &part_files, self.shape)
+            .map_err(|error| CallError::new("allocate the writers' source buffers", error));
+        self.executor.agree(streams.as_ref().err())?;
+        let streams = streams?;
         let job = Job {
             files: &fds,
             paths: &paths,
@@ -202,17 +266,64 @@ impl WriteCase<'_> {
         run.writeback_before_bytes = before.map(|m| m.writeback);
         run.dirty_after_bytes = after.map(|m| m.dirty);
         run.writeback_after_bytes = after.map(|m| m.writeback);
-        if case.durability.end_sync().is_none() {
+        // Each step agreed: every rank's part is written and synced before any rank reads
+        // the shared file back, and every rank is done with it before rank 0 removes it.
+        let durable = self.make_durable(&fds, &mut run);
+        self.executor.agree(durable.as_ref().err())?;
+        durable?;
+        let verified = self.verify(&fds, &streams);
+        self.executor.agree(verified.as_ref().err())?;
+        verified?;
+        Ok(run)
+    }
+}
+
+impl WriteCase<'_> {
+    /// The files `names`, made and brought into the case's state, each opened with the
+    /// mode's flags for the timed run.
+    fn prepare(&self, names: &[String]) -> Result<Vec<std::os::fd::OwnedFd>, CallError> {
+        let case = self.case;
+        let flags = case.durability.open_flags();
+        let mut files = Vec::with_capacity(names.len());
+        for (name, &len) in names.iter().zip(&self.file_lens) {
+            let prepared = self.scratch.prepare(name, case.state, len, self.settings.seed)?;
+            if self.settings.drop_cache {
+                // Untimed, after prepare's fsync: the pages are clean, so they can go.
+                fd::drop_cache(prepared.as_raw_fd())
+                    .map_err(|error| CallError::new(format!("posix_fadvise(DONTNEED) of {name}"), error))?;
+            }
+            // The timed run gets a descriptor with the mode's open flags; the state was
+            // prepared without them.
+            files.push(if flags != 0 { self.scratch.reopen(name, prepared.as_raw_fd(), flags)? } else { prepared });
+        }
+        Ok(files)
+    }
+
+    /// The shared file of an `--mpi` case, made by rank 0, opened by another rank.
+    fn join(&self, names: &[String]) -> Result<Vec<std::os::fd::OwnedFd>, CallError> {
+        let flags = self.case.durability.open_flags();
+        names.iter().map(|name| self.scratch.join(name, flags)).collect()
+    }
+
+    /// Untimed, after the timed spans: the data made durable where the mode did not,
+    /// then what stayed in the page cache.
+    fn make_durable(&self, fds: &[RawFd], run: &mut Run) -> Result<(), CallError> {
+        if self.case.durability.end_sync().is_none() {
             // Untimed: the next run must not pay for this run's writeback.
-            fsync_all(&fds)?;
+            fsync_all(fds)?;
         }
         // Untimed, once the data is durable and before verification reads it back.
-        run.resident_bytes = crate::measure::residency::resident_bytes(&fds, &self.file_lens);
-        if let Some(verify) = &self.settings.verify {
-            // Untimed: the content must be what was written.
-            crate::measure::verify::check(verify, &fds, &self.file_lens, &streams)?;
+        run.resident_bytes = crate::measure::residency::resident_bytes(fds, &self.file_lens);
+        Ok(())
+    }
+
+    /// Untimed: the content must be what was written (a shared file: all of it, on
+    /// every rank).
+    fn verify(&self, fds: &[RawFd], streams: &Streams) -> Result<(), CallError> {
+        match &self.settings.verify {
+            Some(verify) => crate::measure::verify::check(verify, fds, &self.file_lens, streams),
+            None => Ok(()),
         }
-        Ok(run)
     }
 }
 
@@ -246,6 +357,7 @@ fn run_of(execution: &Execution) -> Run {
         user_seconds: cpu.user,
         sys_seconds: cpu.sys,
         ring: execution.ring.clone(),
+        ranks: execution.ranks.clone(),
         ..Run::default()
     }
 }
@@ -350,6 +462,7 @@ mod tests {
             verify: None,
             space_check: true,
             drop_cache: false,
+            ranks: None,
         }
     }
 
@@ -415,6 +528,35 @@ mod tests {
         assert_eq!(split(100, 100, 2, 1)[1].len, 0);
     }
 
+    #[test]
+    fn ranks_shares_cover_the_size_once_at_chunk_boundaries() {
+        let pwrite = methods::by_name("pwrite").unwrap();
+        let size = 10 * 4096 + 100;
+        for layout in crate::plan::RankLayout::ALL {
+            let case = Case::new(pwrite, FileState::Prealloc, 4096, 1, Durability::End, size)
+                .with_threads(2, Layout::OneFile)
+                .with_ranks(3, layout);
+            let shares: Vec<Share> = (0..3).map(|rank| Share::of_rank(&case, rank, 3)).collect();
+            let total: u64 = shares.iter().flat_map(|s| &s.parts).map(|p| p.len).sum();
+            assert_eq!(total, size, "{layout:?}: every byte once");
+            if layout == crate::plan::RankLayout::SharedFile {
+                // One file: the ranks' ranges follow each other without a gap or an overlap.
+                let mut ranges: Vec<(u64, u64)> =
+                    shares.iter().flat_map(|s| &s.parts).map(|p| (p.offset, p.offset + p.len)).collect();
+                ranges.sort();
+                assert!(ranges.windows(2).all(|pair| pair[0].1 == pair[1].0), "{ranges:?}");
+                assert!(ranges.iter().all(|r| r.0 % 4096 == 0));
+                assert_eq!((ranges[0].0, ranges[5].1), (0, size));
+                assert!(shares.iter().all(|s| s.file_lens == [size] && s.shape == shares[0].shape));
+                assert_eq!(shares.iter().map(|s| s.joins).collect::<Vec<_>>(), [false, true, true]);
+            } else {
+                // A file per rank, from offset 0, its threads sharing it.
+                assert!(shares.iter().all(|s| s.parts[0].offset == 0 && s.file_lens[0] == s.parts.iter().map(|p| p.len).sum::<u64>()));
+                assert_eq!(shares[2].suffix, "-rank2");
+            }
+        }
+    }
+
     fn part(start: f64, end: f64, synced: Option<f64>, user: f64, sys: f64) -> PartTimes {
         PartTimes { start, end, synced, cpu: Cpu { user, sys } }
     }
@@ -435,6 +577,9 @@ mod tests {
             case: &case,
             parts,
             file_lens,
+            shape: shape_of(&case),
+            shared: false,
+            joins: false,
             executor,
             scratch: &scratch,
             source: &source,
@@ -460,6 +605,7 @@ mod tests {
             close: Some(Interval { start: 4.0, end: 4.5 }),
             cpu: Cpu { user: 0.01, sys: 0.02 },
             ring: None,
+            ranks: Vec::new(),
         };
         let run = run_with(execution, 1, Durability::End);
         assert!(close_enough(run.write_seconds, 2.0), "{run:?}");
@@ -480,6 +626,7 @@ mod tests {
             close: None,
             cpu: Cpu::default(),
             ring: None,
+            ranks: Vec::new(),
         };
         let run = run_with(execution, 2, Durability::End);
         assert!(close_enough(run.write_seconds, 2.0) && close_enough(run.sync_seconds, 1.0), "{run:?}");
@@ -494,6 +641,7 @@ mod tests {
             close: Some(Interval { start: 1.5, end: 1.75 }),
             cpu: Cpu::default(),
             ring: None,
+            ranks: Vec::new(),
         };
         let run = run_with(execution, 1, Durability::None);
         assert!(close_enough(run.write_seconds, 1.25) && run.sync_seconds == 0.0, "{run:?}");

@@ -83,6 +83,19 @@ pub fn create_scratch<T>(create: impl FnOnce() -> io::Result<T>, path_of: impl F
     created
 }
 
+/// Runs `work` with SIGINT/SIGTERM/SIGHUP blocked in this thread, so that any thread it
+/// starts (an MPI library's) inherits them blocked and leaves them to the main thread.
+pub fn held<T>(work: impl FnOnce() -> T) -> T {
+    let set = interrupt_set();
+    let mut previous: libc::sigset_t = unsafe { std::mem::zeroed() };
+    // SAFETY: changes only this thread's mask, restored below.
+    unsafe { libc::pthread_sigmask(libc::SIG_BLOCK, &set, &mut previous) };
+    let result = work();
+    // SAFETY: restores the mask saved above.
+    unsafe { libc::pthread_sigmask(libc::SIG_SETMASK, &previous, std::ptr::null_mut()) };
+    result
+}
+
 /// Nothing to remove any more (the run removed or kept its directory).
 pub fn forget_scratch() {
     SCRATCH_C.store(std::ptr::null_mut(), Ordering::SeqCst);

@@ -114,6 +114,42 @@ impl Scratch {
             .map_err(|error| CallError::new(format!("open {name} with {}", flag_names(flags)), error))
     }
 
+    /// Opens `name`, which another MPI rank made in this (shared) directory, for writing
+    /// with the mode's `flags`; never creates it, never follows a symlink.
+    pub fn join(&self, name: &str, flags: libc::c_int) -> Result<OwnedFd, CallError> {
+        let c_name = CString::new(name).map_err(|error| CallError::new(format!("open {name}"), error.into()))?;
+        // SAFETY: openat relative to our directory descriptor; the result is checked.
+        let fd = unsafe {
+            libc::openat(
+                self.dir.as_raw_fd(),
+                c_name.as_ptr(),
+                libc::O_RDWR | libc::O_NOFOLLOW | libc::O_CLOEXEC | flags,
+            )
+        };
+        if fd < 0 {
+            return Err(CallError::new(format!("open {name} made by rank 0"), io::Error::last_os_error()));
+        }
+        // SAFETY: `fd` is a fresh descriptor we own.
+        Ok(unsafe { OwnedFd::from_raw_fd(fd) })
+    }
+
+    /// The scratch directory rank 0 of an MPI job made in a PATH every rank sees, opened
+    /// by another rank: it is rank 0's to remove at the end, so dropping this leaves it
+    /// (a signal still removes it, from any rank: see `measure::signals`).
+    pub fn join_dir(path: &Path) -> io::Result<Scratch> {
+        let c_path = CString::new(path.as_os_str().as_bytes())?;
+        // SAFETY: plain open of a path; the result is checked.
+        let fd = unsafe {
+            libc::open(c_path.as_ptr(), libc::O_RDONLY | libc::O_DIRECTORY | libc::O_NOFOLLOW | libc::O_CLOEXEC)
+        };
+        if fd < 0 {
+            return Err(io::Error::last_os_error());
+        }
+        // SAFETY: `fd` is a fresh descriptor we own.
+        let dir = unsafe { OwnedFd::from_raw_fd(fd) };
+        Ok(Scratch { path: path.to_path_buf(), dir, keep: true })
+    }
+
     /// Whether this filesystem opens a file with `flags`, and the O_DIRECT alignment of
     /// its files: asked once per case, on a throw-away file.
     pub fn probe_open(&self, name: &str, flags: libc::c_int) -> Result<DioAlignment, CallError> {

@@ -225,6 +225,7 @@ pub fn case_of(plan: &Plan, unit: &Unit, durability: Durability) -> Case {
         files: 1,
         durability,
         bytes: bytes * plan.count,
+        ranks: None,
     }
 }
 

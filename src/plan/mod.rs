@@ -91,6 +91,37 @@ impl FromStr for Layout {
     }
 }
 
+/// How MPI ranks share the work (`--mpi`), as IOR calls them: N-1 and N-N.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Serialize, Deserialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum RankLayout {
+    /// Every rank writes a disjoint range of one file (IOR's N-1).
+    SharedFile,
+    /// Every rank writes a file of its own (IOR's N-N).
+    FilePerRank,
+}
+
+impl RankLayout {
+    pub const ALL: [RankLayout; 2] = [RankLayout::SharedFile, RankLayout::FilePerRank];
+
+    pub fn name(self) -> &'static str {
+        match self {
+            RankLayout::SharedFile => "shared-file",
+            RankLayout::FilePerRank => "file-per-rank",
+        }
+    }
+}
+
+impl FromStr for RankLayout {
+    type Err = String;
+    fn from_str(text: &str) -> Result<Self, String> {
+        RankLayout::ALL
+            .into_iter()
+            .find(|layout| layout.name() == text)
+            .ok_or_else(|| format!("unknown layout '{text}' under --mpi (known: shared-file, file-per-rank)"))
+    }
+}
+
 /// One fully specified write strategy. Plain data: it is what the result files carry.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct Case {
@@ -107,6 +138,11 @@ pub struct Case {
     pub durability: Durability,
     /// Bytes written per run.
     pub bytes: u64,
+    /// Under `--mpi`: the MPI ranks that write the case together, each with `threads`
+    /// threads; `bytes` is what all of them write, and `files` is 1 (`shared-file`) or
+    /// one per rank (`file-per-rank`). Absent for a case of one process.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub ranks: Option<u32>,
 }
 
 impl Case {
@@ -130,9 +166,26 @@ impl Case {
             files: 1,
             durability,
             bytes,
+            ranks: None,
         };
         case.id = case.make_id();
         case
+    }
+
+    /// The same case written by `ranks` MPI ranks (each with this case's threads, which
+    /// share their rank's file or the one file), into one file or one file per rank.
+    pub fn with_ranks(mut self, ranks: u32, layout: RankLayout) -> Case {
+        self.ranks = Some(ranks);
+        self.files = if layout == RankLayout::FilePerRank { ranks } else { 1 };
+        self.id = self.make_id();
+        self
+    }
+
+    /// The rank layout of an `--mpi` case.
+    pub fn rank_layout(&self) -> Option<RankLayout> {
+        self.ranks.map(
+            |ranks| if self.files == ranks && ranks > 1 { RankLayout::FilePerRank } else { RankLayout::SharedFile },
+        )
     }
 
     /// The same case written by `threads` threads, into one file or one file each.
@@ -171,6 +224,9 @@ impl Case {
         if let Some(depth) = self.queue_depth {
             parts.push(format!("qd{depth}"));
         }
+        if let Some(ranks) = self.ranks {
+            parts.push(format!("r{ranks}"));
+        }
         parts.push(format!("t{}", self.threads));
         if self.files > 1 {
             parts.push(format!("f{}", self.files));
@@ -194,6 +250,13 @@ impl Case {
             (1, _) => String::new(),
             (threads, 1) => format!(", {threads:>2} threads into one file"),
             (threads, _) => format!(", {threads:>2} threads, a file each"),
+        };
+        // Under --mpi the threads of a rank always share its file (or the one file).
+        let threads = if self.threads > 1 { format!(" x {} threads", self.threads) } else { String::new() };
+        let parallel = match (self.ranks, self.rank_layout()) {
+            (Some(ranks), Some(RankLayout::FilePerRank)) => format!(", {ranks} ranks{threads}, a file per rank"),
+            (Some(ranks), _) => format!(", {ranks} ranks{threads} into one file"),
+            (None, _) => parallel,
         };
         let runtime = if self.runtime == methods::NATIVE { String::new() } else { format!("{} ", self.runtime) };
         format!("{runtime}{} in {:>7} chunks{vectored}{queued}{parallel}", self.method, format_size(self.chunk_bytes))

@@ -158,6 +158,7 @@ fn execution_of(reply: Reply, parts: usize) -> Result<Execution, String> {
         close: interval(reply.close),
         cpu: Cpu { user: reply.user.unwrap_or(0.0), sys: reply.sys.unwrap_or(0.0) },
         ring: None,
+        ranks: Vec::new(),
     })
 }
 

@@ -1,0 +1,161 @@
+//! Per-rank figures of `--mpi` cases, after the table: each rank's own throughput, when
+//! it started and ended within the job's span, the spread, and the slowest rank and its
+//! host. Medians over the measured runs. Prints nothing for a result without ranks.
+
+use std::io::{self, Write};
+
+use crate::result::{CaseResult, ResultFile, Status};
+
+/// The per-rank section of `result` (nothing when no case has ranks).
+pub fn render(result: &ResultFile, out: &mut dyn Write) -> io::Result<()> {
+    let cases: Vec<&CaseResult> =
+        result.cases.iter().filter(|c| c.status == Status::Ok && c.runs.iter().any(|r| !r.ranks.is_empty())).collect();
+    if cases.is_empty() {
+        return Ok(());
+    }
+    let host_of = |rank: u32| -> String {
+        let hosts = result.host.mpi.as_ref().map(|mpi| &mpi.ranks[..]).unwrap_or(&[]);
+        hosts.iter().find(|h| h.rank == rank).map_or_else(|| "?".to_string(), |h| h.hostname.clone())
+    };
+    writeln!(
+        out,
+        "\nPer rank (medians of the runs; each case's figure spans the earliest rank's start to the latest rank's end):"
+    )?;
+    for case in cases {
+        writeln!(out, "  {}", case.case.id)?;
+        let figures = RankFigures::of(case);
+        for (rank, figure) in figures.ranks.iter().enumerate() {
+            writeln!(
+                out,
+                "    rank {rank} on {}: {:.3} GB/s, starts at +{}, ends at {}",
+                host_of(rank as u32),
+                figure.bytes_per_second / 1e9,
+                seconds(figure.start),
+                seconds(figure.end)
+            )?;
+        }
+        let share = |value: f64| 100.0 * value / figures.span.max(f64::MIN_POSITIVE);
+        // The start spread is in the span: at most that much of the figure is the
+        // barrier's skew (docs/scale.md).
+        writeln!(
+            out,
+            "    spread: starts within {} ({:.2} % of the span), ends within {} ({:.1} %); slowest: rank {} on {}",
+            seconds(figures.start_spread),
+            share(figures.start_spread),
+            seconds(figures.end_spread),
+            share(figures.end_spread),
+            figures.slowest,
+            host_of(figures.slowest)
+        )?;
+    }
+    Ok(())
+}
+
+/// One rank's medians.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct RankFigure {
+    pub bytes_per_second: f64,
+    pub start: f64,
+    pub end: f64,
+}
+
+/// A case's per-rank medians, and the medians of the spreads across ranks.
+#[derive(Debug, Clone, PartialEq)]
+pub struct RankFigures {
+    pub ranks: Vec<RankFigure>,
+    /// Latest start less earliest start: what the barrier's exit skew (and the ranks'
+    /// wake-up) put in front of the slowest starter. It is inside the job's figure.
+    pub start_spread: f64,
+    pub end_spread: f64,
+    /// The job's write span (earliest start to latest end).
+    pub span: f64,
+    /// The rank whose median end is latest.
+    pub slowest: u32,
+}
+
+impl RankFigures {
+    pub fn of(case: &CaseResult) -> RankFigures {
+        let runs: Vec<_> = case.runs.iter().filter(|r| !r.ranks.is_empty()).collect();
+        let count = runs.iter().map(|r| r.ranks.len()).max().unwrap_or(0);
+        let ranks: Vec<RankFigure> = (0..count)
+            .map(|rank| {
+                let of = |f: &dyn Fn(&crate::result::RankRun) -> f64| {
+                    median(runs.iter().filter_map(|r| r.ranks.get(rank)).map(f).collect())
+                };
+                RankFigure {
+                    bytes_per_second: of(&|r| r.bytes_per_second()),
+                    start: of(&|r| r.start_seconds),
+                    end: of(&|r| r.end_seconds),
+                }
+            })
+            .collect();
+        let spread = |f: &dyn Fn(&crate::result::RankRun) -> f64| {
+            median(
+                runs.iter()
+                    .map(|r| {
+                        let values = r.ranks.iter().map(f);
+                        values.clone().fold(f64::NEG_INFINITY, f64::max) - values.fold(f64::INFINITY, f64::min)
+                    })
+                    .collect(),
+            )
+        };
+        let slowest = ranks.iter().enumerate().max_by(|a, b| a.1.end.total_cmp(&b.1.end)).map_or(0, |(rank, _)| rank);
+        RankFigures {
+            start_spread: spread(&|r| r.start_seconds),
+            end_spread: spread(&|r| r.end_seconds),
+            span: median(runs.iter().map(|r| r.ranks.iter().map(|k| k.end_seconds).fold(0.0, f64::max)).collect()),
+            slowest: slowest as u32,
+            ranks,
+        }
+    }
+}
+
+fn median(mut values: Vec<f64>) -> f64 {
+    if values.is_empty() {
+        return 0.0;
+    }
+    values.sort_by(f64::total_cmp);
+    let middle = values.len() / 2;
+    if values.len() % 2 == 1 { values[middle] } else { (values[middle - 1] + values[middle]) / 2.0 }
+}
+
+/// Seconds in the unit that reads best: µs, ms or s.
+fn seconds(value: f64) -> String {
+    if value < 1e-3 {
+        format!("{:.0} µs", value * 1e6)
+    } else if value < 1.0 {
+        format!("{:.1} ms", value * 1e3)
+    } else {
+        format!("{value:.3} s")
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::measure::methods;
+    use crate::plan::{Case, Durability, FileState, RankLayout};
+    use crate::result::{RankRun, Run};
+
+    fn rank(rank: u32, start: f64, end: f64) -> RankRun {
+        RankRun { rank, start_seconds: start, end_seconds: end, bytes: 1_000_000, ..RankRun::default() }
+    }
+
+    #[test]
+    fn the_slowest_rank_and_the_spreads_are_the_medians_over_the_runs() {
+        let case =
+            Case::new(methods::by_name("pwrite").unwrap(), FileState::Prealloc, 1 << 20, 1, Durability::None, 2 << 20)
+                .with_ranks(2, RankLayout::FilePerRank);
+        let runs = [(0.0, 0.001, 0.5, 1.0), (0.0, 0.002, 0.5, 0.75), (0.0, 0.003, 0.5, 2.0)]
+            .map(|(s0, s1, e0, e1)| Run { ranks: vec![rank(0, s0, e0), rank(1, s1, e1)], ..Run::default() });
+        let result = CaseResult::measured(case, runs.to_vec());
+        let figures = RankFigures::of(&result);
+        assert_eq!(figures.slowest, 1);
+        assert_eq!(figures.start_spread, 0.002);
+        assert_eq!(figures.end_spread, 0.5);
+        assert_eq!(figures.span, 1.0);
+        assert_eq!(figures.ranks[0].bytes_per_second, 2e6);
+        assert_eq!(figures.ranks[1].end, 1.0);
+        assert_eq!(seconds(0.0000214), "21 µs");
+    }
+}

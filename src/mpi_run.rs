@@ -1,0 +1,234 @@
+//! `writebench run --mpi` (cargo feature `mpi`), under `mpirun -np N` or `srun`: every
+//! rank runs this. Rank 0 plans and sends every rank the plan; the scratch directory is
+//! rank 0's on a PATH every rank sees (or each rank's own with `--mpi-local`); every
+//! rank runs its share of every case through the rank executor, in the same order; rank
+//! 0 prints and writes the result. Every step that can fail on one rank is agreed with
+//! the others, so a failure fails everywhere and no rank waits for one that gave up;
+//! a rank that dies ends the job through MPI (Open MPI's mpirun kills the others, whose
+//! signal handlers remove the scratch directory).
+
+use std::io::Write;
+use std::process::ExitCode;
+
+use serde_json::json;
+
+use writebench::cli::mpi::MpiPlan;
+use writebench::cli::{RunArgs, UsageError, plain};
+use writebench::context::{self, MpiHosts, RankHost};
+use writebench::export;
+use writebench::export::text::Paint;
+use writebench::measure::ranks::Ranks;
+use writebench::measure::ranks::aggregate::clock_of;
+use writebench::measure::ranks::collective::{self, Collective, agree, broadcast, gather};
+use writebench::measure::ranks::executor::{Agreed, RankExecutor};
+use writebench::measure::ranks::mpi::Mpi;
+use writebench::measure::runner::prepare_case;
+use writebench::measure::scheduler::{self, CaseRuns};
+use writebench::measure::source::Source;
+use writebench::measure::target::Scratch;
+use writebench::measure::{signals, space};
+use writebench::result::{CaseResult, ResultFile, SCHEMA, Status, Tool};
+
+pub fn run(args: &RunArgs) -> Result<ExitCode, UsageError> {
+    let Some(mpi) = Mpi::init() else {
+        return Err(UsageError("MPI_Init failed (is MPI already initialised?)".into()));
+    };
+    let code = run_ranks(args, mpi.world());
+    // Every rank reaches MPI_Finalize, also after a refusal: Open MPI counts a rank
+    // that exits without it as a failed one.
+    drop(mpi);
+    code
+}
+
+/// Says `message` once (on rank 0) and ends with status 2 on every rank.
+fn refused(rank: usize, message: &str) -> Result<ExitCode, UsageError> {
+    if rank == 0 {
+        eprintln!("writebench: {message}");
+    }
+    Ok(ExitCode::from(2))
+}
+
+fn run_ranks(args: &RunArgs, comm: &'static dyn Collective) -> Result<ExitCode, UsageError> {
+    let (rank, size) = (comm.rank(), comm.size());
+    let me = RankHost { rank: rank as u32, hostname: collective::hostname(), kernel: context::host(None).kernel };
+    let hosts: Vec<RankHost> = gather(comm, &me);
+    let names: Vec<String> = hosts.iter().map(|host| host.hostname.clone()).collect();
+    let ranks = Ranks {
+        comm,
+        host: Box::leak(me.hostname.clone().into_boxed_str()),
+        hosts: Box::leak(names.clone().into_boxed_slice()),
+    };
+    let name = |error: String, rank: usize, host: &str| format!("rank {rank} on {host}: {error}");
+
+    // Rank 0 plans; every rank gets its plan (or its refusal).
+    let planned: Result<MpiPlan, String> =
+        if rank == 0 { MpiPlan::make(args, size as u32).map_err(|e| e.0) } else { Err(String::new()) };
+    let plan = match broadcast(comm, &planned) {
+        Ok(plan) => plan,
+        Err(message) => return refused(rank, &message),
+    };
+    if let Err(message) = agree(comm, ranks.host, args.check_paths().map_err(|e| e.0), name) {
+        return refused(rank, &message);
+    }
+    let signals = signals::install().map_err(|e| format!("cannot set up signal handling: {}", plain(&e)));
+    if let Err(message) = agree(comm, ranks.host, signals, name) {
+        return refused(rank, &message);
+    }
+
+    // The scratch directory: rank 0's, joined by the others, or each rank's own.
+    let scratch = make_scratch(args, comm, args.mpi.mpi_local);
+    let local = scratch.as_ref().map(|_| ()).map_err(Clone::clone);
+    if let Err(message) = agree(comm, ranks.host, local, name) {
+        return refused(rank, &message);
+    }
+    let mut scratch = scratch.expect("agreed");
+    let target = (rank == 0).then(|| context::target(&args.path, Some(&crate::probe_file(&scratch))));
+    if let Some(target) = &target {
+        for note in &plan.notes {
+            eprintln!("writebench: no case for {note}");
+        }
+        let hosts = names.iter().collect::<std::collections::BTreeSet<_>>().len();
+        eprintln!(
+            "writebench: {} cases x {} to {} runs, each by {size} MPI ranks on {hosts} host(s), on {} ({})",
+            plan.cases.len(),
+            plan.warmup + plan.min_runs,
+            plan.warmup + plan.max_runs,
+            target.path,
+            target.fs_type
+        );
+    }
+
+    let source = Source::new(plan.seed);
+    let settings = plan.settings(ranks);
+    let schedule = plan.schedule();
+    let swap_before = context::swapped_out_pages();
+    let mut done: Vec<Option<CaseResult>> = vec![None; plan.cases.len()];
+    let mut runnable: Vec<(writebench::plan::Case, Box<dyn CaseRuns>)> = Vec::new();
+    let mut positions = Vec::new();
+    for (index, case) in plan.cases.iter().enumerate() {
+        // On a shared PATH all of the case lands on one filesystem; node-local, a share.
+        let bytes = if args.mpi.mpi_local { case.bytes.div_ceil(size as u64) } else { case.bytes };
+        let prepared = match space::shortfall(scratch.path(), bytes) {
+            Some(reason) => Err((Status::Skipped, reason)),
+            None => prepare_case(index, case, &scratch, &source, &settings),
+        };
+        let local = prepared.as_ref().map(|_| ()).map_err(Clone::clone);
+        let named = |(status, text): (Status, String), rank: usize, host: &str| (status, name(text, rank, host));
+        match (agree(comm, ranks.host, local, named), prepared) {
+            (Ok(()), Ok(runs)) => {
+                positions.push(index);
+                runnable.push((case.clone(), Box::new(Agreed { runs, ranks })));
+            }
+            (Err((status, reason)), _) => done[index] = Some(CaseResult::without_result(case.clone(), status, reason)),
+            (Ok(()), Err(_)) => unreachable!("an agreed step succeeded on every rank"),
+        }
+    }
+    let total = runnable.len() as u64 * u64::from(schedule.warmup + schedule.max_runs);
+    let progress = if rank == 0 { crate::progress_bar(total) } else { indicatif::ProgressBar::hidden() };
+    let measured = scheduler::run(runnable, &schedule, &mut |tick| {
+        progress.set_length(tick.planned);
+        progress.set_position(tick.done);
+        progress.set_message(tick.case.id.clone());
+    });
+    progress.finish_and_clear();
+    for (index, result) in positions.into_iter().zip(measured) {
+        done[index] = Some(result);
+    }
+    let cases: Vec<CaseResult> = done.into_iter().map(|result| result.expect("every case has a result")).collect();
+    let any_ok = cases.iter().any(|r| r.status == Status::Ok);
+    // Every rank is done with the scratch directory before its owner removes it.
+    comm.barrier();
+    if plan.keep {
+        scratch.keep();
+        if rank == 0 || args.mpi.mpi_local {
+            eprintln!("writebench: kept scratch directory {}", scratch.path().display());
+        }
+    }
+    drop(scratch);
+    signals::forget_scratch();
+    let Some(target) = target else {
+        return Ok(if any_ok { ExitCode::SUCCESS } else { ExitCode::from(1) });
+    };
+
+    let suite = args.suite()?;
+    let mut options = crate::options_json(&suite, &settings, &schedule);
+    if let Some(options) = options.as_object_mut() {
+        options.insert("executor".into(), json!(RankExecutor::OVERHEAD));
+        options.insert(
+            "mpi".into(),
+            json!({
+                "ranks": size,
+                "layouts": plan.layouts.iter().map(|l| l.name()).collect::<Vec<_>>(),
+                "local": args.mpi.mpi_local,
+                "threads_per_rank_share_its_file": true,
+                "calibration": "none under --mpi: each rank would measure the others' load",
+            }),
+        );
+    }
+    let mut host = context::host(swap_before);
+    host.mpi = Some(MpiHosts {
+        library_version: Mpi::library_version(),
+        clock: clock_of(&names.iter().map(String::as_str).collect::<Vec<_>>()).to_string(),
+        local: args.mpi.mpi_local,
+        ranks: hosts,
+    });
+    let mut result = ResultFile {
+        schema: SCHEMA.to_string(),
+        tool: Tool::this(),
+        host,
+        target,
+        options,
+        cases,
+        observations: Vec::new(),
+        answer: Vec::new(),
+        calibration: None,
+        complete: true,
+    };
+    crate::draw_conclusions(&mut result);
+    let paint = Paint::for_stdout();
+    let mut stdout = std::io::stdout().lock();
+    let table =
+        if args.quiet { Ok(()) } else { export::table::render(&result, &mut stdout, args.style.style(), paint) };
+    let _ = table
+        .and_then(|()| export::ranks::render(&result, &mut stdout))
+        .and_then(|()| export::answer::render(&result, &mut stdout, paint))
+        .and_then(|()| stdout.flush());
+    let exported = crate::export_files(
+        &result,
+        &[
+            (args.export_json.as_deref(), crate::Format::Json),
+            (args.export_csv.as_deref(), crate::Format::Csv),
+            (args.export_markdown.as_deref(), crate::Format::Markdown),
+            (args.export_html.as_deref(), crate::Format::Html),
+        ],
+    );
+    Ok(if any_ok && exported { ExitCode::SUCCESS } else { ExitCode::from(1) })
+}
+
+/// Rank 0's scratch directory, made and sent to the others, who join it; or with
+/// `--mpi-local` each rank's own. Every rank registers it for removal on a signal.
+fn make_scratch(args: &RunArgs, comm: &dyn Collective, local: bool) -> Result<Scratch, String> {
+    let failed = |error: std::io::Error| {
+        format!("cannot create a scratch directory in {}: {}", args.path.display(), plain(&error))
+    };
+    if local {
+        return signals::create_scratch(|| Scratch::create(&args.path), Scratch::path).map_err(failed);
+    }
+    let made = (comm.rank() == 0)
+        .then(|| signals::create_scratch(|| Scratch::create(&args.path), Scratch::path).map_err(failed));
+    let path: Result<std::path::PathBuf, String> = match &made {
+        Some(made) => made.as_ref().map(|scratch| scratch.path().to_path_buf()).map_err(Clone::clone),
+        None => Err(String::new()),
+    };
+    let path = broadcast(comm, &path)?;
+    match made {
+        Some(made) => made,
+        None => signals::create_scratch(|| Scratch::join_dir(&path), Scratch::path).map_err(|error| {
+            format!(
+                "cannot open rank 0's scratch directory {} (is PATH shared by every rank? else --mpi-local): {}",
+                path.display(),
+                plain(&error)
+            )
+        }),
+    }
+}

@@ -1,0 +1,246 @@
+//! `writebench run --mpi` under Open MPI's mpirun: per-rank figures, a shared file
+//! written once, and a rank killed mid-run. Built only with `--features mpi`; mpirun
+//! must be there (CI installs openmpi-bin), else these fail loudly. CI runs as root,
+//! hence --allow-run-as-root; --oversubscribe lets 2 ranks run on a 1-CPU runner.
+
+#![cfg(feature = "mpi")]
+
+mod common;
+
+use std::path::Path;
+use std::process::{Command, Output, Stdio};
+use std::time::{Duration, Instant};
+
+use common::{assert_file_holds_its_stream, entries, read_json};
+use writebench::measure::source::Source;
+
+fn mpirun() -> Command {
+    let found = Command::new("mpirun").arg("--version").output();
+    assert!(
+        found.is_ok_and(|output| output.status.success()),
+        "mpirun is needed by tests/mpi.rs: install Open MPI (apt-get install openmpi-bin libopenmpi-dev)"
+    );
+    let mut command = Command::new("mpirun");
+    command.args(["--allow-run-as-root", "--oversubscribe", "-np"]);
+    command
+}
+
+/// `mpirun -np RANKS writebench run --mpi DIR ARGS`.
+fn run_mpi(ranks: u32, dir: &Path, args: &[&str]) -> Output {
+    let mut command = mpirun();
+    command.arg(ranks.to_string()).arg(env!("CARGO_BIN_EXE_writebench"));
+    command.args(["run", "--mpi", dir.to_str().unwrap()]).args(args);
+    command.output().expect("mpirun runs")
+}
+
+fn text(bytes: &[u8]) -> String {
+    String::from_utf8_lossy(bytes).into_owned()
+}
+
+#[test]
+fn file_per_rank_gives_per_rank_figures_and_report_and_compare_read_it() {
+    let dir = tempfile::tempdir().unwrap();
+    let out = tempfile::tempdir().unwrap();
+    let json = out.path().join("r.json");
+    let csv = out.path().join("r.csv");
+    let size = 8 << 20;
+    let output = run_mpi(
+        2,
+        dir.path(),
+        &[
+            "--methods",
+            "pwrite",
+            "--states",
+            "prealloc",
+            "--chunks",
+            "1MiB",
+            "--size",
+            "8MiB",
+            "--layout",
+            "file-per-rank",
+            "--threads",
+            "1",
+            "--durability",
+            "end",
+            "--repeat",
+            "3",
+            "--export-json",
+            json.to_str().unwrap(),
+            "--export-csv",
+            csv.to_str().unwrap(),
+        ],
+    );
+    let (stdout, stderr) = (text(&output.stdout), text(&output.stderr));
+    assert!(output.status.success(), "{stdout}\n{stderr}");
+    // Rank 0 prints, once.
+    assert_eq!(stdout.matches("Per rank").count(), 1, "{stdout}");
+    assert!(stdout.contains("rank 1 on ") && stdout.contains("slowest: rank"), "{stdout}");
+    let result = read_json(&json);
+    let mpi = &result["host"]["mpi"];
+    assert!(mpi["library_version"].as_str().unwrap().contains("MPI"), "{mpi}");
+    assert_eq!(mpi["ranks"].as_array().unwrap().len(), 2);
+    assert!(
+        mpi["ranks"][1]["hostname"].as_str().is_some_and(|h| !h.is_empty()) && mpi["ranks"][1]["kernel"].is_string()
+    );
+    assert_eq!(result["options"]["mpi"]["ranks"], 2);
+    let case = &result["cases"][0];
+    assert_eq!(
+        (case["id"].as_str().unwrap(), case["status"].as_str().unwrap()),
+        ("pwrite prealloc 1MiB r2 t1 f2 end", "ok")
+    );
+    assert_eq!((case["ranks"].as_u64(), case["files"].as_u64()), (Some(2), Some(2)));
+    let runs = case["runs"].as_array().unwrap();
+    assert_eq!(runs.len(), 3);
+    for run in runs {
+        let ranks = run["ranks"].as_array().unwrap();
+        assert_eq!(ranks.len(), 2, "{run}");
+        let bytes: u64 = ranks.iter().map(|r| r["bytes"].as_u64().unwrap()).sum();
+        assert_eq!(bytes, size, "the ranks wrote the size together");
+        let f = |r: &serde_json::Value, key: &str| r[key].as_f64().unwrap();
+        let earliest = ranks.iter().map(|r| f(r, "start_seconds")).fold(f64::INFINITY, f64::min);
+        let latest = ranks.iter().map(|r| f(r, "end_seconds")).fold(0.0, f64::max);
+        assert_eq!(earliest, 0.0, "the axis starts at the earliest rank's start");
+        // IOR's rule: the run's write time is the earliest start to the latest end.
+        assert!((f(run, "write_seconds") - latest).abs() < 1e-9, "{run}");
+        let synced = ranks.iter().map(|r| f(r, "synced_seconds")).fold(0.0, f64::max);
+        assert!((f(run, "write_seconds") + f(run, "sync_seconds") - synced).abs() < 1e-9, "{run}");
+        assert!(
+            ranks
+                .iter()
+                .all(|r| f(r, "start_seconds") <= f(r, "end_seconds") && f(r, "end_seconds") <= f(r, "synced_seconds"))
+        );
+    }
+    // The exports, report and compare take it as any result.
+    assert!(std::fs::read_to_string(&csv).unwrap().lines().count() == 4);
+    let report =
+        Command::new(env!("CARGO_BIN_EXE_writebench")).args(["report", json.to_str().unwrap()]).output().unwrap();
+    assert!(report.status.success() && text(&report.stdout).contains("Per rank"), "{}", text(&report.stderr));
+    let compare = Command::new(env!("CARGO_BIN_EXE_writebench"))
+        .args(["compare", json.to_str().unwrap(), json.to_str().unwrap()])
+        .output()
+        .unwrap();
+    assert!(compare.status.success(), "{}", text(&compare.stderr));
+    assert_eq!(entries(dir.path()), Vec::<String>::new(), "the scratch directory is gone");
+}
+
+#[test]
+fn the_shared_file_layout_writes_every_byte_once() {
+    let dir = tempfile::tempdir().unwrap();
+    let out = tempfile::tempdir().unwrap();
+    let json = out.path().join("r.json");
+    // Not a multiple of the chunk: the last rank's last call is short.
+    let size = (3 << 20) + 12345;
+    let output = run_mpi(
+        3,
+        dir.path(),
+        &[
+            "--methods",
+            "pwrite",
+            "--states",
+            "prealloc",
+            "--chunks",
+            "64KiB",
+            "--size",
+            &format!("{size}B"),
+            "--layout",
+            "shared-file",
+            "--threads",
+            "2",
+            "--durability",
+            "end",
+            "--repeat",
+            "1",
+            "--warmup",
+            "0",
+            "--verify",
+            "--keep",
+            "--export-json",
+            json.to_str().unwrap(),
+        ],
+    );
+    assert!(output.status.success(), "{}\n{}", text(&output.stdout), text(&output.stderr));
+    let result = read_json(&json);
+    let case = &result["cases"][0];
+    assert_eq!(case["status"], "ok", "{}", case["error"]);
+    assert_eq!((case["ranks"].as_u64(), case["threads"].as_u64(), case["files"].as_u64()), (Some(3), Some(2), Some(1)));
+    let bytes: Vec<u64> =
+        case["runs"][0]["ranks"].as_array().unwrap().iter().map(|r| r["bytes"].as_u64().unwrap()).collect();
+    assert_eq!(bytes.iter().sum::<u64>(), size, "{bytes:?}");
+    // One kept file, written by 6 writers in 3 processes: read back, every byte is the
+    // stream's (a range nobody wrote would read as the preallocated zeros).
+    let scratch = entries(dir.path());
+    assert_eq!(scratch.len(), 1, "{scratch:?}");
+    let kept = dir.path().join(&scratch[0]);
+    let files: Vec<String> = entries(&kept).into_iter().filter(|name| name.ends_with(".dat")).collect();
+    assert_eq!(files, ["case0000-run0-f0.dat"]);
+    let mut whole = case.clone();
+    // The stream of a shared file has the period of all its writers (6 here).
+    whole["threads"] = serde_json::json!(6);
+    let data = assert_file_holds_its_stream(
+        &Source::new(result["options"]["seed"].as_u64().unwrap()),
+        &kept,
+        &whole,
+        &files[0],
+    );
+    assert_eq!(data.len() as u64, size);
+    std::fs::remove_dir_all(kept).unwrap();
+}
+
+#[test]
+fn a_rank_killed_mid_run_ends_the_job_at_once_and_leaves_no_scratch_file() {
+    let dir = tempfile::tempdir().unwrap();
+    let mut command = mpirun();
+    command.arg("2").arg(env!("CARGO_BIN_EXE_writebench"));
+    command.args(["run", "--mpi", dir.path().to_str().unwrap()]);
+    // Long enough to be killed mid-run: 4 KiB calls, many runs.
+    command.args(["--methods", "pwrite", "--states", "prealloc", "--chunks", "4KiB", "--size", "64MiB"]);
+    command.args(["--layout", "shared-file", "--threads", "1", "--durability", "none", "--repeat", "1000"]);
+    let mut job = command.stdout(Stdio::null()).stderr(Stdio::piped()).spawn().unwrap();
+    let started = Instant::now();
+    // Wait until the ranks are writing: a run's file is in the scratch directory.
+    let writing = || {
+        entries(dir.path())
+            .iter()
+            .any(|scratch| entries(&dir.path().join(scratch)).iter().any(|name| name.contains("-run")))
+    };
+    while !writing() {
+        assert!(started.elapsed() < Duration::from_secs(60), "the ranks never started writing");
+        assert!(job.try_wait().unwrap().is_none(), "the job ended before it was killed");
+        std::thread::sleep(Duration::from_millis(50));
+    }
+    let ranks = children_running_writebench(job.id());
+    assert_eq!(ranks.len(), 2, "{ranks:?}");
+    // SAFETY: kill(2) of a rank this test started.
+    assert_eq!(unsafe { libc::kill(ranks[1], libc::SIGKILL) }, 0);
+    let killed = Instant::now();
+    let status = loop {
+        if let Some(status) = job.try_wait().unwrap() {
+            break status;
+        }
+        assert!(killed.elapsed() < Duration::from_secs(20), "the job still runs 20 s after a rank died");
+        std::thread::sleep(Duration::from_millis(50));
+    };
+    let mut stderr = String::new();
+    std::io::Read::read_to_string(job.stderr.as_mut().unwrap(), &mut stderr).unwrap();
+    assert!(!status.success(), "{stderr}");
+    assert!(killed.elapsed() < Duration::from_secs(10), "ended {:?} after the kill", killed.elapsed());
+    // The surviving rank's signal handler removed the shared scratch directory.
+    assert_eq!(entries(dir.path()), Vec::<String>::new(), "{stderr}");
+}
+
+/// The processes whose parent is `parent` and that run writebench: mpirun's ranks.
+fn children_running_writebench(parent: u32) -> Vec<i32> {
+    let mut found = Vec::new();
+    for entry in std::fs::read_dir("/proc").unwrap().flatten() {
+        let Ok(pid) = entry.file_name().to_string_lossy().parse::<i32>() else { continue };
+        let stat = std::fs::read_to_string(format!("/proc/{pid}/stat")).unwrap_or_default();
+        // Field 4, after the command in parentheses, is the parent's pid.
+        let ppid = stat.rsplit_once(')').and_then(|(_, rest)| rest.split_whitespace().nth(1)?.parse::<u32>().ok());
+        let cmdline = std::fs::read(format!("/proc/{pid}/cmdline")).unwrap_or_default();
+        if ppid == Some(parent) && String::from_utf8_lossy(&cmdline).contains("writebench") {
+            found.push(pid);
+        }
+    }
+    found.sort_unstable();
+    found
+}
