@@ -17,6 +17,10 @@ pub struct Probe {
     pub buffered_bytes_per_second: f64,
     pub durable_bytes_per_second: f64,
     pub seconds_per_call: f64,
+    /// What a 4 KiB call costs beyond its bytes at the 1 MiB calls' rate: a page's
+    /// worth of work per call (on ext4 and xfs a small folio each, where 1 MiB calls get
+    /// large ones), which a one-byte call does not show.
+    pub seconds_per_page_call: f64,
     /// One small write made durable (`fdatasync`): what `every:N`, `osync` and
     /// `odsync` pay per commit, inside the write span.
     pub seconds_per_commit: f64,
@@ -30,12 +34,24 @@ pub struct Probe {
     /// Untimed: bringing a file into the preallocated state, per byte (tmpfs zeroes
     /// pages, ext4 and xfs only mark extents).
     pub prealloc_seconds_per_byte: f64,
+    /// One 4 KiB io_uring write with one in flight, submitted and reaped: on tmpfs the
+    /// kernel hands each to a worker thread (tens of µs), far more than a plain call.
+    pub seconds_per_ring_op: f64,
+    /// Writing through a shared mapping: page faults instead of calls.
+    pub mapped_bytes_per_second: f64,
+    /// Untimed, before every run: the writers' source buffers mapped and filled, per
+    /// byte of buffer (page faults and a copy of the pattern; see `measure::source`).
+    pub source_seconds_per_byte: f64,
 }
 
-const PROBE_BYTES: u64 = 32 << 20;
+const PROBE_BYTES: u64 = 64 << 20;
 const PROBE_CALLS: u64 = 8192;
 /// Few: on a disk without a write cache one commit can take 10 ms or more.
 const PROBE_COMMITS: u64 = 16;
+/// 4 KiB calls: 16 MiB of them.
+const PROBE_PAGE_CALLS: u64 = 4096;
+/// 4 KiB io_uring writes, one in flight: a few ms even where each takes 50 µs.
+const PROBE_RING_OPS: u64 = 1024;
 
 /// What one probe file cost: the timed write and write + sync, and the untimed rest.
 struct Timed {
@@ -43,27 +59,41 @@ struct Timed {
     synced: f64,
     /// Create, bring into its state and open: before the write.
     prepared: f64,
+    /// The writer's source buffer made: before the write.
+    sourced: f64,
     verified: f64,
     removed: f64,
 }
 
-/// Writes 32 MiB in 1 MiB `pwrite` calls, fsyncs (and reads it back when `verify`),
-/// twice,
-/// then makes 8192 one-byte calls, then 16 one-byte calls each followed by
-/// `fdatasync`, then preallocates 32 MiB; each file created and removed as a run's are.
-/// None if the target cannot take even that (the run will then say why, per case).
+/// Writes 64 MiB (the quick suite's size: smaller files verify and free faster than the
+/// runs' do) in 1 MiB `pwrite` calls, fsyncs (and reads it back when `verify`), twice;
+/// then makes 8192 one-byte calls, writes 16 MiB in 4 KiB calls, makes 16 one-byte
+/// calls each followed by `fdatasync`,
+/// preallocates 64 MiB, makes 1024 4-KiB io_uring writes one at a time (fewer run
+/// faster than a run's many do) and writes 64 MiB through a mapping; each file created
+/// and removed as a run's are. None if the target cannot take even that (the run will
+/// then say why, per case).
 pub fn probe(scratch: &Scratch, verify: bool) -> Option<Probe> {
     // Calls of its own size, whatever the plan's (`--chunks 1B` would make the bandwidth
     // probe 32 million calls).
     let chunk = 1 << 20;
     let source = &Source::new(0);
     let pwrite = methods::by_name("pwrite")?;
-    let time = |name: &str, state: FileState, bytes: u64, chunk: usize, durability: Durability| -> Option<Timed> {
+    let time_with = |method: &dyn methods::Method,
+                     queue_depth: usize,
+                     name: &str,
+                     state: FileState,
+                     bytes: u64,
+                     chunk: usize,
+                     durability: Durability|
+     -> Option<Timed> {
         let started = Instant::now();
         let file = scratch.prepare(name, state, bytes, 0).ok();
         let prepared = started.elapsed().as_secs_f64();
         let shape = Shape::new(1, chunk as u64, 1, None, bytes);
+        let started = Instant::now();
         let streams = Streams::new(source, &[name.to_string()], &[0], shape).ok();
+        let sourced = started.elapsed().as_secs_f64();
         let result = file.zip(streams).and_then(|(file, streams)| {
             let fd = std::os::fd::AsRawFd::as_raw_fd(&file);
             let job = Job {
@@ -73,12 +103,12 @@ pub fn probe(scratch: &Scratch, verify: bool) -> Option<Probe> {
                 parts: &[Part { file: 0, offset: 0, len: bytes }],
                 chunk,
                 iov: 1,
-                queue_depth: 1,
+                queue_depth,
                 source: &streams,
                 durability,
                 pacing: Pacing::of(durability, 1, 1),
             };
-            let prepared_job = pwrite.prepare(&job).ok()?;
+            let prepared_job = method.prepare(&job).ok()?;
             let started = Instant::now();
             prepared_job.write_part(0).ok()?;
             let written = started.elapsed().as_secs_f64();
@@ -95,7 +125,10 @@ pub fn probe(scratch: &Scratch, verify: bool) -> Option<Probe> {
         let started = Instant::now();
         let _ = scratch.remove(name).and_then(|()| scratch.sync_dir());
         let removed = started.elapsed().as_secs_f64();
-        result.map(|(written, synced, verified)| Timed { written, synced, prepared, verified, removed })
+        result.map(|(written, synced, verified)| Timed { written, synced, prepared, sourced, verified, removed })
+    };
+    let time = |name: &str, state: FileState, bytes: u64, chunk: usize, durability: Durability| {
+        time_with(pwrite, 1, name, state, bytes, chunk, durability)
     };
     // The better of two: the first write into memory just freed can stall on pages
     // the host took back (a VM's free page reporting); the runs reuse each other's.
@@ -104,6 +137,7 @@ pub fn probe(scratch: &Scratch, verify: bool) -> Option<Probe> {
     let bandwidth = if second.synced < first.synced { second } else { first };
     let bytes = PROBE_BYTES as f64;
     let calls = time("probe-calls", FileState::Empty, PROBE_CALLS, 1, Durability::End)?;
+    let pages = time("probe-pages", FileState::Empty, PROBE_PAGE_CALLS * 4096, 4096, Durability::End)?;
     let every_call = Durability::of(Commit::Every(1, SyncCall::Fdatasync));
     // A target whose fdatasync fails still gets an estimate; its syncing cases will fail.
     let commits =
@@ -112,16 +146,40 @@ pub fn probe(scratch: &Scratch, verify: bool) -> Option<Probe> {
     let prealloc = time("probe-prealloc", FileState::Prealloc, PROBE_BYTES, chunk, Durability::End);
     // A small file's create, remove and directory fsync: the fixed cost of a file.
     let seconds_per_file = calls.prepared + calls.removed;
+    let buffered_bytes_per_second = bytes / bandwidth.written.max(1e-9);
+    // Where the kernel or the method refuses, the plan's own cases will say so; the
+    // estimate falls back to what a call costs.
+    let ring_bytes = PROBE_RING_OPS * 4096;
+    let seconds_per_ring_op = methods::by_name("io_uring")
+        .and_then(|ring| time_with(ring, 1, "probe-ring", FileState::Empty, ring_bytes, 4096, Durability::End))
+        .map_or(0.0, |timed| timed.written / PROBE_RING_OPS as f64);
+    let mapped_bytes_per_second = methods::by_name("mmap")
+        .and_then(|mmap| time_with(mmap, 1, "probe-mapped", FileState::Sparse, PROBE_BYTES, chunk, Durability::End))
+        .map_or(buffered_bytes_per_second, |timed| bytes / timed.written.max(1e-9));
     Some(Probe {
-        buffered_bytes_per_second: bytes / bandwidth.written.max(1e-9),
+        buffered_bytes_per_second,
         durable_bytes_per_second: bytes / bandwidth.synced.max(1e-9),
         seconds_per_call: calls.written / PROBE_CALLS as f64,
+        seconds_per_page_call: ((pages.written - (PROBE_PAGE_CALLS * 4096) as f64 / buffered_bytes_per_second)
+            / PROBE_PAGE_CALLS as f64)
+            .max(calls.written / PROBE_CALLS as f64),
         seconds_per_commit: commits / PROBE_COMMITS as f64,
         seconds_per_file,
         removal_seconds_per_byte: (bandwidth.removed - calls.removed).max(0.0) / bytes,
         verify_seconds_per_byte: bandwidth.verified / bytes,
         prealloc_seconds_per_byte: prealloc.map_or(0.0, |timed| (timed.prepared - calls.prepared).max(0.0) / bytes),
+        seconds_per_ring_op,
+        mapped_bytes_per_second,
+        source_seconds_per_byte: bandwidth.sourced / buffer_bytes(Shape::new(1, chunk as u64, 1, None, PROBE_BYTES)),
     })
+}
+
+/// What the writers' source buffers of a run of `shape` hold: each its period and one
+/// call more (`source::Writer::new`).
+fn buffer_bytes(shape: Shape) -> f64 {
+    let page = crate::measure::source::page_size() as f64;
+    let each = shape.period() as f64 + (shape.max_take as f64 / page).ceil() * page;
+    each * shape.writers as f64
 }
 
 /// Expected wall time of `runs` runs of every case.
@@ -166,13 +224,26 @@ pub fn estimate_calibration(bytes: u64, runs: u32, device: bool, probe: &Probe) 
 
 fn run_seconds(case: &Case, probe: &Probe) -> f64 {
     let bytes = case.bytes as f64;
-    let bandwidth = if case.durability == Durability::None {
-        probe.buffered_bytes_per_second
-    } else {
-        probe.durable_bytes_per_second
+    let family = methods::by_name(&case.method).map(|method| method.family());
+    let mapped = family == Some(Family::Mapped);
+    let rate = if mapped { probe.mapped_bytes_per_second } else { probe.buffered_bytes_per_second };
+    // What a sync at the end adds: the device's time for the bytes beyond the copy.
+    let syncing = match case.durability == Durability::None {
+        true => 0.0,
+        false => (bytes / probe.durable_bytes_per_second - bytes / probe.buffered_bytes_per_second).max(0.0),
     };
-    let mapped = methods::by_name(&case.method).is_some_and(|m| m.family() == Family::Mapped);
-    let per_call = if mapped { 0.0 } else { probe.seconds_per_call };
+    // An io_uring round trip replaces the call; with N in flight, N share its wait.
+    let per_call = match family {
+        Some(Family::Mapped) => 0.0,
+        Some(Family::Asynchronous) => {
+            let waited = (probe.seconds_per_ring_op - 4096.0 / probe.buffered_bytes_per_second).max(0.0);
+            probe.seconds_per_call.max(waited / f64::from(case.queue_depth.unwrap_or(1).max(1)))
+        }
+        // A call of a page or more does a page's work at least once more than the 1 MiB
+        // calls of the bandwidth probe did; below a page, what a one-byte call costs.
+        _ if case.chunk_bytes >= 4096 => probe.seconds_per_page_call,
+        _ => probe.seconds_per_call,
+    };
     let calls = case.bytes.div_ceil(case.chunk_bytes * u64::from(case.iov));
     // Commits inside the loop; not divided by the threads, since commits to one
     // filesystem queue behind its journal.
@@ -184,7 +255,8 @@ fn run_seconds(case: &Case, probe: &Probe) -> f64 {
         Commit::None | Commit::End(_) | Commit::WriteBehind(_) | Commit::Save => 0,
     } as f64;
     let calls = calls as f64;
-    let timed = bytes / bandwidth + calls * per_call / f64::from(case.threads) + commits * probe.seconds_per_commit;
+    let timed =
+        bytes / rate + syncing + calls * per_call / f64::from(case.threads) + commits * probe.seconds_per_commit;
     timed + untimed_seconds(case, probe)
 }
 
@@ -204,7 +276,9 @@ fn untimed_seconds(case: &Case, probe: &Probe) -> f64 {
         false => 0.0,
     };
     let files = f64::from(case.files) * probe.seconds_per_file;
-    state + writeback + files + bytes * (probe.removal_seconds_per_byte + probe.verify_seconds_per_byte)
+    let shape = Shape::new(case.threads, case.chunk_bytes, case.iov, case.queue_depth, case.bytes);
+    let sources = buffer_bytes(shape) * probe.source_seconds_per_byte;
+    state + writeback + files + sources + bytes * (probe.removal_seconds_per_byte + probe.verify_seconds_per_byte)
 }
 
 /// `1 h 05 min`, `3 min 20 s`, `45 s`.
@@ -229,11 +303,15 @@ mod tests {
             buffered_bytes_per_second: 1e9,
             durable_bytes_per_second: 5e8,
             seconds_per_call: 1e-6,
+            seconds_per_page_call: 1e-6,
             seconds_per_commit: 1e-4,
             seconds_per_file: 0.0,
             removal_seconds_per_byte: 0.0,
             verify_seconds_per_byte: 0.0,
             prealloc_seconds_per_byte: 0.0,
+            seconds_per_ring_op: 0.0,
+            mapped_bytes_per_second: 1e9,
+            source_seconds_per_byte: 0.0,
         }
     }
 
@@ -288,6 +366,54 @@ mod tests {
         // One more file (1 ms), and the 1000 calls shared by two threads (0.5 ms less).
         let more = run_seconds(&two_files, &probe) - run_seconds(&empty, &probe);
         assert!((more - 0.0005).abs() < 1e-9, "{more}");
+    }
+
+    #[test]
+    fn io_uring_pays_its_round_trip_shared_by_those_in_flight_and_mmap_its_own_rate() {
+        // 41 µs per 4 KiB op with one in flight: 4.096 µs of copy at 1 GB/s, 36.9 µs waited.
+        let probe = Probe { seconds_per_ring_op: 41e-6, mapped_bytes_per_second: 5e8, ..probe() };
+        let ring = methods::by_name("io_uring").unwrap();
+        let one = Case::new(ring, FileState::Empty, 4096, 1, Durability::None, 4096 * 1000);
+        // The copy at 1 GB/s, then (untimed) the writeback a mode that never syncs is
+        // given afterwards: as long again at 0.5 GB/s durable.
+        let copy = 2.0 * 4096.0 * 1000.0 / 1e9;
+        let waited = 41e-6 - 4096.0 / 1e9;
+        assert!((run_seconds(&one, &probe) - (copy + 1000.0 * waited)).abs() < 1e-9);
+        // 32 in flight share the wait, but never below a plain call.
+        let deep = one.clone().with_queue_depth(32);
+        assert!((run_seconds(&deep, &probe) - (copy + 1000.0 * waited / 32.0)).abs() < 1e-9);
+        let very_deep = one.clone().with_queue_depth(4096);
+        assert!((run_seconds(&very_deep, &probe) - (copy + 1000.0 * 1e-6)).abs() < 1e-9);
+        // mmap: no calls, at the mapped rate, plus the sync's extra when it syncs.
+        let mmap = methods::by_name("mmap").unwrap();
+        let mapped = Case::new(mmap, FileState::Empty, 1 << 20, 1, Durability::End, 1_000_000_000);
+        assert!((run_seconds(&mapped, &probe) - (2.0 + (2.0 - 1.0))).abs() < 1e-9);
+    }
+
+    #[test]
+    fn each_writers_source_buffer_is_paid_before_every_run() {
+        let probe = Probe { source_seconds_per_byte: 1e-9, ..probe() };
+        let write = methods::by_name("write").unwrap();
+        let one = Case::new(write, FileState::Empty, 1 << 20, 1, Durability::End, 64 << 20);
+        let without = run_seconds(&one, &Probe { source_seconds_per_byte: 0.0, ..probe });
+        // One writer: an 8 MiB period and one 1 MiB call more, at 1 ns a byte.
+        assert!((run_seconds(&one, &probe) - without - 9.0 * 1048576.0 * 1e-9).abs() < 1e-9);
+        // Two writers: two such buffers.
+        let two = one.clone().with_threads(2, crate::plan::Layout::OneFile);
+        let without = run_seconds(&two, &Probe { source_seconds_per_byte: 0.0, ..probe });
+        assert!((run_seconds(&two, &probe) - without - 18.0 * 1048576.0 * 1e-9).abs() < 1e-9);
+    }
+
+    #[test]
+    fn calls_of_a_page_or_more_pay_the_page_call_and_smaller_ones_the_one_byte_call() {
+        let probe = Probe { seconds_per_page_call: 3e-6, ..probe() };
+        let write = methods::by_name("write").unwrap();
+        let at = |chunk: u64| Case::new(write, FileState::Empty, chunk, 1, Durability::End, 1 << 20);
+        // 1 MiB at 0.5 GB/s durable, plus the calls.
+        let bytes = (1u64 << 20) as f64 / 5e8;
+        assert!((run_seconds(&at(4096), &probe) - (bytes + 256.0 * 3e-6)).abs() < 1e-9);
+        assert!((run_seconds(&at(65536), &probe) - (bytes + 16.0 * 3e-6)).abs() < 1e-9);
+        assert!((run_seconds(&at(1024), &probe) - (bytes + 1024.0 * 1e-6)).abs() < 1e-9);
     }
 
     #[test]
