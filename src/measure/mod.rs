@@ -12,6 +12,7 @@ pub mod fd;
 pub mod hygiene;
 pub mod latency;
 pub mod methods;
+pub mod placement;
 pub mod ranks;
 pub mod residency;
 pub mod ring_record;

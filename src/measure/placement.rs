@@ -1,0 +1,94 @@
+//! Where a run's writer threads start. A run's threads are new, and the scheduler
+//! places new and just-woken threads near the thread that made or woke them: two
+//! writers of a 2-CPU machine were seen sharing one CPU, 4 ms each in turn, for a whole
+//! 25 ms run while the other CPU idled, so 2 threads wrote a quarter slower than 2
+//! processes. A program's long-lived threads would have been spread long before. So,
+//! when there are no more writers than CPUs this process may use, each writer moves to
+//! a CPU of its own before the start line and is let free again after it: the run
+//! starts from the placement a balanced machine has, and the scheduler may still move
+//! any thread during it (this is placement, not pinning). With more writers than CPUs
+//! the scheduler places them as it likes.
+
+use std::io;
+use std::mem;
+
+/// The CPUs this thread may run on.
+fn allowed() -> io::Result<libc::cpu_set_t> {
+    // SAFETY: cpu_set_t is plain data; all zeros is the empty set.
+    let mut set: libc::cpu_set_t = unsafe { mem::zeroed() };
+    // SAFETY: `set` is a valid cpu_set_t of the size passed; 0 is the calling thread.
+    if unsafe { libc::sched_getaffinity(0, mem::size_of::<libc::cpu_set_t>(), &mut set) } != 0 {
+        return Err(io::Error::last_os_error());
+    }
+    Ok(set)
+}
+
+fn set(set: &libc::cpu_set_t) -> io::Result<()> {
+    // SAFETY: `set` is a valid cpu_set_t of the size passed; 0 is the calling thread.
+    if unsafe { libc::sched_setaffinity(0, mem::size_of::<libc::cpu_set_t>(), set) } != 0 {
+        return Err(io::Error::last_os_error());
+    }
+    Ok(())
+}
+
+fn members(set: &libc::cpu_set_t) -> Vec<usize> {
+    // SAFETY: CPU_ISSET reads the set within CPU_SETSIZE.
+    (0..libc::CPU_SETSIZE as usize).filter(|&cpu| unsafe { libc::CPU_ISSET(cpu, set) }).collect()
+}
+
+/// A writer moved to a CPU of its own; [`Placed::release`] gives it back its CPUs.
+pub struct Placed {
+    original: libc::cpu_set_t,
+    pub cpu: usize,
+}
+
+/// Moves the calling thread, writer `index` of `writers`, to the `index`-th CPU it may
+/// use, if there are at least `writers` of them. None where there are too few, or the
+/// kernel refuses (a placement is a courtesy: the run goes on without it).
+pub fn place(index: usize, writers: usize) -> Option<Placed> {
+    let original = allowed().ok()?;
+    let cpus = members(&original);
+    if writers < 2 || writers > cpus.len() {
+        return None;
+    }
+    let cpu = cpus[index % cpus.len()];
+    // SAFETY: plain data; all zeros is the empty set, then one CPU added within range.
+    let mut one: libc::cpu_set_t = unsafe { mem::zeroed() };
+    unsafe { libc::CPU_SET(cpu, &mut one) };
+    set(&one).ok()?;
+    Some(Placed { original, cpu })
+}
+
+impl Placed {
+    /// The thread may run on every CPU it could before; it stays where it is until the
+    /// scheduler has a reason to move it.
+    pub fn release(self) {
+        let _ = set(&self.original);
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_writer_runs_on_its_own_cpu_until_released_and_one_writer_is_left_alone() {
+        let cpus = members(&allowed().unwrap());
+        assert!(place(0, 1).is_none(), "one writer needs no placement");
+        assert!(place(0, cpus.len() + 1).is_none(), "more writers than CPUs are the scheduler's");
+        if cpus.len() < 2 {
+            return;
+        }
+        std::thread::scope(|scope| {
+            scope.spawn(|| {
+                let placed = place(1, 2).expect("two writers on two or more CPUs are placed");
+                assert_eq!(placed.cpu, cpus[1]);
+                assert_eq!(members(&allowed().unwrap()), [cpus[1]]);
+                // SAFETY: sched_getcpu has no preconditions.
+                assert_eq!(unsafe { libc::sched_getcpu() } as usize, cpus[1], "moved at once");
+                placed.release();
+                assert_eq!(members(&allowed().unwrap()), cpus, "free again after the start line");
+            });
+        });
+    }
+}
