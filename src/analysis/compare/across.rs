@@ -269,11 +269,29 @@ fn pick_times(result: &ResultFile, case: &str, metric: &str) -> Option<Vec<f64>>
     }
 }
 
+/// tmpfs and ramfs: files in memory only, where a sync has nothing to write to.
+fn in_memory(fs_type: &str) -> bool {
+    fs_type == "tmpfs" || fs_type == "ramfs"
+}
+
 fn fastest(compared: &CompareResult, files: &[&ResultFile]) -> Vec<Fastest> {
     let mut found = Vec::new();
     for goal in &compared.answers {
         let mut ranked: Vec<(usize, &super::Pick)> =
             goal.picks.iter().enumerate().filter_map(|(file, pick)| pick.as_ref().map(|p| (file, p))).collect();
+        // A goal about durability cannot be won on a filesystem that keeps files in
+        // memory only: its syncs return at once and make nothing durable.
+        let durable_goal = goal.goal.contains("durable");
+        let left_out: Vec<String> = if durable_goal {
+            let memory = |file: usize| in_memory(&files[file].target.fs_type);
+            let names =
+                ranked.iter().filter(|(file, _)| memory(*file)).map(|(file, _)| compared.files[*file].label.clone());
+            let names = names.collect();
+            ranked.retain(|(file, _)| !memory(*file));
+            names
+        } else {
+            Vec::new()
+        };
         let Some(metric) = ranked.first().map(|(_, pick)| pick.metric.clone()) else { continue };
         // Only picks of the same metric can be ranked against each other.
         ranked.retain(|(_, pick)| pick.metric == metric);
@@ -314,6 +332,9 @@ fn fastest(compared: &CompareResult, files: &[&ResultFile]) -> Vec<Fastest> {
                 fastest.factor = Some(test.factor);
                 fastest.p = Some(test.p);
             }
+        }
+        if !left_out.is_empty() {
+            text += &format!(" ({} left out: a sync there makes nothing durable)", left_out.join(", "));
         }
         fastest.text = text;
         found.push(fastest);
@@ -356,6 +377,29 @@ mod tests {
         assert!(ext4.factor > 3.0, "{ext4:?}");
         assert!(prealloc.text.starts_with("preallocation helps on ext4 (×"), "{}", prealloc.text);
         assert!(prealloc.files[1].is_some());
+    }
+
+    #[test]
+    fn a_filesystem_in_memory_wins_no_durability_goal() {
+        let mut tmpfs = real();
+        tmpfs.target.fs_type = "tmpfs".to_string();
+        for run in tmpfs.cases.iter_mut().flat_map(|c| c.runs.iter_mut()) {
+            run.write_seconds *= 0.5;
+            run.sync_seconds *= 0.01;
+        }
+        let mut ext4 = real();
+        ext4.target.fs_type = "ext4".to_string();
+        tmpfs.answer = crate::analysis::advice::recommendations(&tmpfs);
+        ext4.answer = crate::analysis::advice::recommendations(&ext4);
+        let compared = compare_filesystems(&[("tmpfs".to_string(), tmpfs), ("ext4".to_string(), ext4)]);
+        let durable: Vec<&Fastest> = compared.fastest.iter().filter(|f| f.goal.contains("durable")).collect();
+        assert!(!durable.is_empty(), "{:?}", compared.fastest);
+        for goal in durable {
+            assert_eq!(goal.file, 1, "{goal:?}");
+            assert!(goal.text.ends_with("(tmpfs left out: a sync there makes nothing durable)"), "{}", goal.text);
+        }
+        let fastest = compared.fastest.iter().find(|f| f.goal == "fastest").expect("a fastest goal");
+        assert_eq!(fastest.file, 0, "tmpfs may still be the fastest: {fastest:?}");
     }
 
     #[test]
