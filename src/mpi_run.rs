@@ -185,7 +185,9 @@ fn run_ranks(args: &RunArgs, comm: &'static dyn Collective) -> Result<ExitCode, 
         complete: true,
     };
     crate::draw_conclusions(&mut result);
-    let paint = Paint::for_stdout();
+    // Plain: Open MPI gives each rank a pseudo-terminal for stdout whatever mpirun's own
+    // stdout is (a file, a pipe), so a rank cannot tell whether colour would be seen.
+    let paint = Paint::PLAIN;
     let mut stdout = std::io::stdout().lock();
     let table =
         if args.quiet { Ok(()) } else { export::table::render(&result, &mut stdout, args.style.style(), paint) };

@@ -19,7 +19,8 @@ pub fn render(result: &ResultFile, out: &mut dyn Write, paint: Paint) -> io::Res
     if result.answer.is_empty() {
         writeln!(
             out,
-            "No goal answered: no case measured writes a file, commits small writes or saves a file durably."
+            "No goal answered: no measured case writes one file from one writer or from several, commits small \
+             writes or saves a file durably (a file per thread or per rank answers none of them)."
         )?;
     }
     for recommendation in &result.answer {

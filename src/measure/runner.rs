@@ -255,8 +255,19 @@ impl WriteCase<'_> {
         let mut run = run_of(&self.executor.execute(&job)?);
         let cpu_after = CpuTicks::now();
         let disk_after = self.device.as_ref().and_then(BlockDevice::sample);
-        // A runner's CPU is in /proc/stat's but not in ours: it is the run's own.
-        let runner_cpu = if case.runtime == methods::NATIVE { 0.0 } else { run.user_seconds + run.sys_seconds };
+        // A runner's CPU is in /proc/stat's but not in ours: it is the run's own. So is
+        // that of the other ranks on this host under --mpi: they are the job.
+        let runner_cpu = match &self.settings.ranks {
+            Some(ranks) => run
+                .ranks
+                .iter()
+                .filter(|other| other.rank as usize != ranks.rank())
+                .filter(|other| ranks.hosts.get(other.rank as usize).is_some_and(|host| host == ranks.host))
+                .map(|other| other.user_seconds + other.sys_seconds)
+                .sum(),
+            None if case.runtime == methods::NATIVE => 0.0,
+            None => run.user_seconds + run.sys_seconds,
+        };
         run.others_cpu_share = cpu_before.zip(cpu_after).map(|(before, after)| {
             before.others_seconds(&after, runner_cpu) / run.durable_seconds().max(f64::MIN_POSITIVE)
         });

@@ -31,6 +31,12 @@ struct Goal {
     answers: fn(&CaseResult) -> bool,
 }
 
+/// Every thread of every MPI rank: one rank's single thread into a shared file is one
+/// writer of many, not a program writing its file alone.
+fn writers(case: &CaseResult) -> u32 {
+    case.case.threads * case.case.ranks.unwrap_or(1)
+}
+
 /// Modes whose buffered figure is the write alone: the page cache, or one sync after.
 fn buffered_alone(durability: Durability) -> bool {
     matches!(durability.commit, Commit::None | Commit::End(_))
@@ -40,13 +46,13 @@ const GOALS: [Goal; 3] = [
     Goal {
         key: "fastest",
         metric: Metric::Buffered,
-        answers: |c| c.case.threads == 1 && c.case.files == 1 && buffered_alone(c.case.durability),
+        answers: |c| writers(c) == 1 && c.case.files == 1 && buffered_alone(c.case.durability),
     },
-    Goal { key: "durable-at-end", metric: Metric::Durable, answers: |c| c.case.threads == 1 && c.case.files == 1 },
+    Goal { key: "durable-at-end", metric: Metric::Durable, answers: |c| writers(c) == 1 && c.case.files == 1 },
     Goal {
         key: "threads-one-file",
         metric: Metric::Buffered,
-        answers: |c| c.case.threads > 1 && c.case.files == 1 && buffered_alone(c.case.durability),
+        answers: |c| writers(c) > 1 && c.case.files == 1 && buffered_alone(c.case.durability),
     },
 ];
 
@@ -341,6 +347,15 @@ mod tests {
             .done();
         let answer = recommendations(&result);
         assert_eq!(answer.iter().map(|r| r.goal.as_str()).collect::<Vec<_>>(), ["fastest"]);
+    }
+
+    #[test]
+    fn one_thread_of_each_of_two_ranks_into_one_file_is_many_writers_not_one() {
+        let mut shared = case("pwrite empty 1MiB t1 none");
+        shared.ranks = Some(2);
+        let result = Build::new().add(shared, &around(0.5)).done();
+        let goals: Vec<String> = recommendations(&result).into_iter().map(|r| r.goal).collect();
+        assert_eq!(goals, ["threads-one-file"]);
     }
 
     #[test]

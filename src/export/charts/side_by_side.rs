@@ -11,6 +11,15 @@ use crate::analysis::compare::CompareResult;
 pub fn chart(compared: &CompareResult) -> Option<Chart> {
     let mut groups = Vec::new();
     for case in &compared.cases {
+        // Not a rate to set beside the others: latency cases (operations per second,
+        // with percentiles) and file creation (size over the time of one call: an
+        // ftruncate "writes" terabytes per second, and would flatten every other bar).
+        let latency = case.files.iter().flatten().any(|side| side.ops_per_second.is_some());
+        let method = case.id.split_whitespace().next().unwrap_or_default();
+        let creates = crate::measure::methods::by_name(method).is_some_and(|m| m.creation().is_some());
+        if latency || creates {
+            continue;
+        }
         let durable = case.files.iter().flatten().any(|side| side.durable_median.is_some());
         let bars: Vec<Option<Estimate>> = case
             .files
@@ -44,4 +53,26 @@ pub fn chart(compared: &CompareResult) -> Option<Chart> {
         .to_string();
     let svg = chart.render(&id, &title).unwrap_or_else(|error| format!("<p>chart not drawn: {error}</p>"));
     Some(Chart { id, title, caption, svg })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::export::charts::tests::{measured, result};
+    use crate::plan::{FileState, Layout};
+
+    #[test]
+    fn file_creation_is_no_bar_beside_the_writes() {
+        let cases = |slower: f64| {
+            vec![
+                measured("pwrite", FileState::Empty, 1 << 20, "end", 1, Layout::OneFile, &[1.0 * slower, 1.1 * slower]),
+                // 1 GiB "written" in 10 µs: 100 TB/s.
+                measured("ftruncate", FileState::Empty, 1 << 30, "end", 1, Layout::OneFile, &[1e-5, 1.1e-5]),
+            ]
+        };
+        let files = vec![("ext4".to_string(), result(cases(1.0))), ("xfs".to_string(), result(cases(2.0)))];
+        let chart = chart(&crate::analysis::compare::across::compare_filesystems(&files)).expect("a chart");
+        assert!(chart.svg.contains("pwrite empty 1MiB"), "the write case is drawn");
+        assert!(!chart.svg.contains("ftruncate"), "file creation is not drawn");
+    }
 }
