@@ -44,7 +44,7 @@ pub struct Probe {
     pub source_seconds_per_byte: f64,
 }
 
-const PROBE_BYTES: u64 = 64 << 20;
+const PROBE_BYTES: u64 = 32 << 20;
 const PROBE_CALLS: u64 = 8192;
 /// Few: on a disk without a write cache one commit can take 10 ms or more.
 const PROBE_COMMITS: u64 = 16;
@@ -65,14 +65,13 @@ struct Timed {
     removed: f64,
 }
 
-/// Writes 64 MiB (the quick suite's size: smaller files verify and free faster than the
-/// runs' do) in 1 MiB `pwrite` calls, fsyncs (and reads it back when `verify`), twice;
-/// then makes 8192 one-byte calls, writes 16 MiB in 4 KiB calls, makes 16 one-byte
-/// calls each followed by `fdatasync`,
-/// preallocates 64 MiB, makes 1024 4-KiB io_uring writes one at a time (fewer run
-/// faster than a run's many do) and writes 64 MiB through a mapping; each file created
-/// and removed as a run's are. None if the target cannot take even that (the run will
-/// then say why, per case).
+/// Writes 32 MiB in 1 MiB `pwrite` calls, fsyncs (and reads it back when `verify`),
+/// twice; then makes 8192 one-byte calls, writes 16 MiB in 4 KiB calls, makes 16
+/// one-byte calls each followed by `fdatasync`, preallocates 32 MiB, makes 1024 4-KiB
+/// io_uring writes one at a time (fewer run faster than a run's many do) and writes 32
+/// MiB through a mapping; each file created and removed as a run's are, so that the
+/// probe never holds more than 32 MiB (a small or nearly full target must take it). None
+/// if the target cannot take even that (the run will then say why, per case).
 pub fn probe(scratch: &Scratch, verify: bool) -> Option<Probe> {
     // Calls of its own size, whatever the plan's (`--chunks 1B` would make the bandwidth
     // probe 32 million calls).

@@ -117,6 +117,10 @@ pub struct InProcess {
     /// Runs in each writer thread before it arrives at the start line (tests make
     /// start-up slow with it).
     startup: fn(usize),
+    /// Each writer moved to a CPU of its own at the start line (`placement`): not for an
+    /// MPI rank, which cannot see where the other ranks' threads go, and whose CPUs Open
+    /// MPI may share with other ranks (bound to a socket).
+    place: bool,
 }
 
 impl InProcess {
@@ -125,13 +129,18 @@ impl InProcess {
         "in-process threads, no copy: each writer calls the method on its own source buffer";
 
     pub fn new(method: &'static dyn Method) -> InProcess {
-        InProcess { method, startup: |_| {} }
+        InProcess { method, startup: |_| {}, place: true }
+    }
+
+    /// As [`InProcess::new`], leaving the writers where the scheduler puts them.
+    pub fn unplaced(method: &'static dyn Method) -> InProcess {
+        InProcess { place: false, ..InProcess::new(method) }
     }
 
     /// As [`InProcess::new`], with `startup(part)` run by each writer thread before it
     /// arrives at the start line.
     pub fn with_startup(method: &'static dyn Method, startup: fn(usize)) -> InProcess {
-        InProcess { method, startup }
+        InProcess { method, startup, place: true }
     }
 
     /// Writes every part, each from its own thread when there are several, and with
@@ -172,13 +181,13 @@ impl InProcess {
         std::thread::scope(|scope| {
             let mut workers = Vec::with_capacity(count);
             for index in 0..count {
-                let (line, write, startup) = (&line, &write, self.startup);
+                let (line, write, startup, place) = (&line, &write, self.startup, self.place);
                 let spawned =
                     std::thread::Builder::new().name(format!("writer-{index}")).spawn_scoped(scope, move || {
                         crate::measure::signals::block_in_this_thread();
                         startup(index);
                         // Untimed: a CPU of its own at the start line (see `placement`).
-                        let placed = crate::measure::placement::place(index, count);
+                        let placed = if place { crate::measure::placement::place(index, count) } else { None };
                         let go = line.arrive();
                         if let Some(placed) = placed {
                             placed.release();

@@ -61,7 +61,7 @@ impl RankExecutor {
         MPI barrier before each run, then exchange their times after it (untimed)";
 
     pub fn new(method: &'static dyn Method, ranks: Ranks) -> RankExecutor {
-        RankExecutor { inner: InProcess::new(method), ranks }
+        RankExecutor { inner: InProcess::unplaced(method), ranks }
     }
 }
 
