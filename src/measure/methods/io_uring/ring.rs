@@ -238,10 +238,20 @@ fn tasks() -> Vec<i32> {
     tasks.flatten().filter_map(|task| task.file_name().to_str()?.parse().ok()).collect()
 }
 
-/// CPU seconds task `tid` of this process has used so far: `se.sum_exec_runtime` of
-/// its sched file (milliseconds, to the nanosecond), else user + system from its stat
+/// CPU seconds task `tid` of this process has used so far: its CPU clock, else
+/// `se.sum_exec_runtime` of its sched file (milliseconds, to the nanosecond), else user + system from its stat
 /// (clock ticks, 10 ms each on most kernels); `None` once the task is gone.
 pub(super) fn task_cpu_seconds(tid: i32) -> Option<f64> {
+    // First the task's CPU clock (as pthread_getcpuclockid makes it, for any task of
+    // this thread group, io threads included): the kernel brings a running task's time
+    // up to date when it is read, where the sched file shows it as of the last tick or
+    // switch, so a poller that ran through a 1 ms run without either read as 0 s.
+    let clock = (!(tid as libc::clockid_t) << 3) | 6; // CPUCLOCK_PERTHREAD | CPUCLOCK_SCHED
+    let mut now = libc::timespec { tv_sec: 0, tv_nsec: 0 };
+    // SAFETY: `now` is a valid timespec to write; an unknown clock is an error return.
+    if unsafe { libc::clock_gettime(clock, &mut now) } == 0 {
+        return Some(now.tv_sec as f64 + now.tv_nsec as f64 * 1e-9);
+    }
     let task = format!("/proc/self/task/{tid}");
     let sched = std::fs::read_to_string(format!("{task}/sched")).unwrap_or_default();
     let runtime = sched.lines().find_map(|line| line.strip_prefix("se.sum_exec_runtime")?.split(':').nth(1));
@@ -256,4 +266,40 @@ pub(super) fn task_cpu_seconds(tid: i32) -> Option<f64> {
     // SAFETY: sysconf has no preconditions.
     let hz = unsafe { libc::sysconf(libc::_SC_CLK_TCK) }.max(1) as f64;
     Some(ticks as f64 / hz)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use std::sync::atomic::{AtomicBool, AtomicI32, Ordering};
+
+    #[test]
+    fn a_running_tasks_cpu_time_is_current_between_ticks() {
+        let (tid, stop) = (AtomicI32::new(0), AtomicBool::new(false));
+        std::thread::scope(|scope| {
+            scope.spawn(|| {
+                // SAFETY: gettid has no preconditions.
+                tid.store(unsafe { libc::gettid() }, Ordering::Release);
+                while !stop.load(Ordering::Acquire) {
+                    std::hint::spin_loop();
+                }
+            });
+            while tid.load(Ordering::Acquire) == 0 {
+                std::thread::yield_now();
+            }
+            let tid = tid.load(Ordering::Acquire);
+            // Ten reads 0.5 ms apart, each within a tick (4 ms at HZ=250) of the last:
+            // a spinning task's time must grow from each to the next.
+            let mut last = task_cpu_seconds(tid).expect("a task of this process");
+            let mut grew = 0;
+            for _ in 0..10 {
+                std::thread::sleep(std::time::Duration::from_micros(500));
+                let now = task_cpu_seconds(tid).unwrap();
+                grew += usize::from(now > last);
+                last = now;
+            }
+            stop.store(true, Ordering::Release);
+            assert!(grew >= 8, "a spinning thread's CPU time grew in only {grew} of 10 reads");
+        });
+    }
 }
