@@ -183,6 +183,14 @@ pub struct TargetInfo {
     pub compression: Option<String>,
 }
 
+impl TargetInfo {
+    /// tmpfs and ramfs: files in memory only, where a sync has nothing to write to and
+    /// nothing is durable.
+    pub fn in_memory(&self) -> bool {
+        matches!(self.fs_type.as_str(), "tmpfs" | "ramfs")
+    }
+}
+
 /// This machine, at the end of a command that started when /proc/vmstat's `pswpout`
 /// was `swap_before` (see [`swapped_out_pages`]).
 pub fn host(swap_before: Option<u64>) -> Host {

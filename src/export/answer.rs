@@ -13,7 +13,7 @@ pub const SHOWN: usize = 8;
 pub fn render(result: &ResultFile, out: &mut dyn Write, paint: Paint) -> io::Result<()> {
     writeln!(out, "\n{}\n", paint.heading("## Answer"))?;
     let fs_type = result.target.fs_type.as_str();
-    if fs_type == "tmpfs" || fs_type == "ramfs" {
+    if result.target.in_memory() {
         writeln!(out, "note: {fs_type} keeps files in memory; a sync there makes nothing durable\n")?;
     }
     if result.answer.is_empty() {

@@ -13,7 +13,7 @@ pub fn title(result: &ResultFile) -> String {
 /// What a reader of a memory filesystem's figures must know (the table says the same).
 pub fn target_note(result: &ResultFile) -> Option<String> {
     let fs_type = result.target.fs_type.as_str();
-    (fs_type == "tmpfs" || fs_type == "ramfs").then(|| {
+    result.target.in_memory().then(|| {
         format!(
             "{fs_type} keeps files in memory: fsync does nothing there, nothing is durable, and O_DIRECT is \
              accepted but bypasses no cache."

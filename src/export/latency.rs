@@ -11,7 +11,7 @@ use crate::result::{CaseResult, ResultFile, Status};
 pub fn render(result: &ResultFile, out: &mut dyn Write) -> io::Result<()> {
     let target = &result.target;
     writeln!(out, "# writebench latency on {} ({}, {})", target.path, target.fs_type, target.device)?;
-    if target.fs_type == "tmpfs" || target.fs_type == "ramfs" {
+    if target.in_memory() {
         writeln!(out, "note: {} keeps files in memory: syncs do nothing there and nothing is durable", target.fs_type)?;
     }
     render_cases(&result.cases, out)

@@ -269,11 +269,6 @@ fn pick_times(result: &ResultFile, case: &str, metric: &str) -> Option<Vec<f64>>
     }
 }
 
-/// tmpfs and ramfs: files in memory only, where a sync has nothing to write to.
-fn in_memory(fs_type: &str) -> bool {
-    fs_type == "tmpfs" || fs_type == "ramfs"
-}
-
 fn fastest(compared: &CompareResult, files: &[&ResultFile]) -> Vec<Fastest> {
     let mut found = Vec::new();
     for goal in &compared.answers {
@@ -283,7 +278,7 @@ fn fastest(compared: &CompareResult, files: &[&ResultFile]) -> Vec<Fastest> {
         // memory only: its syncs return at once and make nothing durable.
         let durable_goal = goal.goal.contains("durable");
         let left_out: Vec<String> = if durable_goal {
-            let memory = |file: usize| in_memory(&files[file].target.fs_type);
+            let memory = |file: usize| files[file].target.in_memory();
             let names =
                 ranked.iter().filter(|(file, _)| memory(*file)).map(|(file, _)| compared.files[*file].label.clone());
             let names = names.collect();
