@@ -301,7 +301,7 @@ fn find_mount(mountinfo: &str, path: &Path) -> Option<Mount> {
         if left.len() < 6 || right.len() < 3 {
             continue;
         }
-        let mount_point = unescape(left[4]);
+        let mount_point = unescape_mount_field(left[4]);
         if !path.starts_with(&mount_point) {
             continue;
         }
@@ -329,8 +329,9 @@ fn merge_options(mount: &str, superblock: &str) -> String {
     options.join(",")
 }
 
-/// mountinfo escapes space, tab, newline and backslash as octal (`\040`).
-fn unescape(field: &str) -> String {
+/// A field of the mount table (`/proc/self/mountinfo`, `/proc/self/mounts`), which
+/// escapes space, tab, newline and backslash as octal (`\040`).
+pub fn unescape_mount_field(field: &str) -> String {
     let bytes = field.as_bytes();
     let mut out = Vec::with_capacity(bytes.len());
     let mut i = 0;

@@ -97,25 +97,7 @@ fn remove(object: &Object) -> Result<(), String> {
 /// The mount points in the mount table (`/proc/self/mounts`, octal escapes decoded).
 pub fn mount_points() -> Vec<String> {
     let table = std::fs::read_to_string("/proc/self/mounts").unwrap_or_default();
-    table.lines().filter_map(|line| line.split(' ').nth(1)).map(unescape).collect()
-}
-
-/// `\040` → space, as the kernel escapes white space and backslashes in the table.
-fn unescape(field: &str) -> String {
-    let bytes = field.as_bytes();
-    let mut out = Vec::with_capacity(bytes.len());
-    let mut i = 0;
-    while i < bytes.len() {
-        if bytes[i] == b'\\' && i + 3 < bytes.len() && bytes[i + 1..i + 4].iter().all(|b| (b'0'..=b'7').contains(b)) {
-            let value = (bytes[i + 1] - b'0') * 64 + (bytes[i + 2] - b'0') * 8 + (bytes[i + 3] - b'0');
-            out.push(value);
-            i += 4;
-        } else {
-            out.push(bytes[i]);
-            i += 1;
-        }
-    }
-    String::from_utf8_lossy(&out).into_owned()
+    table.lines().filter_map(|line| line.split(' ').nth(1)).map(crate::context::unescape_mount_field).collect()
 }
 
 /// Unmounts `path` if it is a mount point of the lab's. A filesystem still busy (a
@@ -150,9 +132,9 @@ mod tests {
 
     #[test]
     fn the_mount_table_is_read_with_its_escapes() {
-        assert_eq!(unescape("/mnt/a\\040b"), "/mnt/a b");
-        assert_eq!(unescape("/mnt/a\\134b"), "/mnt/a\\b");
-        assert_eq!(unescape("/mnt/plain"), "/mnt/plain");
+        assert_eq!(crate::context::unescape_mount_field("/mnt/a\\040b"), "/mnt/a b");
+        assert_eq!(crate::context::unescape_mount_field("/mnt/a\\134b"), "/mnt/a\\b");
+        assert_eq!(crate::context::unescape_mount_field("/mnt/plain"), "/mnt/plain");
         assert!(mount_points().contains(&"/".to_string()) || !mount_points().is_empty());
     }
 
