@@ -102,8 +102,6 @@ pub fn find_where(wanted: impl Fn(u32) -> bool) -> Leftovers {
 /// `writebench clean`'s part for the lab: lists the leftovers and removes them with
 /// `yes` or once the user agrees on a terminal. Ok(false) when a removal failed.
 pub fn clean(yes: bool) -> Result<bool, String> {
-    use std::io::{BufRead, IsTerminal, Write};
-
     let found = find();
     if found.is_empty() {
         // Silent: most users never ran a lab, and `clean` is about their PATH.
@@ -119,18 +117,10 @@ pub fn clean(yes: bool) -> Result<bool, String> {
             "removing the lab's leftovers needs root (unmount, mdadm --stop, losetup -d): run clean as root".into()
         );
     }
-    if !yes {
-        if !(std::io::stdin().is_terminal() && std::io::stderr().is_terminal()) {
-            return Err("the lab's leftovers are listed, none removed: confirm on a terminal or pass --yes".into());
-        }
-        eprint!("Tear them down? [y/N] ");
-        let _ = std::io::stderr().flush();
-        let mut answer = String::new();
-        let _ = std::io::stdin().lock().read_line(&mut answer);
-        if !matches!(answer.trim(), "y" | "Y" | "yes" | "YES" | "Yes") {
-            println!("nothing removed");
-            return Ok(true);
-        }
+    let listed = || "the lab's leftovers are listed, none removed".to_string();
+    if !yes && !crate::measure::clean::confirmed("Tear them down? [y/N] ", listed)? {
+        println!("nothing removed");
+        return Ok(true);
     }
     match found.remove() {
         Ok(()) => {

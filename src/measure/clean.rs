@@ -144,9 +144,22 @@ pub fn find_stale(parent: &Path) -> io::Result<Vec<Stale>> {
 /// stdout and removes them once the user agrees on the terminal, or with `--yes`.
 /// Without a terminal and without `--yes` it lists them and refuses (Err: exit 2).
 /// Ok(false) when a removal failed (said on stderr).
-pub fn clean_command(parent: &Path, yes: bool) -> Result<bool, String> {
+/// Asks `question` on the terminal: true for a yes. Without a terminal to ask on (stdin
+/// or stderr redirected) nothing is asked, and the error says what `listed` was left.
+pub fn confirmed(question: &str, listed: impl FnOnce() -> String) -> Result<bool, String> {
     use std::io::{BufRead, IsTerminal, Write};
 
+    if !(std::io::stdin().is_terminal() && std::io::stderr().is_terminal()) {
+        return Err(format!("{}: confirm on a terminal or pass --yes", listed()));
+    }
+    eprint!("{question}");
+    let _ = std::io::stderr().flush();
+    let mut answer = String::new();
+    let _ = std::io::stdin().lock().read_line(&mut answer);
+    Ok(matches!(answer.trim(), "y" | "Y" | "yes" | "YES" | "Yes"))
+}
+
+pub fn clean_command(parent: &Path, yes: bool) -> Result<bool, String> {
     let metadata = std::fs::metadata(parent).map_err(|e| format!("PATH {}: {}", parent.display(), plain(&e)))?;
     if !metadata.is_dir() {
         return Err(format!("PATH {} is not a directory", parent.display()));
@@ -166,21 +179,12 @@ pub fn clean_command(parent: &Path, yes: bool) -> Result<bool, String> {
         );
     }
     let count = stale.len();
-    if !yes {
-        if !(std::io::stdin().is_terminal() && std::io::stderr().is_terminal()) {
-            return Err(format!(
-                "{count} stale scratch director{} listed, none removed: confirm on a terminal or pass --yes",
-                if count == 1 { "y" } else { "ies" }
-            ));
-        }
-        eprint!("Remove {count} director{} and the files in them? [y/N] ", if count == 1 { "y" } else { "ies" });
-        let _ = std::io::stderr().flush();
-        let mut answer = String::new();
-        let _ = std::io::stdin().lock().read_line(&mut answer);
-        if !matches!(answer.trim(), "y" | "Y" | "yes" | "YES" | "Yes") {
-            println!("nothing removed");
-            return Ok(true);
-        }
+    let directories = if count == 1 { "y" } else { "ies" };
+    let question = format!("Remove {count} director{directories} and the files in them? [y/N] ");
+    let listed = || format!("{count} stale scratch director{directories} listed, none removed");
+    if !yes && !confirmed(&question, listed)? {
+        println!("nothing removed");
+        return Ok(true);
     }
     let mut all_removed = true;
     for item in &stale {
