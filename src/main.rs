@@ -291,15 +291,22 @@ fn run(args: &RunArgs) -> Result<ExitCode, UsageError> {
         complete: true,
     };
     draw_conclusions(&mut result);
-    let any_ok = result.cases.iter().any(|r| r.status == Status::Ok);
+    Ok(show_and_export(&result, args, Paint::for_stdout()))
+}
 
+/// A run's result on stdout (the table unless `--quiet`, the per-rank section of an
+/// `--mpi` run, the Answer) and in the files asked for. 0 when a case was measured and
+/// every file was written, else 1.
+fn show_and_export(result: &ResultFile, args: &RunArgs, paint: Paint) -> ExitCode {
+    let any_ok = result.cases.iter().any(|r| r.status == Status::Ok);
     let mut stdout = std::io::stdout().lock();
-    let paint = Paint::for_stdout();
-    let table =
-        if args.quiet { Ok(()) } else { export::table::render(&result, &mut stdout, args.style.style(), paint) };
-    let _ = table.and_then(|()| export::answer::render(&result, &mut stdout, paint)).and_then(|()| stdout.flush());
+    let table = if args.quiet { Ok(()) } else { export::table::render(result, &mut stdout, args.style.style(), paint) };
+    let _ = table
+        .and_then(|()| export::ranks::render(result, &mut stdout))
+        .and_then(|()| export::answer::render(result, &mut stdout, paint))
+        .and_then(|()| stdout.flush());
     let exported = export_files(
-        &result,
+        result,
         &[
             (args.export_json.as_deref(), Format::Json),
             (args.export_csv.as_deref(), Format::Csv),
@@ -307,7 +314,7 @@ fn run(args: &RunArgs) -> Result<ExitCode, UsageError> {
             (args.export_html.as_deref(), Format::Html),
         ],
     );
-    Ok(if any_ok && exported { ExitCode::SUCCESS } else { ExitCode::from(1) })
+    if any_ok && exported { ExitCode::SUCCESS } else { ExitCode::from(1) }
 }
 
 /// `writebench calibrate`: this machine's ceilings on PATH, printed and exported.

@@ -7,7 +7,6 @@
 //! a rank that dies ends the job through MPI (Open MPI's mpirun kills the others, whose
 //! signal handlers remove the scratch directory).
 
-use std::io::Write;
 use std::process::ExitCode;
 
 use serde_json::json;
@@ -15,7 +14,6 @@ use serde_json::json;
 use writebench::cli::mpi::MpiPlan;
 use writebench::cli::{RunArgs, UsageError, plain};
 use writebench::context::{self, MpiHosts, RankHost};
-use writebench::export;
 use writebench::export::text::Paint;
 use writebench::measure::ranks::Ranks;
 use writebench::measure::ranks::aggregate::clock_of;
@@ -187,24 +185,7 @@ fn run_ranks(args: &RunArgs, comm: &'static dyn Collective) -> Result<ExitCode, 
     crate::draw_conclusions(&mut result);
     // Plain: Open MPI gives each rank a pseudo-terminal for stdout whatever mpirun's own
     // stdout is (a file, a pipe), so a rank cannot tell whether colour would be seen.
-    let paint = Paint::PLAIN;
-    let mut stdout = std::io::stdout().lock();
-    let table =
-        if args.quiet { Ok(()) } else { export::table::render(&result, &mut stdout, args.style.style(), paint) };
-    let _ = table
-        .and_then(|()| export::ranks::render(&result, &mut stdout))
-        .and_then(|()| export::answer::render(&result, &mut stdout, paint))
-        .and_then(|()| stdout.flush());
-    let exported = crate::export_files(
-        &result,
-        &[
-            (args.export_json.as_deref(), crate::Format::Json),
-            (args.export_csv.as_deref(), crate::Format::Csv),
-            (args.export_markdown.as_deref(), crate::Format::Markdown),
-            (args.export_html.as_deref(), crate::Format::Html),
-        ],
-    );
-    Ok(if any_ok && exported { ExitCode::SUCCESS } else { ExitCode::from(1) })
+    Ok(crate::show_and_export(&result, args, Paint::PLAIN))
 }
 
 /// Rank 0's scratch directory, made and sent to the others, who join it; or with
