@@ -18,6 +18,7 @@
 #include <limits.h>
 #include <stdarg.h>
 #include <pthread.h>
+#include <sched.h>
 #include <stdatomic.h>
 #include <stdbool.h>
 #include <stdint.h>
@@ -79,13 +80,29 @@ static int64_t now_ns(void) {
 }
 
 struct cpu {
-    double user, sys;
+    double user, sys, total;
 };
 
+/* The thread's CPU clock is exact; getrusage moves in ticks and lags for a running
+ * thread, so only its split is used: cpu_since divides the clock's total as getrusage
+ * divides its own deltas (all system time where they did not move), as writebench does
+ * for native. `total` is 0 in a delta. */
 static struct cpu thread_cpu(void) {
     struct rusage u;
+    struct timespec t;
     getrusage(RUSAGE_THREAD, &u);
-    return (struct cpu){u.ru_utime.tv_sec + u.ru_utime.tv_usec * 1e-6, u.ru_stime.tv_sec + u.ru_stime.tv_usec * 1e-6};
+    clock_gettime(CLOCK_THREAD_CPUTIME_ID, &t);
+    return (struct cpu){u.ru_utime.tv_sec + u.ru_utime.tv_usec * 1e-6, u.ru_stime.tv_sec + u.ru_stime.tv_usec * 1e-6,
+                        t.tv_sec + t.tv_nsec * 1e-9};
+}
+
+static struct cpu cpu_since(struct cpu after, struct cpu before) {
+    double total = after.total > before.total ? after.total - before.total : 0;
+    double user = after.user > before.user ? after.user - before.user : 0;
+    double sys = after.sys > before.sys ? after.sys - before.sys : 0;
+    double share = user + sys > 0 ? user / (user + sys) : 0;
+    double user_part = total * share; /* the share first: never above total */
+    return (struct cpu){user_part, total > user_part ? total - user_part : 0, 0};
 }
 
 /* ---- the case, as the `case`/`latency` and `part` lines describe it ---- */
@@ -116,6 +133,35 @@ struct job {
 
 static const unsigned char *src; /* the source, mapped read-only and shared */
 static size_t src_len;
+
+/* ---- where the writers start: the run's `cpus` line (docs/runtimes.md) ---- */
+
+static long run_cpus[CPU_SETSIZE];
+static size_t run_ncpus; /* 0: no `cpus` line, the scheduler places the writers */
+
+struct placed {
+    bool moved;
+    cpu_set_t before;
+};
+
+/* Moves the calling thread, writer `index`, to its CPU before the start line. A
+ * courtesy, as in writebench: where the kernel refuses, the run goes on unplaced. */
+static struct placed place(size_t index) {
+    struct placed p = {false};
+    if (index >= run_ncpus || sched_getaffinity(0, sizeof p.before, &p.before) != 0)
+        return p;
+    cpu_set_t one;
+    CPU_ZERO(&one);
+    CPU_SET((int)run_cpus[index], &one);
+    p.moved = sched_setaffinity(0, sizeof one, &one) == 0;
+    return p;
+}
+
+/* After the start line: free to run anywhere again (it stays until the scheduler moves it). */
+static void release(const struct placed *p) {
+    if (p->moved)
+        sched_setaffinity(0, sizeof p->before, &p->before);
+}
 
 /* ---- every:N, counted across the case's threads (docs/runtimes.md) ---- */
 
@@ -350,6 +396,7 @@ static void write_part(struct run *r, size_t index, bool wait) {
     struct error *e = &r->errors[index];
     struct iovec *v = NULL;
     bool ready = true;
+    struct placed placed = place(index);
     if (job->method == M_WRITEV || job->method == M_PWRITEV) {
         v = malloc(job->iov * sizeof *v);
         ready = v || fail(e, ENOMEM, "malloc of iovecs");
@@ -362,6 +409,7 @@ static void write_part(struct run *r, size_t index, bool wait) {
         /* Everyone waits, even a writer that failed: the others would wait forever. */
         pthread_barrier_wait(&r->barrier);
     }
+    release(&placed);
     struct cpu before = thread_cpu();
     struct pacer pc = {&r->pacing, 0};
     t->start = now();
@@ -383,7 +431,7 @@ static void write_part(struct run *r, size_t index, bool wait) {
         t->has_synced = true;
     }
     struct cpu after = thread_cpu();
-    t->cpu = (struct cpu){after.user - before.user, after.sys - before.sys};
+    t->cpu = cpu_since(after, before);
     free(v);
 }
 
@@ -584,7 +632,7 @@ static void run_case(const struct job *job, long run_id, char **paths, size_t nf
     double setup = now() - setup_start;
 
     double sync_start = 0, sync_end = 0, close_start = 0, close_end = 0;
-    struct cpu main_cpu = {0, 0};
+    struct cpu main_cpu = {0, 0, 0};
     bool synced = false;
     if (ok) {
         r.pacing.every = job->every;
@@ -635,7 +683,7 @@ static void run_case(const struct job *job, long run_id, char **paths, size_t nf
         opened = 0;
         close_end = now();
         struct cpu after = thread_cpu();
-        main_cpu = (struct cpu){after.user - before.user, after.sys - before.sys};
+        main_cpu = cpu_since(after, before);
     }
     /* After a failure in the set-up: untimed cleanup. */
     for (size_t i = 0; i < job->nparts; i++)
@@ -709,11 +757,13 @@ static void run_latency(const struct job *job, long run_id, char **paths, size_t
         exit(1);
     }
     size_t nsyncs = 0;
+    struct placed placed = place(0);
+    release(&placed);
     int fd = open(paths[0], O_WRONLY | job->open_flags | O_CLOEXEC);
     bool ok = fd >= 0 || fail(&e, errno, "open");
     struct pacing pacing = {.every = job->every, .call = job->everycall, .writers = 1, .shared = true};
     struct pacer pc = {&pacing, 0};
-    struct cpu before = {0, 0};
+    struct cpu before = {0, 0, 0};
     double loop_start = 0, loop_end = 0, sync_start = 0, sync_end = 0;
     unsigned long total = job->warmup + job->count;
     for (unsigned long number = 0; ok && number < total; number++) {
@@ -760,7 +810,8 @@ static void run_latency(const struct job *job, long run_id, char **paths, size_t
             printf("[%.9f,%.9f]", sync_start, sync_end);
         else
             fputs("null", stdout);
-        printf(",\"user\":%.6f,\"sys\":%.6f}\n", after.user - before.user, after.sys - before.sys);
+        struct cpu used = cpu_since(after, before);
+        printf(",\"user\":%.6f,\"sys\":%.6f}\n", used.user, used.sys);
         fflush(stdout);
     }
     free(ops);
@@ -954,6 +1005,22 @@ int main(void) {
             for (size_t i = 0; i < npaths; i++)
                 free(paths[i]);
             npaths = 0;
+            run_ncpus = 0;
+        } else if (!strncmp(line, "cpus ", 5)) {
+            if (run_id < 0)
+                protocol_error("cpus before run", line);
+            run_ncpus = 0;
+            for (char *at = line + 5, *end;; at = end) {
+                errno = 0;
+                long cpu = strtol(at, &end, 10);
+                if (end == at)
+                    break;
+                if (errno || cpu < 0 || cpu >= CPU_SETSIZE || run_ncpus == CPU_SETSIZE)
+                    protocol_error("bad cpus line", line);
+                run_cpus[run_ncpus++] = cpu;
+            }
+            if (run_ncpus == 0 || strspn(line + 5, " 0123456789") != strlen(line + 5))
+                protocol_error("bad cpus line", line);
         } else if (!strncmp(line, "file ", 5)) {
             if (run_id < 0)
                 protocol_error("file before run", line);

@@ -14,7 +14,8 @@ Run: python3 -I runner.py, with the source memfd as fd 3 and the protocol on std
 stdout. Standard library only; Python 3.8 or later on Linux.
 
 Clock: time.perf_counter() (and perf_counter_ns() for latency operations), which is
-CLOCK_MONOTONIC on Linux. CPU: resource.getrusage(RUSAGE_THREAD) in each thread.
+CLOCK_MONOTONIC on Linux. CPU: time.thread_time() (the thread's CPU clock) in each
+thread, split into user and system as resource.getrusage(RUSAGE_THREAD) splits its own.
 """
 
 import errno
@@ -55,8 +56,43 @@ class ProtocolError(Exception):
 
 
 def thread_cpu():
+    """This thread's CPU clocks now: getrusage's user and system, and the exact total."""
     usage = resource.getrusage(resource.RUSAGE_THREAD)
-    return usage.ru_utime, usage.ru_stime
+    return usage.ru_utime, usage.ru_stime, time.thread_time()
+
+
+def cpu_since(after, before):
+    """(user, sys) since `before`: the thread clock's total, divided as getrusage divides
+    its own deltas (it moves in ticks and lags for a running thread), all system time
+    where they did not move; writebench does the same for native."""
+    total = max(0.0, after[2] - before[2])
+    user, sys_ = max(0.0, after[0] - before[0]), max(0.0, after[1] - before[1])
+    # The share first: total * (user / sum) never exceeds total, (total * user) / sum can.
+    user = total * (user / (user + sys_)) if user + sys_ > 0 else 0.0
+    return user, max(0.0, total - user)
+
+
+def place(cpus, index):
+    """Moves this thread, writer `index`, to its CPU from the run's `cpus` line before the
+    start line; returns the CPUs it may use, to give back after it, or None where it
+    stays. A courtesy, as in writebench: where the kernel refuses, the run goes on."""
+    if not cpus or index >= len(cpus):
+        return None
+    try:
+        before = os.sched_getaffinity(0)  # 0: the calling thread
+        os.sched_setaffinity(0, {cpus[index]})
+        return before
+    except OSError:
+        return None
+
+
+def release(before):
+    """After the start line: free to run anywhere again."""
+    if before is not None:
+        try:
+            os.sched_setaffinity(0, before)
+        except OSError:
+            pass
 
 
 def sync_fd(fd, call):
@@ -287,8 +323,9 @@ SOURCE = Source()
 
 
 class Run:
-    def __init__(self, job, nfiles):
+    def __init__(self, job, nfiles, cpus):
         self.job = job
+        self.cpus = cpus
         self.fds = []
         self.objects = [None] * nfiles  # FileIO, buffered file or mmap per file
         self.pacing = Pacing(job.every, job.everycall, job.threads, nfiles == 1)
@@ -319,6 +356,7 @@ class Run:
         file, offset, length, src = job.parts[index]
         fd, obj = self.fds[file], self.objects[file]
         error = None
+        placed = place(self.cpus, index)
         try:
             # Methods at the file position: place it once, before the clock.
             if job.method == "write" or job.method == "writev":
@@ -331,11 +369,13 @@ class Run:
             try:
                 self.barrier.wait()
             except threading.BrokenBarrierError:
+                release(placed)
                 self.errors[index] = error or Failure("start of the writer threads", 0, "called off")
                 return
+        release(placed)
         pacer = Pacer(self.pacing, lambda call: self.sync(file, call)) if job.every else None
         mv, end, chunk, method = SOURCE.view, src + length, job.chunk, job.method
-        user0, sys0 = thread_cpu()
+        cpu0 = thread_cpu()
         start = now()
         try:
             if error:
@@ -366,8 +406,8 @@ class Run:
             except Failure as failure:
                 error = failure
             synced = now()
-        user1, sys1 = thread_cpu()
-        self.times[index] = {"start": start, "end": ended, "synced": synced, "user": user1 - user0, "sys": sys1 - sys0}
+        user, sys_ = cpu_since(thread_cpu(), cpu0)
+        self.times[index] = {"start": start, "end": ended, "synced": synced, "user": user, "sys": sys_}
         self.errors[index] = error
 
 
@@ -450,10 +490,10 @@ def close_all(run):
         raise failure
 
 
-def run_case(job, run_id, paths):
+def run_case(job, run_id, paths, cpus):
     check_layout(job, len(paths))
     SOURCE.populate()
-    run = Run(job, len(paths))
+    run = Run(job, len(paths), cpus)
     run.fds = open_files(job, paths)
     try:
         setup_start = now()
@@ -484,7 +524,7 @@ def run_case(job, run_id, paths):
             if error:
                 raise error
 
-        user0, sys0 = thread_cpu()
+        cpu0 = thread_cpu()
         sync = None
         if job.end != "none" and not run.own_sync:
             sync_start = now()
@@ -494,20 +534,20 @@ def run_case(job, run_id, paths):
         close_start = now()
         close_all(run)
         close = [close_start, now()]
-        user1, sys1 = thread_cpu()
+        user, sys_ = cpu_since(thread_cpu(), cpu0)
     finally:
         try:
             close_all(run)  # after a failure: untimed cleanup
         except Failure:
             pass
     reply({"run": run_id, "setup": setup, "parts": run.times, "sync": sync, "close": close,
-           "user": user1 - user0, "sys": sys1 - sys0})
+           "user": user, "sys": sys_})
 
 
 # ---- latency: each operation timed alone ----
 
 
-def run_latency(job, run_id, paths):
+def run_latency(job, run_id, paths, cpus):
     method = job.method
     if LATENCY.get(method) != job.pattern:
         raise Failure("the python runner's latency methods are pwrite (overwrite0) and write, fileio, "
@@ -516,6 +556,7 @@ def run_latency(job, run_id, paths):
         raise Failure("latency needs one file and bytes <= source (%d files, bytes=%d, source=%d)"
                       % (len(paths), job.bytes, job.source))
     SOURCE.populate()
+    release(place(cpus, 0))
     data = SOURCE.view[:job.bytes]
     size = len(data)
     access = os.O_WRONLY if method in ("write", "pwrite") else os.O_RDWR
@@ -554,11 +595,11 @@ def run_latency(job, run_id, paths):
         ops = [0] * job.count
         syncs = []
         calls = 0
-        user0, sys0 = thread_cpu()
+        cpu0 = thread_cpu()
         loop_start = now()
         for number in range(total):
             if number == job.warmup:
-                user0, sys0 = thread_cpu()
+                cpu0 = thread_cpu()
                 loop_start = now()
             t0 = now_ns()
             try:
@@ -580,7 +621,7 @@ def run_latency(job, run_id, paths):
             sync_start = now()
             sync_fd(fd, job.end)
             sync = [sync_start, now()]
-        user1, sys1 = thread_cpu()
+        user, sys_ = cpu_since(thread_cpu(), cpu0)
     finally:
         try:
             if obj is not None:
@@ -590,7 +631,7 @@ def run_latency(job, run_id, paths):
         except OSError:
             pass
     reply({"run": run_id, "loop": [loop_start, loop_end], "ops": ops, "syncs": syncs, "sync": sync,
-           "user": user1 - user0, "sys": sys1 - sys0})
+           "user": user, "sys": sys_})
 
 
 # ---- parsing ----
@@ -641,7 +682,7 @@ def parse_header(words, latency):
 
 
 def serve():
-    job, run_id, paths = None, None, []
+    job, run_id, paths, cpus = None, None, [], None
     for raw in sys.stdin.buffer:
         try:
             line = raw.rstrip(b"\n")
@@ -664,7 +705,11 @@ def serve():
             elif command == b"run":
                 if job is None or len(words) != 2 or not words[1].lstrip("-").isdigit():
                     raise ProtocolError("bad run line")
-                run_id, paths = int(words[1]), []
+                run_id, paths, cpus = int(words[1]), [], None
+            elif command == b"cpus":
+                if run_id is None or len(words) < 2 or not all(w.isdigit() for w in words[1:]):
+                    raise ProtocolError("bad cpus line")
+                cpus = [int(w) for w in words[1:]]
             elif text == "go":
                 if run_id is None:
                     raise ProtocolError("go before run")
@@ -672,11 +717,11 @@ def serve():
                     if job.source_error:
                         raise job.source_error
                     if job.latency:
-                        run_latency(job, run_id, paths)
+                        run_latency(job, run_id, paths, cpus)
                     elif job.method not in METHODS:
                         raise Failure("the python runner has no method %s" % job.method)
                     else:
-                        run_case(job, run_id, paths)
+                        run_case(job, run_id, paths, cpus)
                 except Failure as failure:
                     reply_error(run_id, failure)
                 except OSError as e:  # a call outside the loops (fstat, fstatvfs...)

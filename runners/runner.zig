@@ -164,22 +164,65 @@ fn nanosBetween(a: Io.Timestamp, b: Io.Timestamp) u64 {
     return @max(1, @as(u64, @intCast(@max(0, b.nanoseconds - a.nanoseconds))));
 }
 
-/// CPU seconds of the calling thread, user and system.
+/// CPU seconds of the calling thread, user and system. A reading also holds the thread's
+/// CPU clock (`total`), which is exact; getrusage moves in ticks and lags for a running
+/// thread, so `since` divides the clock's total as getrusage divides its own deltas (all
+/// system time where they did not move), as writebench does for native.
 const Cpu = struct {
     user: f64 = 0,
     sys: f64 = 0,
+    total: f64 = 0,
 
     fn ofThisThread() Cpu {
         const usage = posix.getrusage(linux.rusage.THREAD);
-        return .{ .user = tv(usage.utime), .sys = tv(usage.stime) };
+        var ts: linux.timespec = undefined;
+        const total: f64 = if (linux.clock_gettime(.THREAD_CPUTIME_ID, &ts) == 0)
+            @as(f64, @floatFromInt(ts.sec)) + @as(f64, @floatFromInt(ts.nsec)) * 1e-9
+        else
+            0;
+        return .{ .user = tv(usage.utime), .sys = tv(usage.stime), .total = total };
     }
 
     fn since(self: Cpu, before: Cpu) Cpu {
-        return .{ .user = self.user - before.user, .sys = self.sys - before.sys };
+        const total = @max(0, self.total - before.total);
+        const u = @max(0, self.user - before.user);
+        const s = @max(0, self.sys - before.sys);
+        // The share first: total * (u / sum) never exceeds total, (total * u) / sum can.
+        const user = if (u + s > 0) total * (u / (u + s)) else 0;
+        return .{ .user = user, .sys = @max(0, total - user) };
     }
 
     fn tv(t: linux.timeval) f64 {
         return @as(f64, @floatFromInt(t.sec)) + @as(f64, @floatFromInt(t.usec)) * 1e-6;
+    }
+};
+
+/// The run's `cpus` line: the CPU each writer starts on (none: the scheduler places them).
+var run_cpus: [linux.CPU_SETSIZE * 8]usize = undefined;
+var run_ncpus: usize = 0;
+
+/// What a writer may run on before it was placed, to give back after the start line.
+const Placed = struct {
+    before: linux.cpu_set_t,
+    moved: bool,
+
+    /// Moves the calling thread, writer `index`, to its CPU before the start line. A
+    /// courtesy, as in writebench: where the kernel refuses, the run goes on unplaced.
+    fn place(index: usize) Placed {
+        var p: Placed = .{ .before = std.mem.zeroes(linux.cpu_set_t), .moved = false };
+        if (index >= run_ncpus) return p;
+        if (linux.sched_getaffinity(0, @sizeOf(linux.cpu_set_t), &p.before) != 0) return p;
+        var one = std.mem.zeroes(linux.cpu_set_t);
+        const cpu = run_cpus[index];
+        one[cpu / @bitSizeOf(usize)] |= @as(usize, 1) << @intCast(cpu % @bitSizeOf(usize));
+        linux.sched_setaffinity(0, &one) catch return p;
+        p.moved = true;
+        return p;
+    }
+
+    /// After the start line: free to run anywhere again.
+    fn release(p: *const Placed) void {
+        if (p.moved) linux.sched_setaffinity(0, &p.before) catch {};
     }
 };
 
@@ -350,7 +393,7 @@ fn populateSource() Fail!void {
         .INVAL => {
             var sink: u8 = 0;
             var i: usize = 0;
-            while (i < m.len) : (i += std.heap.pageSize()) sink ^= @as(*volatile const u8, &m[i]).*;
+            while (i < m.len) : (i += std.heap.pageSize()) sink ^= @as(*const volatile u8, &m[i]).*;
             std.mem.doNotOptimizeAway(sink);
         },
         else => |e| return failWith(Failure.ofErrno("madvise(MADV_POPULATE_READ) of the source", @backingInt(e))),
@@ -425,13 +468,17 @@ const Run = struct {
 };
 
 fn writerThread(run: *Run, index: usize) void {
+    const placed = Placed.place(index);
     if (run.case.method == .io_uring) enableRing(&run.rings[index]) catch {
         run.results[index].failure = lastFailure();
         // Still arrive, so the others are not left waiting; then write nothing.
         _ = run.line.arrive(run.io);
+        placed.release();
         return;
     };
-    if (!run.line.arrive(run.io)) return;
+    const go = run.line.arrive(run.io);
+    placed.release();
+    if (!go) return;
     writePart(run, index);
 }
 
@@ -691,6 +738,8 @@ fn runCase(io: Io, gpa: Allocator, out: Out, c: *const Case, number: i64, paths:
 
     // 2.-3. The writers: the calling thread when there is one part, else a thread per part.
     if (c.threads == 1) {
+        const placed = Placed.place(0);
+        placed.release();
         if (c.method == .io_uring) enableRing(&rings[0]) catch return replyError(out, number, lastFailure());
         writePart(&run, 0);
     } else {
@@ -746,6 +795,8 @@ fn runCase(io: Io, gpa: Allocator, out: Out, c: *const Case, number: i64, paths:
 fn runLatency(io: Io, out: Out, l: *const Latency, number: i64, paths: []const []const u8) !void {
     if (paths.len != 1) return replyError(out, number, .{ .op = "run", .errno = 0, .name = "wrong number of file lines" });
     populateSource() catch return replyError(out, number, lastFailure());
+    const placed = Placed.place(0);
+    placed.release();
     const file = openFile(paths[0], openFlags(.{ .ACCMODE = .WRONLY }, l.open)) catch return replyError(out, number, lastFailure());
     defer file.close(io);
     const bytes = source[0..l.bytes];
@@ -1019,8 +1070,21 @@ pub fn main(init: std.process.Init) !void {
         } else if (std.mem.startsWith(u8, line, "run ")) {
             if (case == null and latency == null) protocolError(out, line);
             run_number = parseInt(i64, line["run ".len..]) catch protocolError(out, line);
+            run_ncpus = 0;
             for (paths.items) |p| gpa.free(p);
             paths.clearRetainingCapacity();
+        } else if (std.mem.startsWith(u8, line, "cpus ")) {
+            if (run_number == null) protocolError(out, line);
+            run_ncpus = 0;
+            var words = std.mem.tokenizeScalar(u8, line["cpus ".len..], ' ');
+            while (words.next()) |word| {
+                if (run_ncpus == run_cpus.len) protocolError(out, line);
+                const cpu = parseInt(usize, word) catch protocolError(out, line);
+                if (cpu >= run_cpus.len) protocolError(out, line);
+                run_cpus[run_ncpus] = cpu;
+                run_ncpus += 1;
+            }
+            if (run_ncpus == 0) protocolError(out, line);
         } else if (std.mem.startsWith(u8, line, "file ")) {
             if (run_number == null) protocolError(out, line);
             try paths.append(gpa, try gpa.dupe(u8, line["file ".len..]));

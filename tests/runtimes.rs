@@ -104,6 +104,67 @@ fn every_runner_writes_every_byte_of_every_method_at_one_and_three_threads() {
     }
 }
 
+/// Each runner's writers start where native writers would (the run's `cpus` line,
+/// docs/runtimes.md): two writers on a CPU each, one writer on the CPU writebench was
+/// on, and each free to run anywhere again after the start line. Unplaced, a runner's
+/// one writer ran on the other CPU from the one that had just made its source and its
+/// file, and C's loop measured 7-13 % slower than the same loop in-process.
+#[test]
+fn every_runners_writers_start_where_native_writers_would() {
+    let cpus = std::thread::available_parallelism().unwrap().get();
+    assert!(cpus >= 2, "this test needs two CPUs to place two writers (CI has them); here {cpus}");
+    let tmp = Tmpfs::mount("64M");
+    let dir = tmp.path();
+    for (runtime, _) in RUNNERS {
+        let (calls, output) = common::strace(
+            "sched_setaffinity",
+            &[
+                "run",
+                dir.to_str().unwrap(),
+                "--runtimes",
+                runtime,
+                "--methods",
+                "write",
+                "--threads",
+                "1,2",
+                "--chunks",
+                "1MiB",
+                "--size",
+                "4MiB",
+                "--states",
+                "empty",
+                "--durability",
+                "none",
+                "--repeat",
+                "1",
+                "--warmup",
+                "0",
+                "--no-calibrate",
+                "--quiet",
+            ],
+        );
+        assert!(output.status.success(), "{runtime}: {}", stderr_of(&output));
+        // The CPU lists strace shows: "sched_setaffinity(0, 128, [1]) = 0".
+        let sets: Vec<(u32, Vec<usize>)> = calls
+            .iter()
+            .filter_map(|call| {
+                let list = call.line.strip_prefix("sched_setaffinity(")?.split_once('[')?.1.split_once(']')?.0;
+                Some((call.tid, list.split_whitespace().map(|cpu| cpu.parse().unwrap()).collect()))
+            })
+            .collect();
+        let placed: Vec<_> = sets.iter().filter(|(_, set)| set.len() == 1).collect();
+        // Given back: the CPUs the writer had, all of those this process may use.
+        let freed = sets.iter().filter(|(_, set)| set.len() > 1).count();
+        // One run of one writer and one run of two: three placements, each undone.
+        assert_eq!(placed.len(), 3, "{runtime}: {sets:?}");
+        assert_eq!(freed, 3, "{runtime}: every writer is let free after the start line: {sets:?}");
+        let two_writers: std::collections::BTreeSet<_> = placed.iter().map(|(_, set)| set[0]).collect();
+        assert!(two_writers.len() >= 2, "{runtime}: two writers on CPUs of their own: {sets:?}");
+        let tids: std::collections::BTreeSet<_> = placed.iter().map(|(tid, _)| tid).collect();
+        assert_eq!(tids.len(), 3, "{runtime}: each writer moves itself: {sets:?}");
+    }
+}
+
 #[test]
 fn runners_write_with_o_direct_on_ext4() {
     let fs = LoopFs::make("ext4", 256);

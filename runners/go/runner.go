@@ -49,13 +49,59 @@ func init() {
 	runtime.LockOSThread()
 }
 
-// threadCPU is this OS thread's user and system time; callers are locked to their thread.
-func threadCPU() (user, sys float64) {
+// cpuClock is a reading of this OS thread's CPU clocks; callers are locked to their thread.
+type cpuClock struct{ user, sys, total float64 }
+
+// threadCPU reads getrusage's user and system time and the thread's CPU clock. The clock
+// is exact; getrusage moves in ticks and lags for a running thread, so only its split is
+// used (cpuSince).
+func threadCPU() cpuClock {
+	var c cpuClock
 	var ru unix.Rusage
-	if unix.Getrusage(unix.RUSAGE_THREAD, &ru) != nil {
-		return 0, 0
+	if unix.Getrusage(unix.RUSAGE_THREAD, &ru) == nil {
+		c.user = float64(ru.Utime.Sec) + float64(ru.Utime.Usec)*1e-6
+		c.sys = float64(ru.Stime.Sec) + float64(ru.Stime.Usec)*1e-6
 	}
-	return float64(ru.Utime.Sec) + float64(ru.Utime.Usec)*1e-6, float64(ru.Stime.Sec) + float64(ru.Stime.Usec)*1e-6
+	var ts unix.Timespec
+	if unix.ClockGettime(unix.CLOCK_THREAD_CPUTIME_ID, &ts) == nil {
+		c.total = float64(ts.Sec) + float64(ts.Nsec)*1e-9
+	}
+	return c
+}
+
+// cpuSince is the user and system time since before: the clock's total, divided as
+// getrusage divides its own deltas (all system time where they did not move), as
+// writebench does for native.
+func cpuSince(after, before cpuClock) (user, sys float64) {
+	total := max(0, after.total-before.total)
+	u, s := max(0, after.user-before.user), max(0, after.sys-before.sys)
+	if u+s > 0 {
+		user = total * (u / (u + s)) // the share first: never above total
+	}
+	return user, max(0, total-user)
+}
+
+// runCPUs is the run's cpus line: the CPU each writer starts on, or nil.
+var runCPUs []int
+
+// place moves this OS thread (the caller is locked to it), writer i, to its CPU before
+// the start line, and returns the CPUs it may use, to give back after it. A courtesy, as
+// in writebench: where the kernel refuses, the run goes on unplaced.
+func place(i int) (unix.CPUSet, bool) {
+	var before unix.CPUSet
+	if i >= len(runCPUs) || unix.SchedGetaffinity(0, &before) != nil {
+		return before, false
+	}
+	var one unix.CPUSet
+	one.Set(runCPUs[i])
+	return before, unix.SchedSetaffinity(0, &one) == nil
+}
+
+// release lets the thread run anywhere again after the start line.
+func release(before unix.CPUSet, placed bool) {
+	if placed {
+		_ = unix.SchedSetaffinity(0, &before)
+	}
 }
 
 // ---- errors: "call: Reason" and the errno, as the reply's error line carries them ----
@@ -235,17 +281,22 @@ type run struct {
 // writePart writes part i and times it; with a barrier it first waits for the others.
 func (r *run) writePart(i int, ready *sync.WaitGroup, start <-chan struct{}) {
 	if ready != nil {
-		// Locked so that RUSAGE_THREAD measures this writer and nothing else runs here.
+		// Locked so that the thread's CPU time is this writer's and nothing else runs
+		// here (threads=1 writes on the main goroutine, locked to the main thread).
 		runtime.LockOSThread()
 		defer runtime.UnlockOSThread()
+	}
+	before, placed := place(i)
+	if ready != nil {
 		ready.Done()
 		<-start
 	}
+	release(before, placed)
 	p := r.job.parts[i]
 	f, fd := r.files[p.file], r.fds[p.file]
 	pc := pacer{p: &r.pacing}
 	t := &r.times[i]
-	u0, s0 := threadCPU()
+	c0 := threadCPU()
 	t.start = now()
 	var e *runError
 	switch r.job.method {
@@ -261,8 +312,7 @@ func (r *run) writePart(i int, ready *sync.WaitGroup, start <-chan struct{}) {
 		e = syncFile(f, fd, r.job.end)
 		t.synced, t.hasSynced = now(), true
 	}
-	u1, s1 := threadCPU()
-	t.user, t.sys = u1-u0, s1-s0
+	t.user, t.sys = cpuSince(threadCPU(), c0)
 	r.errs[i] = e
 }
 
@@ -465,7 +515,7 @@ func runCase(j *job, id int64, paths []string, out *bufio.Writer) {
 				e = pe
 			}
 		}
-		u0, s0 := threadCPU()
+		c0 := threadCPU()
 		if e == nil && j.end != "none" && !r.ownSync {
 			syncSpan[0] = now()
 			for f := range files {
@@ -484,8 +534,7 @@ func runCase(j *job, id int64, paths []string, out *bufio.Writer) {
 		}
 		files = nil
 		closeSpan[1] = now()
-		u1, s1 := threadCPU()
-		mainUser, mainSys = u1-u0, s1-s0
+		mainUser, mainSys = cpuSince(threadCPU(), c0)
 	}
 	// After a failed set-up, and the rings in any case: untimed teardown.
 	for _, f := range files {
@@ -539,10 +588,12 @@ func runLatency(j *job, id int64, paths []string, out *bufio.Writer) {
 	}
 	buf := source[:j.bytes]
 	pc := pacer{p: &pacing{every: j.every, writers: 1, shared: true}}
-	var u0, s0, loopStart float64
+	release(place(0))
+	var c0 cpuClock
+	var loopStart float64
 	for n := 0; n < j.warmup+j.count && e == nil; n++ {
 		if n == j.warmup {
-			u0, s0 = threadCPU()
+			c0 = threadCPU()
 			loopStart = now()
 		}
 		t0 := time.Now()
@@ -577,7 +628,7 @@ func runLatency(j *job, id int64, paths []string, out *bufio.Writer) {
 		}
 	}
 	if j.count == 0 {
-		u0, s0 = threadCPU()
+		c0 = threadCPU()
 		loopStart = now()
 	}
 	loopEnd := now()
@@ -587,7 +638,7 @@ func runLatency(j *job, id int64, paths []string, out *bufio.Writer) {
 		e = syncFile(f, fd, j.end)
 		syncSpan[1] = now()
 	}
-	u1, s1 := threadCPU()
+	user, sys := cpuSince(threadCPU(), c0)
 	if err := f.Close(); err != nil && e == nil {
 		e = fail("close", err)
 	}
@@ -605,7 +656,7 @@ func runLatency(j *job, id int64, paths []string, out *bufio.Writer) {
 	} else {
 		b = append(b, "null"...)
 	}
-	b = fmt.Appendf(b, `,"user":%.6f,"sys":%.6f}`, u1-u0, s1-s0)
+	b = fmt.Appendf(b, `,"user":%.6f,"sys":%.6f}`, user, sys)
 	reply(out, b)
 }
 
@@ -765,7 +816,19 @@ func main() {
 			if err != nil {
 				protocolError(out, "run: %.200s", line)
 			}
-			id, inRun, paths = n, true, paths[:0]
+			id, inRun, paths, runCPUs = n, true, paths[:0], nil
+		case word == "cpus" && inRun:
+			runCPUs = runCPUs[:0]
+			for _, w := range strings.Fields(rest) {
+				c, err := strconv.Atoi(w)
+				if err != nil || c < 0 || c >= 1024 {
+					protocolError(out, "cpus: %.200s", line)
+				}
+				runCPUs = append(runCPUs, c)
+			}
+			if len(runCPUs) == 0 {
+				protocolError(out, "cpus: %.200s", line)
+			}
 		case word == "file" && inRun:
 			paths = append(paths, rest) // the path is the rest of the line, spaces and all
 		case line == "go" && inRun:

@@ -10,7 +10,7 @@ use std::os::fd::AsRawFd;
 use std::time::Instant;
 
 use crate::error::CallError;
-use crate::measure::executor::Cpu;
+use crate::measure::executor::CpuClock;
 use crate::measure::fd;
 use crate::measure::hygiene::RunFiles;
 use crate::measure::methods::CreateCall;
@@ -67,7 +67,7 @@ impl CaseRuns for CreationRuns<'_> {
 /// One timed creation; afterwards (untimed) the file is synced if the mode did not, so
 /// that the next run does not pay for this one's metadata.
 fn create_once(name: &str, case: &Case, create: CreateCall, scratch: &Scratch) -> Result<Run, CallError> {
-    let cpu = Cpu::of_this_thread();
+    let cpu = CpuClock::now();
     let started = Instant::now();
     let file = scratch.create_empty(name).map_err(|error| CallError::new(format!("create {name}"), error))?;
     (create.call)(file.as_raw_fd(), case.bytes)
@@ -79,7 +79,7 @@ fn create_once(name: &str, case: &Case, create: CreateCall, scratch: &Scratch) -
     }
     fd::close(file).map_err(|error| CallError::new(format!("close {name}"), error))?;
     let closed = Instant::now();
-    let cpu = Cpu::of_this_thread().since(cpu);
+    let cpu = CpuClock::now().since(cpu);
     if end_sync.is_none() {
         scratch.sync_name(name).map_err(|error| CallError::new(format!("fsync {name} after the run"), error))?;
     }

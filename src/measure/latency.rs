@@ -28,7 +28,7 @@ use serde_json::json;
 
 use crate::error::{CallError, no_progress, retry_eintr};
 use crate::measure::durability::Pacing;
-use crate::measure::executor::Cpu;
+use crate::measure::executor::{Cpu, CpuClock};
 use crate::measure::fd;
 use crate::measure::hygiene::RunFiles;
 use crate::measure::methods::{self, NATIVE};
@@ -164,10 +164,10 @@ fn measure(name: &str, how: &How, source: &Source, scratch: &Scratch) -> Result<
     let mut pacer = pacing.pacer();
     let mut cursor = streams.writer(0).cursor(0);
     let mut loop_started = Instant::now();
-    let mut cpu = Cpu::of_this_thread();
+    let mut cpu = CpuClock::now();
     for number in 0..plan.warmup + plan.count {
         if number == plan.warmup {
-            cpu = Cpu::of_this_thread();
+            cpu = CpuClock::now();
             loop_started = Instant::now();
         }
         if pattern == Pattern::Overwrite0 {
@@ -199,7 +199,7 @@ fn measure(name: &str, how: &How, source: &Source, scratch: &Scratch) -> Result<
         }
         None => 0.0,
     };
-    let cpu = Cpu::of_this_thread().since(cpu);
+    let cpu = CpuClock::now().since(cpu);
     if durability.end_sync().is_none() {
         // Untimed: the next case must not pay for this one's writeback.
         SyncCall::Fsync.call(fd)?;
@@ -225,10 +225,10 @@ fn saves(saver: &Saver, target: &str, how: &How, source: &Source, scratch: &Scra
     // Each save takes the next `size` bytes of the stream: no two saves alike.
     let mut cursor = streams.writer(0).cursor(0);
     let mut loop_started = Instant::now();
-    let mut cpu = Cpu::of_this_thread();
+    let mut cpu = CpuClock::now();
     for number in 0..saves {
         if number == plan.warmup {
-            cpu = Cpu::of_this_thread();
+            cpu = CpuClock::now();
             loop_started = Instant::now();
         }
         let bytes = cursor.take(size);
@@ -239,7 +239,7 @@ fn saves(saver: &Saver, target: &str, how: &How, source: &Source, scratch: &Scra
         }
     }
     let loop_seconds = loop_started.elapsed().as_secs_f64();
-    let cpu = Cpu::of_this_thread().since(cpu);
+    let cpu = CpuClock::now().since(cpu);
     drop(cursor);
     let held = saver.read_target()?;
     holds_last_save(&held, streams.file(0), source, (saves - 1) * size as u64, size)

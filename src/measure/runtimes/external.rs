@@ -78,14 +78,24 @@ fn bases(lens: &[u64]) -> Vec<u64> {
     lens.iter().scan(0, |next, len| Some(std::mem::replace(next, *next + len))).collect()
 }
 
-/// A run's message: its number and the files' paths.
-fn run_message(number: u32, job: &Job) -> Result<String, CallError> {
+/// A run's message: its number, the files' paths, and where its writers start.
+fn run_message(number: u32, job: &Job, cpus: Option<&[usize]>) -> Result<String, CallError> {
     let mut text = format!("run {number}\n");
     for path in job.paths {
         let _ = writeln!(text, "file {}", path_line(path)?);
     }
+    text.push_str(&cpus_line(cpus));
     text.push_str("go\n");
     Ok(text)
+}
+
+/// The `cpus` line: the CPU each writer moves to before the start line and leaves
+/// after it (docs/runtimes.md), or nothing where native writers are not placed either.
+pub fn cpus_line(cpus: Option<&[usize]>) -> String {
+    match cpus {
+        Some(cpus) => format!("cpus {}\n", cpus.iter().map(usize::to_string).collect::<Vec<_>>().join(" ")),
+        None => String::new(),
+    }
 }
 
 /// A path as the protocol's `file` line takes it: UTF-8 without a newline.
@@ -185,7 +195,9 @@ impl Executor for External {
             job.source.file(index).fill(source, 0, bytes);
             base += len as usize;
         }
-        child.send(&run_message(*number, job)?)?;
+        // After the source is filled, on this thread's CPU (see `placement::cpus_for`).
+        let cpus = crate::measure::placement::cpus_for(job.parts.len());
+        child.send(&run_message(*number, job, cpus.as_deref())?)?;
         let line = child.reply();
         child.release_source();
         let line = line?;

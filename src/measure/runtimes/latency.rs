@@ -7,7 +7,7 @@ use std::path::Path;
 use serde::Deserialize;
 
 use super::child::Child;
-use super::external::{durability_words, path_line, runner_error};
+use super::external::{cpus_line, durability_words, path_line, runner_error};
 use super::toolchain::Launch;
 use crate::error::CallError;
 use crate::measure::executor::Cpu;
@@ -57,7 +57,7 @@ pub fn measure(runtime: &str, launch: &Launch, request: &Request) -> Result<Samp
     child.source_mut()[..request.source.len()].copy_from_slice(request.source);
     let path = path_line(request.path)?;
     child.send(&format!(
-        "latency method={} pattern={} bytes={} count={} warmup={} {} source={}\nrun 0\nfile {path}\ngo\n",
+        "latency method={} pattern={} bytes={} count={} warmup={} {} source={}\nrun 0\nfile {path}\n{}go\n",
         request.method,
         request.pattern,
         request.source.len(),
@@ -65,6 +65,8 @@ pub fn measure(runtime: &str, launch: &Launch, request: &Request) -> Result<Samp
         request.warmup,
         durability_words(request.durability),
         request.source.len(),
+        // Where native's latency loop runs: on this thread's CPU.
+        cpus_line(crate::measure::placement::cpus_for(1).as_deref()),
     ))?;
     let line = child.reply()?;
     let reply: Reply = serde_json::from_str(&line).map_err(|e| child.protocol_error(&line, &e.to_string()))?;
