@@ -559,7 +559,9 @@ mod tests {
             }
             let (cpu, wall) = (CpuClock::now().since(before), wall.elapsed().as_secs_f64());
             let total = cpu.user + cpu.sys;
-            assert!(total <= wall + 1e-5, "{cpu:?} in {wall} s: more CPU time than time");
+            // The scheduler's clock and the monotonic clock differ by a little (18 µs in
+            // 3.3 ms was seen); getrusage alone was off by milliseconds.
+            assert!(total <= wall * 1.02 + 5e-5, "{cpu:?} in {wall} s: more CPU time than time");
             assert!(total >= 20_000.0 * 15e-9, "{cpu:?} in {wall} s: the CPU time is lost");
         }
     }
