@@ -4,7 +4,18 @@
 
 use std::io::{self, Write};
 
+use super::text::{WIDTH, wrap};
 use crate::result::{CaseResult, ResultFile, Status};
+
+/// `text` wrapped to the terminal's width, its first line indented by `indent` spaces
+/// and the rest by two more.
+fn wrapped(out: &mut dyn Write, indent: usize, text: &str) -> io::Result<()> {
+    for (index, line) in wrap(text, WIDTH - indent - 2).iter().enumerate() {
+        let pad = if index == 0 { indent } else { indent + 2 };
+        writeln!(out, "{:pad$}{line}", "")?;
+    }
+    Ok(())
+}
 
 /// The per-rank section of `result` (nothing when no case has ranks).
 pub fn render(result: &ResultFile, out: &mut dyn Write) -> io::Result<()> {
@@ -17,9 +28,11 @@ pub fn render(result: &ResultFile, out: &mut dyn Write) -> io::Result<()> {
         let hosts = result.host.mpi.as_ref().map(|mpi| &mpi.ranks[..]).unwrap_or(&[]);
         hosts.iter().find(|h| h.rank == rank).map_or_else(|| "?".to_string(), |h| h.hostname.clone())
     };
-    writeln!(
+    writeln!(out)?;
+    wrapped(
         out,
-        "\nPer rank (medians of the runs; each case's figure spans the earliest rank's start to the latest rank's end):"
+        0,
+        "Per rank (medians of the runs; each case's figure spans the earliest rank's start to the latest rank's end):",
     )?;
     for case in cases {
         writeln!(out, "  {}", case.case.id)?;
@@ -37,16 +50,16 @@ pub fn render(result: &ResultFile, out: &mut dyn Write) -> io::Result<()> {
         let share = |value: f64| 100.0 * value / figures.span.max(f64::MIN_POSITIVE);
         // The start spread is in the span: at most that much of the figure is the
         // barrier's skew (docs/scale.md).
-        writeln!(
-            out,
-            "    spread: starts within {} ({:.2} % of the span), ends within {} ({:.1} %); slowest: rank {} on {}",
+        let spread = format!(
+            "spread: starts within {} ({:.2} % of the span), ends within {} ({:.1} %); slowest: rank {} on {}",
             seconds(figures.start_spread),
             share(figures.start_spread),
             seconds(figures.end_spread),
             share(figures.end_spread),
             figures.slowest,
             host_of(figures.slowest)
-        )?;
+        );
+        wrapped(out, 4, &spread)?;
     }
     Ok(())
 }
@@ -157,5 +170,22 @@ mod tests {
         assert_eq!(figures.ranks[0].bytes_per_second, 2e6);
         assert_eq!(figures.ranks[1].end, 1.0);
         assert_eq!(seconds(0.0000214), "21 µs");
+    }
+
+    #[test]
+    fn the_section_keeps_to_the_terminals_width() {
+        let case =
+            Case::new(methods::by_name("pwrite").unwrap(), FileState::Prealloc, 1 << 20, 1, Durability::None, 2 << 20)
+                .with_ranks(2, RankLayout::FilePerRank);
+        let runs = vec![Run { ranks: vec![rank(0, 0.0, 0.0248), rank(1, 0.0, 0.0237)], ..Run::default() }];
+        let result = crate::export::charts::tests::result(vec![CaseResult::measured(case, runs)]);
+        let mut out = Vec::new();
+        render(&result, &mut out).unwrap();
+        let text = String::from_utf8(out).unwrap();
+        assert!(text.contains("rank 1 on ?:") && text.contains("slowest: rank 0"), "{text}");
+        for line in text.lines() {
+            assert!(line.chars().count() <= WIDTH, "{} columns: {line}", line.chars().count());
+        }
+        assert!(text.lines().any(|line| line.starts_with("      ")), "the spread continues indented: {text}");
     }
 }
