@@ -87,7 +87,7 @@ pub struct Run {
     pub thread_seconds: Vec<f64>,
     /// CPU time over write + sync: each writer thread's over its part (and its own
     /// sync), plus the executing thread's over the one sync and the closing steps
-    /// (getrusage RUSAGE_THREAD); latency cases, the thread's over the timed loop.
+    /// (thread CPU clocks, split as getrusage splits); latency cases, the thread's over the timed loop.
     pub user_seconds: f64,
     pub sys_seconds: f64,
     /// The CPU share: `user_seconds + sys_seconds` over the CPU time the writers could

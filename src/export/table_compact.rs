@@ -8,7 +8,7 @@ use std::io::{self, Write};
 
 use crate::analysis::stats::ci_relative_half_width;
 use crate::export::text::{Paint, WIDTH, wrap};
-use crate::export::wording::{detail_notes, noise_note};
+use crate::export::wording::{cpu_note, detail_notes, noise_note};
 use crate::measure::methods;
 use crate::plan::units::format_size;
 use crate::result::{CaseResult, Run, Status};
@@ -51,6 +51,9 @@ pub struct Row {
     /// "noisy": a figure's interval is wider than its target; coloured as a warning.
     noisy: bool,
     notes: Vec<String>,
+    /// The "CPU-bound" note among `notes`, and the writers' median CPU share: said
+    /// once above the table instead when every case of it has one (on tmpfs, all do).
+    cpu: Option<(String, f64)>,
 }
 
 pub fn row(result: &CaseResult, usual_size: u64) -> Row {
@@ -69,10 +72,12 @@ pub fn row(result: &CaseResult, usual_size: u64) -> Row {
                 }
                 None => "—".to_string(),
             };
+            let shares: Vec<f64> = result.runs.iter().map(|run| run.cpu_share).collect();
             Row {
                 cells: [label, figure(buffered.median, &write), durable, ceiling(result)],
                 noisy: noise_note(result).is_some(),
                 notes: detail_notes(result),
+                cpu: cpu_note(result).map(|note| (note, crate::analysis::stats::median(&shares))),
             }
         }
         (status, _) => {
@@ -81,6 +86,7 @@ pub fn row(result: &CaseResult, usual_size: u64) -> Row {
                 cells: [label, String::new(), String::new(), String::new()],
                 noisy: false,
                 notes: vec![format!("{}: {reason}", status.name())],
+                cpu: None,
             }
         }
     }
@@ -90,6 +96,7 @@ pub fn row(result: &CaseResult, usual_size: u64) -> Row {
 /// pass [`WIDTH`] move to the lines below the case's, indented.
 pub fn write(out: &mut dyn Write, rows: &[Row], paint: Paint) -> io::Result<()> {
     let rows = said_once(rows);
+    let rows = cpu_said_once(out, rows)?;
     let header = ["case", "GB/s", "durable", "of ceiling"].map(String::from);
     let width = |column: usize| {
         rows.iter().map(|r| r.cells[column].chars().count()).chain([header[column].chars().count()]).max().unwrap_or(0)
@@ -137,6 +144,37 @@ pub fn write(out: &mut dyn Write, rows: &[Row], paint: Paint) -> io::Result<()> 
     Ok(())
 }
 
+/// Where every measured case of the table is CPU-bound, one line above it says so and
+/// the rows leave the note out: fifteen lines of "CPU-bound (writers on CPU 100 % of the
+/// time)" on tmpfs said nothing a line would not.
+fn cpu_said_once(out: &mut dyn Write, rows: Vec<Row>) -> io::Result<Vec<Row>> {
+    let measured: Vec<&Row> = rows.iter().filter(|row| !row.cells[1].is_empty()).collect();
+    let shares: Vec<f64> = measured.iter().filter_map(|row| row.cpu.as_ref().map(|cpu| cpu.1)).collect();
+    if measured.len() < 2 || shares.len() < measured.len() {
+        return Ok(rows);
+    }
+    let percent = |share: f64| format!("{:.0}", 100.0 * share.min(1.0));
+    let (low, high) =
+        (shares.iter().copied().fold(f64::INFINITY, f64::min), shares.iter().copied().fold(0.0, f64::max));
+    let range =
+        if percent(low) == percent(high) { percent(high) } else { format!("{}-{}", percent(low), percent(high)) };
+    let text = format!(
+        "every case below is CPU-bound (writers on CPU {range} % of the time): the calls and copies set the pace"
+    );
+    for line in wrapped(&text, "    ", "      ") {
+        writeln!(out, "{line}")?;
+    }
+    Ok(rows
+        .into_iter()
+        .map(|mut row| {
+            if let Some((note, _)) = row.cpu.take() {
+                row.notes.retain(|n| *n != note);
+            }
+            row
+        })
+        .collect())
+}
+
 /// Rows whose case did not run for the same reason as the row above say "as above":
 /// a family refused in a state repeats one reason for every chunk and thread count.
 fn said_once(rows: &[Row]) -> Vec<Row> {
@@ -144,7 +182,8 @@ fn said_once(rows: &[Row]) -> Vec<Row> {
     let mut previous: Option<&str> = None;
     for row in rows {
         let reason = row.cells[1].is_empty().then(|| row.notes.first().map(String::as_str)).flatten();
-        let mut row = Row { cells: row.cells.clone(), noisy: row.noisy, notes: row.notes.clone() };
+        let mut row =
+            Row { cells: row.cells.clone(), noisy: row.noisy, notes: row.notes.clone(), cpu: row.cpu.clone() };
         if reason.is_some() && reason == previous {
             let status = reason.unwrap_or_default().split(':').next().unwrap_or_default();
             row.notes = vec![format!("{status}: as above")];
@@ -316,6 +355,24 @@ mod tests {
         assert!(lines[1].ends_with("unsupported: mmap cannot extend a file"), "{text}");
         assert!(lines[2].ends_with("unsupported: as above"), "{text}");
         assert!(!lines[3].contains("as above"), "{text}");
+    }
+
+    #[test]
+    fn a_cpu_bound_note_every_case_has_is_said_once_above_the_table() {
+        let bound = |share: f64| {
+            let mut result = measured("end", &[1.0, 1.0]);
+            result.cpu_bound = true;
+            result.runs.iter_mut().for_each(|run| run.cpu_share = share);
+            result
+        };
+        let text = rendered(&[row(&bound(0.97), 1 << 30), row(&bound(1.0), 1 << 30)]);
+        assert!(text.starts_with("    every case below is CPU-bound (writers on CPU 97-100 % of the time)"), "{text}");
+        assert_eq!(text.matches("CPU-bound").count(), 1, "{text}");
+        // One case that is not: each says its own.
+        let text = rendered(&[row(&bound(0.97), 1 << 30), row(&measured("end", &[1.0, 1.0]), 1 << 30)]);
+        assert!(!text.contains("every case"), "{text}");
+        assert!(text.contains("pwrite 1MiB t1 end") && text.contains("CPU-bound (writers on CPU 97 % of the time)"));
+        assert!(text.lines().all(|line| line.chars().count() <= WIDTH), "{text}");
     }
 
     #[test]

@@ -114,7 +114,7 @@ fn dirty_note(result: &CaseResult) -> Option<String> {
 
 /// "CPU-bound (writers on CPU 97 % of the time)": the calls and copies, not the
 /// device, set such a case's pace.
-fn cpu_note(result: &CaseResult) -> Option<String> {
+pub fn cpu_note(result: &CaseResult) -> Option<String> {
     if !result.cpu_bound {
         return None;
     }
@@ -124,7 +124,7 @@ fn cpu_note(result: &CaseResult) -> Option<String> {
 }
 
 /// "SQPOLL thread CPU 0.120 s a run, not in the CPU figures": the kernel thread that
-/// polls an io_uring-sqpoll ring is no writer, so getrusage of the writers misses it.
+/// polls an io_uring-sqpoll ring is no writer, so the writers' CPU clocks miss it.
 fn sqpoll_note(result: &CaseResult) -> Option<String> {
     let seconds: Vec<f64> =
         result.runs.iter().filter_map(|run| run.ring.as_ref().and_then(|ring| ring.sqpoll_cpu_seconds)).collect();
