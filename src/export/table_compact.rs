@@ -158,8 +158,7 @@ fn cpu_said_once(out: &mut dyn Write, rows: Vec<Row>) -> io::Result<Vec<Row>> {
         (shares.iter().copied().fold(f64::INFINITY, f64::min), shares.iter().copied().fold(0.0, f64::max));
     let range =
         if percent(low) == percent(high) { percent(high) } else { format!("{}-{}", percent(low), percent(high)) };
-    let text =
-        format!("every case below is CPU-bound (writers on CPU {range} % of the time): the calls set the pace");
+    let text = format!("every case below is CPU-bound (writers on CPU {range} % of the time): the calls set the pace");
     for line in wrapped(&text, "    ", "      ") {
         writeln!(out, "{line}")?;
     }
