@@ -55,8 +55,11 @@ pub fn render(compared: &CompareResult, out: &mut dyn Write) -> io::Result<()> {
     let across = across_lines(compared);
     if !across.is_empty() {
         writeln!(out, "\n## Across the files\n")?;
+        // Sentences, wrapped to the terminal's width (the table above may be wider).
         for line in across {
-            writeln!(out, "  {line}")?;
+            for (index, piece) in crate::export::text::wrap(&line, crate::export::text::WIDTH - 4).iter().enumerate() {
+                writeln!(out, "{}{piece}", if index == 0 { "  " } else { "    " })?;
+            }
         }
     }
     writeln!(out, "\n## Answer\n")?;
