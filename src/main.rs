@@ -92,7 +92,11 @@ fn lab(args: &writebench::cli::lab::LabArgs) -> Result<ExitCode, UsageError> {
 
 /// `writebench compare`: reads the results, prints the comparison, writes the exports.
 fn compare(args: &CompareArgs) -> Result<ExitCode, UsageError> {
-    let compared = writebench::analysis::compare::compare(&args.load()?);
+    let results = args.load()?;
+    // Results from different filesystems get the lab's comparison across them (columns
+    // by filesystem, "Across the files", the side-by-side chart); others a plain one.
+    let compared = writebench::analysis::compare::across::compare_saved_filesystems(&results)
+        .unwrap_or_else(|| writebench::analysis::compare::compare(&results));
     let mut stdout = std::io::stdout().lock();
     let _ = export::compare::render(&compared, &mut stdout).and_then(|()| stdout.flush());
     let mut all_written = true;

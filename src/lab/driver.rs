@@ -259,28 +259,20 @@ fn compare_all(results: &[(String, PathBuf)], plan: &Plan) -> bool {
         return results.len() == 1;
     }
     let mut loaded = Vec::new();
-    for (name, path) in results {
+    for (_, path) in results {
         match ResultFile::load(path) {
-            Ok(result) => loaded.push((name.clone(), result)),
+            Ok(result) => loaded.push((path.display().to_string(), result)),
             Err(why) => {
                 eprintln!("writebench: lab: {why}");
                 return false;
             }
         }
     }
-    let mut compared = compare::across::compare_filesystems(&loaded);
-    // The headings are the filesystems; the names say where each result is.
-    for (file, (_, path)) in compared.files.iter_mut().zip(results) {
-        file.name = path.display().to_string();
-    }
-    // Of the context, what tells the filesystems apart: not the lab's own mount points,
-    // devices and command lines (they are in each result), which differ by construction.
-    compared.differences.retain(|difference| {
-        let field = difference.field.as_str();
-        let lab_detail = field.starts_with("options.lab.")
-            && !matches!(field, "options.lab.mkfs_options" | "options.lab.mount_options");
-        !(lab_detail || field == "target.path")
-    });
+    // Each result names the filesystem the lab built (`options.lab.filesystem`).
+    let Some(compared) = compare::across::compare_saved_filesystems(&loaded) else {
+        eprintln!("writebench: lab: the results do not name one filesystem each");
+        return false;
+    };
     let mut stdout = std::io::stdout().lock();
     let _ = crate::export::compare::render(&compared, &mut stdout).and_then(|()| stdout.flush());
     type Render = fn(&compare::CompareResult, &mut dyn Write) -> std::io::Result<()>;

@@ -67,6 +67,44 @@ pub struct Fastest {
     pub p: Option<f64>,
 }
 
+/// The filesystem each result was measured on: the lab's name for it where the lab
+/// built it (`options.lab.filesystem`: "btrfs-raid0", "ext4-md-raid0"), else its type
+/// (`target.fs_type`). None unless every result has a filesystem of its own, so that
+/// one filesystem on two days stays a plain comparison.
+pub fn filesystem_names(results: &[(String, ResultFile)]) -> Option<Vec<String>> {
+    let names: Vec<String> = results
+        .iter()
+        .map(|(_, result)| {
+            let lab = result.options.pointer("/lab/filesystem").and_then(|name| name.as_str());
+            lab.map_or_else(|| result.target.fs_type.clone(), str::to_string)
+        })
+        .collect();
+    let distinct: std::collections::BTreeSet<&str> = names.iter().map(String::as_str).collect();
+    (results.len() >= 2 && distinct.len() == names.len() && !distinct.contains("")).then_some(names)
+}
+
+/// The comparison of saved results across their filesystems, as the lab makes it:
+/// columns headed by the filesystems, each file named by its path (`results`' names),
+/// and of the differences in context only those that tell the filesystems apart, not
+/// the lab's own mount points, devices and commands, which differ by construction.
+/// None where [`filesystem_names`] is.
+pub fn compare_saved_filesystems(results: &[(String, ResultFile)]) -> Option<CompareResult> {
+    let names = filesystem_names(results)?;
+    let named: Vec<(String, ResultFile)> =
+        names.into_iter().zip(results).map(|(name, (_, result))| (name, result.clone())).collect();
+    let mut compared = compare_filesystems(&named);
+    for (file, (path, _)) in compared.files.iter_mut().zip(results) {
+        file.name = path.clone();
+    }
+    compared.differences.retain(|difference| {
+        let field = difference.field.as_str();
+        let lab_detail = field.starts_with("options.lab.")
+            && !matches!(field, "options.lab.mkfs_options" | "options.lab.mount_options");
+        !(lab_detail || field == "target.path")
+    });
+    Some(compared)
+}
+
 /// `compare` of results named by their filesystems (or whatever `name` says), with the
 /// names as column headings and the observations across them.
 pub fn compare_filesystems(results: &[(String, ResultFile)]) -> CompareResult {
@@ -356,6 +394,29 @@ mod tests {
             }
         }
         copy
+    }
+
+    #[test]
+    fn saved_results_from_different_filesystems_are_compared_across_them() {
+        let on = |fs: &str, lab: Option<&str>| {
+            let mut result = real();
+            result.target.fs_type = fs.to_string();
+            if let Some(name) = lab {
+                result.options["lab"] = serde_json::json!({"filesystem": name, "mount_options": "noatime"});
+            }
+            (format!("/saved/{fs}.json"), result)
+        };
+        let results = [on("tmpfs", None), on("btrfs", Some("btrfs-raid0")), on("xfs", None)];
+        assert_eq!(filesystem_names(&results).unwrap(), ["tmpfs", "btrfs-raid0", "xfs"], "the lab's name first");
+        let compared = compare_saved_filesystems(&results).unwrap();
+        let labels: Vec<&str> = compared.files.iter().map(|f| f.label.as_str()).collect();
+        assert_eq!(labels, ["tmpfs", "btrfs-raid0", "xfs"]);
+        assert_eq!(compared.files[2].name, "/saved/xfs.json");
+        assert!(compared.differences.iter().all(|d| d.field != "options.lab.filesystem"), "lab details are left out");
+        // One filesystem twice (a machine on two days), or one without a type: plain.
+        assert_eq!(filesystem_names(&[on("ext4", None), on("ext4", None)]), None);
+        assert_eq!(filesystem_names(&[on("ext4", None), on("", None)]), None);
+        assert_eq!(compare_saved_filesystems(&[on("ext4", None)]).map(|c| c.files.len()), None);
     }
 
     #[test]
