@@ -4,6 +4,7 @@
 
 pub mod calibrate;
 pub mod clean;
+pub mod cpu;
 pub mod creation;
 pub mod durability;
 pub mod estimate;
