@@ -49,7 +49,13 @@ pub fn run_result(dir: &Path, args: &[&str]) -> (serde_json::Value, String) {
 pub fn case_line(stdout: &str) -> String {
     let mut lines = stdout.lines().skip_while(|l| !l.starts_with("### ")).skip(1);
     let case = lines
-        .find(|l| l.starts_with("    ") && !l.starts_with("     ") && !l.starts_with("    case "))
+        .find(|l| {
+            // Not the header, nor a note said once above the table for every case.
+            l.starts_with("    ")
+                && !l.starts_with("     ")
+                && !l.starts_with("    case ")
+                && !l.starts_with("    every case ")
+        })
         .expect("the case's line in the table");
     let notes = lines.take_while(|l| l.starts_with("        "));
     std::iter::once(case).chain(notes).map(str::trim).collect::<Vec<_>>().join(" ")
