@@ -108,7 +108,7 @@ fn every_runner_writes_every_byte_of_every_method_at_one_and_three_threads() {
 /// docs/runtimes.md): two writers on a CPU each, one writer on the CPU writebench was
 /// on, and each free to run anywhere again after the start line. Unplaced, a runner's
 /// one writer ran on the other CPU from the one that had just made its source and its
-/// file, and C's loop measured 7-13 % slower than the same loop in-process.
+/// file, and C's loop measured 2-13 % slower than the same loop in-process.
 #[test]
 fn every_runners_writers_start_where_native_writers_would() {
     let cpus = std::thread::available_parallelism().unwrap().get();

@@ -62,7 +62,7 @@ pub fn place(index: usize, writers: usize) -> Option<Placed> {
 /// Where the writers of a run in another process (a runtime's runner) should start, so
 /// that they start where native writers would: one writer on the CPU the calling thread
 /// is on now (a native run's only writer is the thread that filled its buffer and made
-/// its file: running a runner elsewhere made C's loop 7-13 % slower than the same loop
+/// its file: running a runner elsewhere made C's loop 2-13 % slower than the same loop
 /// in-process, while both on one CPU measured 0.97-1.00x); two or more as [`place`]
 /// would put them. None where native leaves them to the scheduler.
 pub fn cpus_for(writers: usize) -> Option<Vec<usize>> {
