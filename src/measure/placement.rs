@@ -42,16 +42,22 @@ pub struct Placed {
     pub cpu: usize,
 }
 
+/// The CPU writer `index` of `writers` gets among `cpus` (those it may use): the
+/// `index`-th, where there are two writers or more and a CPU for each; else none, and
+/// the scheduler places them. The one rule for native writers and a runner's.
+fn cpu_of(index: usize, writers: usize, cpus: &[usize]) -> Option<usize> {
+    if writers < 2 || writers > cpus.len() {
+        return None;
+    }
+    cpus.get(index).copied()
+}
+
 /// Moves the calling thread, writer `index` of `writers`, to the `index`-th CPU it may
 /// use, if there are at least `writers` of them. None where there are too few, or the
 /// kernel refuses (a placement is a courtesy: the run goes on without it).
 pub fn place(index: usize, writers: usize) -> Option<Placed> {
     let original = allowed().ok()?;
-    let cpus = members(&original);
-    if writers < 2 || writers > cpus.len() {
-        return None;
-    }
-    let cpu = cpus[index % cpus.len()];
+    let cpu = cpu_of(index, writers, &members(&original))?;
     // SAFETY: plain data; all zeros is the empty set, then one CPU added within range.
     let mut one: libc::cpu_set_t = unsafe { mem::zeroed() };
     unsafe { libc::CPU_SET(cpu, &mut one) };
@@ -74,8 +80,7 @@ pub fn cpus_for(writers: usize) -> Option<Vec<usize>> {
             let here = unsafe { libc::sched_getcpu() };
             usize::try_from(here).ok().filter(|cpu| cpus.contains(cpu)).map(|cpu| vec![cpu])
         }
-        n if n <= cpus.len() => Some((0..n).map(|index| cpus[index]).collect()),
-        _ => None,
+        n => (0..n).map(|index| cpu_of(index, n, &cpus)).collect(),
     }
 }
 
