@@ -473,17 +473,18 @@ mod tests {
 
     #[test]
     fn the_start_line_waits_for_every_writer_and_can_be_called_off() {
-        let line = StartLine::new(3);
-        let arrived = std::thread::scope(|scope| {
-            let waiting: Vec<_> = (0..2).map(|_| scope.spawn(|| line.arrive())).collect();
-            // Two of three arrived: nobody goes until the third, or until called off.
-            while line.arrived.load(Ordering::Acquire) < 2 {
-                std::thread::yield_now();
-            }
-            line.call_off();
-            waiting.into_iter().map(|w| w.join().unwrap()).collect::<Vec<_>>()
-        });
-        assert_eq!(arrived, [false, false]);
+        // Two of three arrive: nobody goes until the third, or until called off.
+        let two_arrive_then_call_off = |line: &StartLine| {
+            std::thread::scope(|scope| {
+                let waiting: Vec<_> = (0..2).map(|_| scope.spawn(|| line.arrive())).collect();
+                while line.arrived.load(Ordering::Acquire) < 2 {
+                    std::thread::yield_now();
+                }
+                line.call_off();
+                waiting.into_iter().map(|w| w.join().unwrap()).collect::<Vec<_>>()
+            })
+        };
+        assert_eq!(two_arrive_then_call_off(&StartLine::new(3)), [false, false]);
         let line = StartLine::new(2);
         let went = std::thread::scope(|scope| {
             let other = scope.spawn(|| line.arrive());
@@ -491,16 +492,8 @@ mod tests {
         });
         assert!(went);
         // Spinning arrivals see the call-off too, long before their spin would end.
-        let line = StartLine { spin: Duration::from_secs(60), ..StartLine::new(3) };
         let started = Instant::now();
-        let spun = std::thread::scope(|scope| {
-            let waiting: Vec<_> = (0..2).map(|_| scope.spawn(|| line.arrive())).collect();
-            while line.arrived.load(Ordering::Acquire) < 2 {
-                std::thread::yield_now();
-            }
-            line.call_off();
-            waiting.into_iter().map(|w| w.join().unwrap()).collect::<Vec<_>>()
-        });
+        let spun = two_arrive_then_call_off(&StartLine { spin: Duration::from_secs(60), ..StartLine::new(3) });
         assert_eq!(spun, [false, false]);
         assert!(started.elapsed() < Duration::from_secs(30));
     }
