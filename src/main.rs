@@ -287,7 +287,7 @@ fn run(args: &RunArgs) -> Result<ExitCode, UsageError> {
         tool: Tool::this(),
         host: context::host(swap_before),
         target,
-        options: options_json(&suite, &settings, &schedule),
+        options: options_json(&suite, &settings, &schedule, args.equivalence),
         cases: done,
         observations: Vec::new(),
         answer: Vec::new(),
@@ -477,6 +477,7 @@ fn options_json(
     suite: &writebench::plan::suites::Suite,
     settings: &writebench::measure::runner::RunSettings,
     schedule: &Schedule,
+    equivalence_pct: f64,
 ) -> serde_json::Value {
     let mut options = json!({
         "command": "run",
@@ -491,6 +492,8 @@ fn options_json(
         "seed": settings.seed,
         "verify": settings.verify.is_some(),
         "drop_cache": settings.drop_cache,
+        // What "tied" means in the Answer (analysis::significance, docs/answer.md).
+        "equivalence_pct": equivalence_pct,
         "executor": writebench::measure::executor::InProcess::OVERHEAD,
         // Each file's data (measure::source): the seed's pattern with a period of at most
         // this, every 4 KiB block stamped for its file and run.

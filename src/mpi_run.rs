@@ -149,7 +149,7 @@ fn run_ranks(args: &RunArgs, comm: &'static dyn Collective) -> Result<ExitCode, 
     };
 
     let suite = args.suite()?;
-    let mut options = crate::options_json(&suite, &settings, &schedule);
+    let mut options = crate::options_json(&suite, &settings, &schedule, args.equivalence);
     if let Some(options) = options.as_object_mut() {
         options.insert("executor".into(), json!(RankExecutor::OVERHEAD));
         options.insert(

@@ -81,6 +81,27 @@ pub struct Run {
     /// registration); 0 for methods that have none.
     #[serde(default)]
     pub setup_seconds: f64,
+    /// Untimed, before the write span: making the run's files and bringing them into
+    /// their state (the create, the `ftruncate`, the `fallocate`, the prefill) and the
+    /// fsync after it, summed over the files (docs/answer.md: a strategy for a new file
+    /// is judged with what it costs). Absent in results from before it was recorded.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub prepare_seconds: Option<f64>,
+    /// The part of `prepare_seconds` that was the fsync after preparing: a program
+    /// writing a new file pays it only where it makes the file durable.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub prepare_sync_seconds: Option<f64>,
+    /// Untimed, before the run: how long the settle step waited for the previous run's
+    /// writeback and device I/O to be gone (docs/measurement.md, "Between runs").
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub settle_seconds: Option<f64>,
+    /// The settle step gave up at its time limit with writeback still under way.
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub settle_timed_out: bool,
+    /// The case whose run came just before this one (warm-ups included), by id: what
+    /// the carry-over check tests a run's time against.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub after: Option<String>,
     /// For each thread, start of the span to its last call returned: the spread
     /// between the fastest and the slowest shows stragglers.
     #[serde(default)]
@@ -170,6 +191,12 @@ impl Run {
     /// Write and sync: the time the durable figure divides by.
     pub fn durable_seconds(&self) -> f64 {
         self.write_seconds + self.sync_seconds
+    }
+
+    /// What preparing the file cost a program that does not make it durable: the
+    /// preparation less its fsync. None where it was not recorded.
+    pub fn prepare_without_sync(&self) -> Option<f64> {
+        Some((self.prepare_seconds? - self.prepare_sync_seconds.unwrap_or(0.0)).max(0.0))
     }
 }
 
@@ -389,8 +416,17 @@ pub struct Recommendation {
     /// Against the second best, and against the naive way where the run has it.
     pub runner_up: Option<Comparison>,
     pub naive: Option<Comparison>,
-    /// True when the runner-up cannot be told from the best (p ≥ 0.05).
+    /// True only when the two are equivalent: the interval of their factor lies within
+    /// the equivalence margin (`verdict` "tied").
     pub tied: bool,
+    /// The recommended case against `runner_up`'s other side: "faster", "tied" or
+    /// "undecided" (docs/answer.md); absent where nothing was tested.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub verdict: Option<String>,
+    /// The fastest case measured, where the recommended one is a simpler case not shown
+    /// slower than it.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub fastest: Option<Figure>,
 }
 
 impl ResultFile {

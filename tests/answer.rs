@@ -42,7 +42,11 @@ fn a_quick_run_ends_with_an_answer_whose_cases_exist() {
 
     let recommendations = result["answer"].as_array().unwrap();
     let goals: Vec<&str> = recommendations.iter().map(|r| r["goal"].as_str().unwrap()).collect();
-    assert_eq!(goals, ["fastest", "durable-at-end", "small-durable-commits", "threads-one-file"], "{answer}");
+    assert_eq!(
+        goals,
+        ["fastest", "durable-at-end", "small-durable-commits", "threads-one-file", "rewrite-in-place"],
+        "{answer}"
+    );
     for recommendation in recommendations {
         let best = recommendation["best"]["case"].as_str().unwrap();
         assert!(ids.contains(best), "{best} is no case of the result");
@@ -82,6 +86,64 @@ fn a_quick_run_ends_with_an_answer_whose_cases_exist() {
         assert_eq!(line, observation["text"].as_str().unwrap(), "in the stored order");
     }
     assert!(answer.lines().all(|line| line.chars().count() <= 100), "{answer}");
+
+    // One estimator per comparison: each stored comparison is significant exactly when
+    // its interval excludes 1, and each factor printed beside two figures is their ratio.
+    let mut comparisons: Vec<&serde_json::Value> = Vec::new();
+    for recommendation in recommendations {
+        comparisons.extend(["runner_up", "naive"].iter().map(|key| &recommendation[*key]).filter(|c| !c.is_null()));
+    }
+    comparisons.extend(observations.iter().map(|o| &o["comparison"]).filter(|c| !c.is_null()));
+    assert!(comparisons.len() > 5, "{answer}");
+    for comparison in comparisons {
+        let (low, high) = (comparison["low"].as_f64().unwrap(), comparison["high"].as_f64().unwrap());
+        let excludes = low > 1.0 || high < 1.0;
+        assert_eq!(comparison["significant"].as_bool().unwrap(), excludes, "{comparison}");
+        assert_eq!(comparison["p_value"].as_f64().unwrap() < 0.05, excludes, "{comparison}");
+    }
+    let texts = recommendations.iter().chain(observations).map(|r| r["text"].as_str().unwrap());
+    let mut checked = 0;
+    for text in texts {
+        checked += factors_match_their_figures(text);
+    }
+    assert!(checked >= 3, "few factors beside figures were checked: {checked}\n{answer}");
+}
+
+/// Every "a → b GB/s" of `text` against the factor its sentence gives (the first factor
+/// of its clause, or of the clause before; the larger end of a range "1.10–1.60x"):
+/// equal within the rounding of the three numbers. Returns how many were checked.
+fn factors_match_their_figures(text: &str) -> usize {
+    let number = |token: &str| token.trim_matches(|c: char| !c.is_ascii_digit() && c != '.').parse::<f64>().ok();
+    let factor_of = |clause: &str| {
+        clause.split_whitespace().find_map(|token| {
+            let token = token.trim_start_matches('(').trim_end_matches(',');
+            let value = token.strip_suffix('x')?;
+            value.split('–').filter_map(number).reduce(f64::max)
+        })
+    };
+    let clauses: Vec<&str> = text.split("; ").collect();
+    let mut checked = 0;
+    for (index, clause) in clauses.iter().enumerate() {
+        let Some(at) = clause.find(" → ") else { continue };
+        let before = clause[..at].split_whitespace().last().and_then(number).unwrap();
+        let after = clause[at + " → ".len()..].split_whitespace().next().and_then(number).unwrap();
+        let printed = factor_of(clause)
+            .or_else(|| index.checked_sub(1).and_then(|previous| factor_of(clauses[previous])))
+            .unwrap_or_else(|| panic!("no factor beside the figures of: {text}"));
+        let ratio = (after / before).max(before / after);
+        // Figures have three significant digits (±0.5 % each); the factor two decimals
+        // under 2, one under 10.
+        let rounding = if printed < 2.0 {
+            0.005
+        } else if printed < 10.0 {
+            0.05
+        } else {
+            0.5
+        };
+        assert!((printed - ratio).abs() <= rounding + 0.011 * ratio, "{printed}x beside {before} → {after}: {text}");
+        checked += 1;
+    }
+    checked
 }
 
 #[test]

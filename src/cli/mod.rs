@@ -248,6 +248,12 @@ pub struct RunArgs {
     #[arg(long, value_name = "PCT")]
     pub target_ci: Option<f64>,
 
+    /// What "tied" means in the Answer: two strategies are tied only when the whole 95 %
+    /// interval of their factor lies within ±PCT %; a difference neither shown nor ruled
+    /// out is "undecided".
+    #[arg(long, value_name = "PCT", default_value_t = 5.0)]
+    pub equivalence: f64,
+
     /// With a CI target: measured runs per case at least [default: --repeat, quick: 5].
     #[arg(long, value_name = "N")]
     pub min_runs: Option<u32>,
@@ -509,6 +515,10 @@ impl RunArgs {
     /// the count unless `--target-ci` is given too; otherwise the suite's target applies.
     pub fn schedule(&self, suite: &Suite) -> Result<Schedule, UsageError> {
         let usage = |message: &str| Err(UsageError(message.to_string()));
+        // Also refuses NaN.
+        if !(self.equivalence > 0.0 && self.equivalence <= 100.0) {
+            return usage("--equivalence: must be a percentage above 0 and at most 100");
+        }
         if let Some(pct) = self.target_ci {
             // Also refuses NaN.
             if !(pct > 0.0 && pct <= 100.0) {

@@ -88,6 +88,8 @@ mod tests {
             runner_up: None,
             naive: None,
             tied: true,
+            verdict: None,
+            fastest: None,
         }];
         result
     }

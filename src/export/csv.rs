@@ -2,13 +2,14 @@
 //! `read_csv_auto` and seed 004's `group by`. A case without runs (failed,
 //! unsupported, skipped) gets one row with its status and empty numbers, so it is
 //! not lost from the file. Latency cases (one run each) carry their percentiles in
-//! the `latency_*_ns` columns, empty for throughput cases.
+//! the `latency_*_ns` columns, empty for throughput cases. `prepare_seconds`,
+//! `settle_seconds` and `after` are untimed: what the run cost outside its span.
 
 use std::io::{self, Write};
 
 use crate::result::ResultFile;
 
-const HEADER: [&str; 32] = [
+const HEADER: [&str; 36] = [
     "id",
     "runtime",
     "method",
@@ -31,6 +32,10 @@ const HEADER: [&str; 32] = [
     "user_seconds",
     "sys_seconds",
     "cpu_share",
+    "prepare_seconds",
+    "prepare_sync_seconds",
+    "settle_seconds",
+    "after",
     "latency_p50_ns",
     "latency_p90_ns",
     "latency_p99_ns",
@@ -96,6 +101,12 @@ pub fn render(result: &ResultFile, out: &mut dyn Write) -> io::Result<()> {
                 run.user_seconds.to_string(),
                 run.sys_seconds.to_string(),
                 run.cpu_share.to_string(),
+                // Untimed: the file's preparation, the settle step before the run, and
+                // the case whose run came just before (empty where not recorded).
+                run.prepare_seconds.map(|s| s.to_string()).unwrap_or_default(),
+                run.prepare_sync_seconds.map(|s| s.to_string()).unwrap_or_default(),
+                run.settle_seconds.map(|s| s.to_string()).unwrap_or_default(),
+                run.after.clone().unwrap_or_default(),
             ]);
             row.extend(latency.iter().cloned());
             // io_uring only: what strace cannot show (the linked fsyncs are SQEs), and

@@ -91,6 +91,7 @@ pub fn goal_title(goal: &str) -> String {
         "small-durable-commits" => "Small durable commits".to_string(),
         "crash-safe-saves" => "Crash-safe saves of a whole file".to_string(),
         "threads-one-file" => "Many threads producing one file".to_string(),
+        "rewrite-in-place" => "Rewriting a file in place".to_string(),
         other => one_line(other),
     }
 }

@@ -89,6 +89,8 @@ fn text_from_the_result_is_escaped_everywhere() {
         runner_up: Some(comparison),
         naive: None,
         tied: true,
+        verdict: None,
+        fastest: None,
     }];
     let html = page(&result);
     assert!(!html.contains("<img"), "{html}");

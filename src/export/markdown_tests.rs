@@ -146,6 +146,8 @@ fn observations_answer_and_context_as_stored_and_escaped() {
         runner_up: None,
         naive: None,
         tied: true,
+        verdict: None,
+        fastest: None,
     }];
     result.options["argv"][0] = "/build/target/release/writebench".into();
     result.options["note"] = "````".into();

@@ -6,7 +6,7 @@
 
 use std::collections::BTreeMap;
 
-use super::figures::{Finding, Measured, Metric, Side, Test, family, holm_significant, test};
+use super::figures::{Finding, Measured, Metric, Side, Test, family, holm_adjusted, test};
 use super::words::{Token, direction, factor, gbps_change, id_without, mode, p_value, state};
 use crate::measure::methods::Family;
 use crate::plan::durability::Commit;
@@ -14,13 +14,13 @@ use crate::plan::{Case, Durability, FileState};
 
 /// One line per direction that has significant tests after Holm's correction over the
 /// family: "`subject`: 1.10–1.60x faster in 5 of 9 cases; most `tag`: 1.20 → 1.92 GB/s
-/// (p < 0.001)", where `tag` names the case of the largest change.
+/// (p < 0.001)", where `tag` names the case of the largest change. The figures are the
+/// means (bytes / mean time), whose ratio is the factor; the p is Holm's adjusted one.
 pub fn aggregate(kind: &str, subject: &str, tests: Vec<Test>, tag: &dyn Fn(&Case) -> String) -> Vec<Finding> {
-    let significant = holm_significant(&tests);
+    let adjusted = holm_adjusted(&tests);
     let mut findings = Vec::new();
     for gain in [true, false] {
-        let mut these: Vec<&Test> =
-            tests.iter().zip(&significant).filter(|(t, s)| **s && t.gain() == gain).map(|(t, _)| t).collect();
+        let mut these: Vec<&Test> = adjusted.iter().filter(|t| t.significant() && t.gain() == gain).collect();
         if these.is_empty() {
             continue;
         }
@@ -38,7 +38,7 @@ pub fn aggregate(kind: &str, subject: &str, tests: Vec<Test>, tag: &dyn Fn(&Case
             these.len(),
             tests.len(),
             tag(&most.to.case.case),
-            gbps_change(most.from.median(), most.to.median()),
+            gbps_change(most.from.mean(), most.to.mean()),
             p_value(most.factor.p)
         );
         let mut figures = Vec::new();
@@ -47,7 +47,7 @@ pub fn aggregate(kind: &str, subject: &str, tests: Vec<Test>, tag: &dyn Fn(&Case
                 figures.push(figure);
             }
         }
-        findings.push(Finding::new(kind, text, figures, Some(most.comparison(true)), most.score()));
+        findings.push(Finding::new(kind, text, figures, Some(most.comparison()), most.score()));
     }
     findings
 }

@@ -4,7 +4,7 @@
 
 use std::collections::BTreeMap;
 
-use crate::analysis::significance::{self, ALPHA, Factor, holm};
+use crate::analysis::significance::{self, Factor, Verdict, holm};
 use crate::analysis::stats::Summary;
 use crate::measure::methods;
 use crate::plan::latency::is_latency_case;
@@ -32,6 +32,12 @@ pub enum Metric {
     Buffered,
     /// Write and sync: `runs[i].durable_seconds()`, figure `durable_stats`.
     Durable,
+    /// What a program making a new file pays before its data is in the page cache: the
+    /// file's preparation (less its fsync) and the writes (docs/answer.md).
+    NewFile,
+    /// What a program making a new file pays until it is durable: the preparation with
+    /// its fsync, the writes and the sync. Only for cases with a durable figure.
+    NewFileDurable,
 }
 
 impl Metric {
@@ -40,6 +46,16 @@ impl Metric {
         match self {
             Metric::Buffered => "throughput",
             Metric::Durable => "durable",
+            Metric::NewFile => "new-file",
+            Metric::NewFileDurable => "new-file-durable",
+        }
+    }
+
+    /// The figure without preparation that this metric adds it to.
+    pub fn without_preparation(self) -> Metric {
+        match self {
+            Metric::Buffered | Metric::NewFile => Metric::Buffered,
+            Metric::Durable | Metric::NewFileDurable => Metric::Durable,
         }
     }
 
@@ -47,22 +63,45 @@ impl Metric {
         match self {
             Metric::Buffered => case.stats,
             Metric::Durable => case.durable_stats,
+            Metric::NewFile | Metric::NewFileDurable => Summary::throughput(case.case.bytes as f64, &self.times(case)?),
         }
     }
 
     /// The run times behind the figure; None where there is no figure, so that a case
-    /// that never synced is never tested on a "durable" time that is its write time.
+    /// that never synced is never tested on a "durable" time that is its write time,
+    /// and a prepared file whose preparation was not recorded is never a new file's
+    /// strategy as if preparing it were free.
     pub fn times(self, case: &CaseResult) -> Option<Vec<f64>> {
-        self.summary(case)?;
-        Some(
-            case.runs
-                .iter()
-                .map(|run| match self {
-                    Metric::Buffered => run.write_seconds,
-                    Metric::Durable => run.durable_seconds(),
-                })
-                .collect(),
-        )
+        match self {
+            Metric::Buffered | Metric::Durable => {
+                self.summary(case)?;
+                Some(
+                    case.runs
+                        .iter()
+                        .map(|run| if self == Metric::Buffered { run.write_seconds } else { run.durable_seconds() })
+                        .collect(),
+                )
+            }
+            Metric::NewFile | Metric::NewFileDurable => {
+                if self == Metric::NewFileDurable {
+                    case.durable_stats?;
+                }
+                let empty = case.case.state == FileState::Empty;
+                case.runs
+                    .iter()
+                    .map(|run| {
+                        // An empty file's preparation is its create: results from before
+                        // it was recorded count it as nothing, which it nearly is.
+                        let prepare =
+                            if self == Metric::NewFile { run.prepare_without_sync() } else { run.prepare_seconds };
+                        let prepare = prepare.or(empty.then_some(0.0))?;
+                        let rest = if self == Metric::NewFile { run.write_seconds } else { run.durable_seconds() };
+                        Some(prepare + rest)
+                    })
+                    .collect::<Option<Vec<f64>>>()
+                    .filter(|times| !times.is_empty())
+            }
+        }
     }
 }
 
@@ -151,9 +190,16 @@ impl<'a> Test<'a> {
         self.factor.significant()
     }
 
-    /// As stored: the faster case as `better`. Where both sides are one case (buffered
-    /// against durable), both names are its id and the figures tell the metrics apart.
-    pub fn comparison(&self, significant: bool) -> Comparison {
+    /// Faster, slower, tied within `margin` or undecided: `to` against `from`.
+    pub fn verdict(&self, margin: f64) -> Verdict {
+        self.factor.verdict(margin)
+    }
+
+    /// As stored: the faster case as `better`, the interval and p as judged (raw, or
+    /// adjusted for its family), and `significant` exactly when that interval excludes
+    /// one. Where both sides are one case (buffered against durable), both names are
+    /// its id and the figures tell the metrics apart.
+    pub fn comparison(&self) -> Comparison {
         let (better, baseline) = if self.gain() { (self.to, self.from) } else { (self.from, self.to) };
         let (factor, low, high) = self.oriented();
         Comparison {
@@ -163,8 +209,13 @@ impl<'a> Test<'a> {
             low,
             high,
             p_value: self.factor.p,
-            significant,
+            significant: self.significant(),
         }
+    }
+
+    /// This test judged in a family whose correction gave it `adjusted_p`.
+    pub fn adjusted(&self, adjusted_p: f64) -> Test<'a> {
+        Test { factor: self.factor.adjusted(adjusted_p), ..*self }
     }
 
     /// The figures of both sides (one where both are the same figure).
@@ -173,11 +224,12 @@ impl<'a> Test<'a> {
     }
 }
 
-/// Holm's step-down over a family of tests: which are significant at [`ALPHA`] once
-/// the family's size is accounted for.
-pub fn holm_significant(tests: &[Test]) -> Vec<bool> {
+/// Holm's step-down over a family of tests: each test with its p adjusted for the
+/// family's size and its interval widened to match (see `Factor::adjusted`), so that
+/// `significant()` of each says whether it holds once the whole family is counted.
+pub fn holm_adjusted<'a>(tests: &[Test<'a>]) -> Vec<Test<'a>> {
     let p: Vec<f64> = tests.iter().map(|t| t.factor.p).collect();
-    holm(&p).into_iter().map(|adjusted| adjusted < ALPHA).collect()
+    tests.iter().zip(holm(&p)).map(|(test, adjusted)| test.adjusted(adjusted)).collect()
 }
 
 /// Everything that names a throughput case but its id: two cases with equal dimensions
@@ -220,6 +272,9 @@ impl Dims {
 pub struct Measured<'a> {
     pub cases: Vec<&'a CaseResult>,
     by_dims: BTreeMap<Dims, &'a CaseResult>,
+    /// What "tied" means here: the equivalence margin δ as a fraction (`--equivalence`,
+    /// 5 % unless the run said otherwise).
+    pub margin: f64,
 }
 
 impl<'a> Measured<'a> {
@@ -231,7 +286,7 @@ impl<'a> Measured<'a> {
             .filter(|c| methods::by_name(&c.case.method).is_none_or(|m| m.creation().is_none()))
             .collect();
         let by_dims = cases.iter().map(|&c| (Dims::of(c), c)).collect();
-        Measured { cases, by_dims }
+        Measured { cases, by_dims, margin: equivalence_margin(result) }
     }
 
     /// The case with `case`'s dimensions changed by `change`, if it was measured.
@@ -240,6 +295,17 @@ impl<'a> Measured<'a> {
         change(&mut dims);
         self.by_dims.get(&dims).copied()
     }
+}
+
+/// The run's equivalence margin δ as a fraction: `options.equivalence_pct` (the
+/// `--equivalence` it was given), else [`significance::EQUIVALENCE`].
+pub fn equivalence_margin(result: &ResultFile) -> f64 {
+    result
+        .options
+        .get("equivalence_pct")
+        .and_then(|v| v.as_f64())
+        .filter(|pct| pct.is_finite() && *pct > 0.0)
+        .map_or(significance::EQUIVALENCE, |pct| pct / 100.0)
 }
 
 /// Whether a method is one of the mmap variants, or io_uring's.
@@ -272,8 +338,8 @@ mod tests {
         let up = test(Side::new(slow, Metric::Buffered), Side::new(fast, Metric::Buffered)).unwrap();
         let down = test(Side::new(fast, Metric::Buffered), Side::new(slow, Metric::Buffered)).unwrap();
         assert!(up.gain() && !down.gain());
-        assert_eq!(up.comparison(true), down.comparison(true), "the same statement either way");
-        let stored = up.comparison(true);
+        assert_eq!(up.comparison(), down.comparison(), "the same statement either way");
+        let stored = up.comparison();
         assert_eq!((stored.better.as_str(), stored.baseline.as_str()), (fast.case.id.as_str(), slow.case.id.as_str()));
         assert!((stored.factor - 2.0).abs() < 1e-9 && stored.low < 2.0 && stored.high > 2.0);
         assert!(test(Side::new(slow, Metric::Buffered), Side::new(small, Metric::Buffered)).is_none());

@@ -113,7 +113,14 @@ impl Build {
         let runs = write_seconds
             .iter()
             .zip(sync_seconds)
-            .map(|(&write_seconds, &sync_seconds)| Run { write_seconds, sync_seconds, ..Run::default() })
+            // Preparation recorded as free unless `prepared` says otherwise.
+            .map(|(&write_seconds, &sync_seconds)| Run {
+                write_seconds,
+                sync_seconds,
+                prepare_seconds: Some(0.0),
+                prepare_sync_seconds: Some(0.0),
+                ..Run::default()
+            })
             .collect();
         self.result.cases.push(CaseResult::measured(case, runs));
         self
@@ -127,6 +134,23 @@ impl Build {
                                         "p90": p99_ns / 2, "p99": p99_ns, "p999": p99_ns, "max": p99_ns}));
         result.ops_per_second = Some(ops_per_second);
         self.result.cases.push(result);
+        self
+    }
+
+    /// The last case's runs took these times to prepare their file, `sync` of each of
+    /// them its fsync; None: not recorded, as in results from before it was.
+    pub fn prepared(mut self, prepare: Option<&[f64]>, sync: f64) -> Build {
+        let last = self.result.cases.last_mut().expect("a case to prepare");
+        for (index, run) in last.runs.iter_mut().enumerate() {
+            run.prepare_seconds = prepare.map(|p| p[index]);
+            run.prepare_sync_seconds = prepare.map(|_| sync);
+        }
+        self
+    }
+
+    /// An option of the run, as `options` holds it.
+    pub fn option(mut self, key: &str, value: serde_json::Value) -> Build {
+        self.result.options[key] = value;
         self
     }
 

@@ -66,12 +66,16 @@ pub fn factor(value: f64) -> String {
     }
 }
 
-/// `p = 0.04`, `p = 0.40`, `p = 0.004`, `p < 0.001`.
+/// `p = 0.04`, `p = 0.40`, `p = 0.004`, `p < 0.001`; a p just under 0.05 with the
+/// digits that keep it there (`p = 0.0496`), so that "p = 0.05" is never printed for a
+/// difference judged significant.
 pub fn p_value(p: f64) -> String {
     if p < 0.001 {
         "p < 0.001".to_string()
     } else if p < 0.01 {
         format!("p = {p:.3}")
+    } else if p < crate::analysis::significance::ALPHA && format!("{p:.2}") == "0.05" {
+        format!("p = {p:.4}")
     } else {
         format!("p = {p:.2}")
     }
@@ -81,6 +85,19 @@ pub fn p_value(p: f64) -> String {
 pub fn tested(test: &Test) -> String {
     let (f, low, high) = test.oriented();
     format!("{} ({}–{}, {})", factor(f), factor(low).trim_end_matches('x'), factor(high), p_value(test.factor.p))
+}
+
+/// "1.06x, 0.86–1.29x, p = 0.48": [`tested`] without its brackets, for a sentence that
+/// brackets it itself.
+pub fn tested_flat(test: &Test) -> String {
+    let (f, _, _) = test.oriented();
+    format!("{}, {}, {}", factor(f), interval(test), p_value(test.factor.p))
+}
+
+/// "0.95–1.27x": the interval of a test's oriented factor.
+pub fn interval(test: &Test) -> String {
+    let (_, low, high) = test.oriented();
+    format!("{}–{}", factor(low).trim_end_matches('x'), factor(high))
 }
 
 /// "faster" or "slower": which way `to` went against `from`.
@@ -246,6 +263,10 @@ mod tests {
         assert_eq!(
             (p_value(0.4), p_value(0.0004), p_value(0.0042)),
             ("p = 0.40".into(), "p < 0.001".into(), "p = 0.004".into())
+        );
+        assert_eq!(
+            (p_value(0.0496), p_value(0.0504), p_value(0.012)),
+            ("p = 0.0496".into(), "p = 0.05".into(), "p = 0.01".into())
         );
     }
 

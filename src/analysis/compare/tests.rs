@@ -222,6 +222,8 @@ fn recommend(goal: &str, case: &str, median: f64) -> Recommendation {
         runner_up: None,
         naive: Some(naive),
         tied: false,
+        verdict: None,
+        fastest: None,
     }
 }
 
