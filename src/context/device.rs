@@ -93,6 +93,8 @@ impl BlockDevice {
 #[derive(Debug, Clone, Copy)]
 pub struct DiskSample {
     at: Instant,
+    /// Requests in flight at that moment (reads and writes).
+    pub in_flight: u64,
     writes: u64,
     sectors_written: u64,
     io_ms: u64,
@@ -110,6 +112,7 @@ impl DiskSample {
         let number = |i: usize| fields[i].parse::<u64>().ok();
         Some(DiskSample {
             at,
+            in_flight: number(11)?,
             writes: number(7)?,
             sectors_written: number(9)?,
             io_ms: number(12)?,
@@ -154,8 +157,12 @@ mod tests {
         let at = Instant::now();
         let before = DiskSample::parse(LINE, "loop0", at).unwrap();
         assert!(DiskSample::parse(LINE, "loop1", at).is_none());
+        assert_eq!(before.in_flight, 0, "the ninth counter: requests in flight");
+        let busy = LINE.replacen(" 0 104404", " 3 104404", 1);
+        assert_eq!(DiskSample::parse(&busy, "loop0", at).unwrap().in_flight, 3);
         let later = DiskSample {
             at: at + std::time::Duration::from_millis(1000),
+            in_flight: 0,
             writes: before.writes + 10,
             sectors_written: before.sectors_written + 2048,
             io_ms: before.io_ms + 250,

@@ -60,7 +60,7 @@ pub fn prepare<'a>(
 impl CaseRuns for CreationRuns<'_> {
     fn run_once(&mut self, number: u32) -> Result<Run, (Status, String)> {
         let (case, create, scratch) = (self.case, self.create, self.scratch);
-        self.files.run(number, |names| create_once(&names[0], case, create, scratch))
+        self.files.run_settled(number, |names| create_once(&names[0], case, create, scratch))
     }
 }
 

@@ -8,7 +8,7 @@ use std::io;
 
 use crate::error::CallError;
 use crate::measure::target::Scratch;
-use crate::result::Status;
+use crate::result::{Run, Status};
 
 /// The files of one case's runs: their names, and their removal after each run.
 pub struct RunFiles<'a> {
@@ -43,6 +43,21 @@ impl<'a> RunFiles<'a> {
         let outcome = run(&names);
         let removal = if self.keep && outcome.is_ok() { None } else { self.remove(&names) };
         after_removal(outcome, removal)
+    }
+
+    /// [`RunFiles::run`] for a timed run: first the settle step (`measure::settle`),
+    /// recorded with the run.
+    pub fn run_settled(
+        &mut self,
+        number: u32,
+        run: impl FnOnce(&[String]) -> Result<Run, CallError>,
+    ) -> Result<Run, (Status, String)> {
+        let settled = self.scratch.settle();
+        self.run(number, run).map(|mut run| {
+            run.settle_seconds = Some(settled.seconds);
+            run.settle_timed_out = settled.timed_out;
+            run
+        })
     }
 
     /// Removes files and commits the removal; the first failure, described.

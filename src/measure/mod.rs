@@ -21,6 +21,7 @@ pub mod runner;
 pub mod runtimes;
 pub mod save;
 pub mod scheduler;
+pub mod settle;
 pub mod signals;
 pub mod source;
 pub mod space;

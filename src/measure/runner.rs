@@ -181,6 +181,10 @@ fn mode_refusal(method: &dyn methods::Method, durability: Durability) -> Option<
     None
 }
 
+/// What preparing a run's files took: (seconds, of which their fsyncs), summed over
+/// the files; None where this process did not prepare them (an MPI rank joining).
+type PrepareTimes = Option<(f64, f64)>;
+
 /// A write case, ready to run again and again.
 struct WriteRuns<'a> {
     work: WriteCase<'a>,
@@ -190,7 +194,7 @@ struct WriteRuns<'a> {
 impl CaseRuns for WriteRuns<'_> {
     fn run_once(&mut self, number: u32) -> Result<Run, (Status, String)> {
         let work = &self.work;
-        self.files.run(number, |names| work.run(names))
+        self.files.run_settled(number, |names| work.run(names))
     }
 }
 
@@ -219,9 +223,9 @@ impl WriteCase<'_> {
         let case = self.case;
         // Untimed: create the files and bring them into their state. Every step that can
         // fail is agreed with the other ranks under --mpi (see Executor::agree).
-        let files = if self.joins { Ok(Vec::new()) } else { self.prepare(names) };
+        let files = if self.joins { Ok((Vec::new(), None)) } else { self.prepare(names) };
         self.executor.agree(files.as_ref().err())?;
-        let mut files = files?;
+        let (mut files, prepared) = files?;
         if self.shared {
             // Rank 0 made the shared file (agreed above); the others open it now.
             let joined = if self.joins { self.join(names) } else { Ok(Vec::new()) };
@@ -236,6 +240,8 @@ impl WriteCase<'_> {
             .map_err(|error| CallError::new("allocate the writers' source buffers", error));
         self.executor.agree(streams.as_ref().err())?;
         let streams = streams?;
+        // Untimed: the first lap of each buffer stamped for its part (measure::source).
+        streams.prestamp(self.parts.iter().map(|part| (part.offset, part.len)));
         let job = Job {
             files: &fds,
             paths: &paths,
@@ -253,6 +259,7 @@ impl WriteCase<'_> {
         let disk_before = self.device.as_ref().and_then(BlockDevice::sample);
         let cpu_before = CpuTicks::now();
         let mut run = run_of(&self.executor.execute(&job)?);
+        (run.prepare_seconds, run.prepare_sync_seconds) = prepared.unzip();
         let cpu_after = CpuTicks::now();
         let disk_after = self.device.as_ref().and_then(BlockDevice::sample);
         // A runner's CPU is in /proc/stat's but not in ours: it is the run's own. So is
@@ -292,12 +299,17 @@ impl WriteCase<'_> {
 impl WriteCase<'_> {
     /// The files `names`, made and brought into the case's state, each opened with the
     /// mode's flags for the timed run.
-    fn prepare(&self, names: &[String]) -> Result<Vec<std::os::fd::OwnedFd>, CallError> {
+    /// Also what preparing them took: (seconds, of which the fsync), summed over the files.
+    fn prepare(&self, names: &[String]) -> Result<(Vec<std::os::fd::OwnedFd>, PrepareTimes), CallError> {
         let case = self.case;
         let flags = case.durability.open_flags();
         let mut files = Vec::with_capacity(names.len());
+        let (mut seconds, mut sync_seconds) = (0.0, 0.0);
         for (name, &len) in names.iter().zip(&self.file_lens) {
-            let prepared = self.scratch.prepare(name, case.state, len, self.settings.seed)?;
+            let timed = self.scratch.prepare_timed(name, case.state, len, self.settings.seed)?;
+            seconds += timed.seconds;
+            sync_seconds += timed.sync_seconds;
+            let prepared = timed.fd;
             if self.settings.drop_cache {
                 // Untimed, after prepare's fsync: the pages are clean, so they can go.
                 fd::drop_cache(prepared.as_raw_fd())
@@ -307,7 +319,7 @@ impl WriteCase<'_> {
             // prepared without them.
             files.push(if flags != 0 { self.scratch.reopen(name, prepared.as_raw_fd(), flags)? } else { prepared });
         }
-        Ok(files)
+        Ok((files, Some((seconds, sync_seconds))))
     }
 
     /// The shared file of an `--mpi` case, made by rank 0, opened by another rank.

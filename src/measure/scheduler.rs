@@ -130,6 +130,9 @@ pub fn run<'a>(
     let mut slots: Vec<Slot> =
         cases.into_iter().map(|(case, runs)| Slot { case, runs, made: 0, measured: Vec::new(), end: None }).collect();
     let mut sequence = 0u64;
+    // The case whose run came last, warm-ups included: each run records it (`after`),
+    // for the carry-over check.
+    let mut previous: Option<String> = None;
     let mut tick = |slots: &[Slot], index: usize, sequence: u64| {
         let planned = slots
             .iter()
@@ -150,7 +153,8 @@ pub fn run<'a>(
                 }
                 order.shuffle(&mut rng);
                 for index in order {
-                    step(&mut slots[index], round, sequence, schedule);
+                    let after = previous.replace(slots[index].case.id.clone());
+                    step(&mut slots[index], round, sequence, schedule, after);
                     sequence += 1;
                     tick(&slots, index, sequence);
                 }
@@ -160,7 +164,8 @@ pub fn run<'a>(
             for index in 0..slots.len() {
                 while slots[index].end.is_none() {
                     let round = slots[index].made;
-                    step(&mut slots[index], round, sequence, schedule);
+                    let after = previous.replace(slots[index].case.id.clone());
+                    step(&mut slots[index], round, sequence, schedule, after);
                     sequence += 1;
                     tick(&slots, index, sequence);
                 }
@@ -170,8 +175,9 @@ pub fn run<'a>(
     slots.into_iter().map(|slot| finish(slot, schedule)).collect()
 }
 
-/// One run of one case, recorded with its round and sequence, then the stopping rule.
-fn step(slot: &mut Slot, round: u32, sequence: u64, schedule: &Schedule) {
+/// One run of one case, recorded with its round, sequence and the case run just before
+/// it, then the stopping rule.
+fn step(slot: &mut Slot, round: u32, sequence: u64, schedule: &Schedule, after: Option<String>) {
     let number = slot.made;
     slot.made += 1;
     match slot.runs.run_once(number) {
@@ -179,6 +185,7 @@ fn step(slot: &mut Slot, round: u32, sequence: u64, schedule: &Schedule) {
         Ok(mut run) => {
             run.round = round;
             run.sequence = sequence;
+            run.after = after;
             if number < schedule.warmup {
                 return;
             }
@@ -284,6 +291,14 @@ mod tests {
             assert_eq!(result.runs.len(), 4, "the warm-up round is discarded");
             let rounds: Vec<u32> = result.runs.iter().map(|run| run.round).collect();
             assert_eq!(rounds, vec![1, 2, 3, 4]);
+        }
+        // Each run names the case run just before it (a warm-up's included).
+        let ids: Vec<String> = results.iter().map(|r| r.case.id.clone()).collect();
+        let id_at = |at: usize| ids[log[at].0].clone();
+        for result in &results {
+            for run in &result.runs {
+                assert_eq!(run.after, Some(id_at(run.sequence as usize - 1)), "{}", result.case.id);
+            }
         }
         // Sequence numbers are the real order: each of 0..25 once, warm-ups included.
         let mut sequences: Vec<u64> = results.iter().flat_map(|r| r.runs.iter().map(|run| run.sequence)).collect();

@@ -19,10 +19,21 @@ use crate::plan::FileState;
 /// unique per run, so two runs on the same PATH never share one.
 pub const SCRATCH_PREFIX: &str = ".writebench-";
 
+/// A file made and brought into its state, with what that took.
+pub struct Prepared {
+    pub fd: OwnedFd,
+    /// Create, state and fsync, in seconds.
+    pub seconds: f64,
+    /// The fsync alone.
+    pub sync_seconds: f64,
+}
+
 pub struct Scratch {
     path: PathBuf,
     dir: OwnedFd,
     keep: bool,
+    /// What runs in this directory wait for before their timed spans.
+    settle: crate::measure::settle::Settle,
 }
 
 impl Scratch {
@@ -44,7 +55,7 @@ impl Scratch {
         }
         // SAFETY: `fd` is a fresh descriptor we own.
         let dir = unsafe { OwnedFd::from_raw_fd(fd) };
-        Ok(Scratch { path, dir, keep: false })
+        Ok(Scratch { path, dir, keep: false, settle: crate::measure::settle::Settle::new() })
     }
 
     pub fn path(&self) -> &Path {
@@ -75,10 +86,23 @@ impl Scratch {
         self.keep = true;
     }
 
+    /// Waits, untimed, until the previous run's work on this filesystem is done (see
+    /// `measure::settle`).
+    pub fn settle(&self) -> crate::measure::settle::Settled {
+        self.settle.wait(&self.dir, &self.path)
+    }
+
     /// Creates `name` and brings it into `state` for a run of `size` bytes; all of it
     /// is outside the timed span. The file is synced so that preparing it leaves no
     /// dirty pages or journal work for the timed span to pay for.
     pub fn prepare(&self, name: &str, state: FileState, size: u64, seed: u64) -> Result<OwnedFd, CallError> {
+        self.prepare_timed(name, state, size, seed).map(|prepared| prepared.fd)
+    }
+
+    /// [`Scratch::prepare`], timed on the monotonic clock: what a program making the
+    /// file in this state would pay before its writes (docs/answer.md).
+    pub fn prepare_timed(&self, name: &str, state: FileState, size: u64, seed: u64) -> Result<Prepared, CallError> {
+        let started = std::time::Instant::now();
         let file = self.create_file(name).map_err(|error| CallError::new(format!("create {name}"), error))?;
         let fd = file.as_raw_fd();
         match state {
@@ -99,8 +123,10 @@ impl Scratch {
             }
             FileState::Overwrite => prefill(fd, size, seed, name)?,
         }
+        let syncing = std::time::Instant::now();
         fd::fsync(fd).map_err(|error| CallError::new("fsync after preparing the file", error))?;
-        Ok(file)
+        let done = std::time::Instant::now();
+        Ok(Prepared { fd: file, seconds: (done - started).as_secs_f64(), sync_seconds: (done - syncing).as_secs_f64() })
     }
 
     /// A new descriptor of `name`'s file (created by [`Scratch::prepare`], open as
@@ -147,7 +173,7 @@ impl Scratch {
         }
         // SAFETY: `fd` is a fresh descriptor we own.
         let dir = unsafe { OwnedFd::from_raw_fd(fd) };
-        Ok(Scratch { path: path.to_path_buf(), dir, keep: true })
+        Ok(Scratch { path: path.to_path_buf(), dir, keep: true, settle: crate::measure::settle::Settle::new() })
     }
 
     /// Whether this filesystem opens a file with `flags`, and the O_DIRECT alignment of

@@ -27,6 +27,7 @@
 //!
 //! Not observed yet: CPU-bound cases (no CPU share is derived yet); see `suspicious`.
 
+mod carry_over;
 mod durability;
 mod effects;
 mod figures;
@@ -46,7 +47,7 @@ use crate::result::{Observation, Recommendation, ResultFile};
 use figures::{Finding, Measured};
 
 /// Kinds that say a figure may be wrong: before any effect, in this order.
-const DOUBTS: [&str; 3] = ["suspicious-ceiling", "ci-missed", "first-run-outlier"];
+const DOUBTS: [&str; 5] = ["suspicious-ceiling", "carry-over", "settle-timeout", "ci-missed", "first-run-outlier"];
 
 /// Everything the result supports, most important first (see the module doc).
 /// Figures are held against the result's calibration, where it has one.
@@ -57,6 +58,7 @@ pub fn observations(result: &ResultFile) -> Vec<Observation> {
     findings.extend(suspicious::above_ceiling(&measured, result.calibration.as_ref(), has_device));
     findings.extend(suspicious::ci_missed(&measured));
     findings.extend(suspicious::first_run_outliers(&measured));
+    findings.extend(carry_over::carry_over(&measured, result));
     findings.extend(shape::knees(&measured));
     findings.extend(shape::threads(&measured));
     findings.extend(effects::states(&measured));

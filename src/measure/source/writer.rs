@@ -31,6 +31,8 @@ pub struct Writer {
     stamps: UnsafeCell<Box<[Stamp]>>,
     /// Whether a cursor is alive.
     busy: AtomicBool,
+    #[cfg(test)]
+    restamped: std::sync::atomic::AtomicU64,
 }
 
 // SAFETY: the buffer and its stamps change only through a Cursor, and at most one
@@ -71,7 +73,16 @@ impl Writer {
             piece.copy_from_slice(&pattern[..piece.len()]);
         }
         let stamps = UnsafeCell::new(vec![UNSTAMPED; len / BLOCK].into_boxed_slice());
-        Ok(Writer { base, len, period, stream, stamps, busy: AtomicBool::new(false) })
+        Ok(Writer {
+            base,
+            len,
+            period,
+            stream,
+            stamps,
+            busy: AtomicBool::new(false),
+            #[cfg(test)]
+            restamped: std::sync::atomic::AtomicU64::new(0),
+        })
     }
 
     pub fn stream(&self) -> Stream {
@@ -87,6 +98,22 @@ impl Writer {
     /// stamps into it meanwhile.
     pub fn region(&self) -> (*const u8, usize) {
         (self.base.as_ptr(), self.len)
+    }
+
+    /// Stamps, untimed, the buffer blocks that the first `len` file bytes from `offset`
+    /// take before the cursor wraps, so that a part that fits in the buffer (a single
+    /// call of 1 GiB, a file no longer than the period) is written with no stamping
+    /// inside its timed span, and a longer one stamps only from its second lap on.
+    pub fn prestamp(&self, offset: u64, len: u64) {
+        let mut cursor = self.cursor(offset);
+        let room = (self.len - cursor.position) as u64;
+        cursor.stamp(cursor.position, len.min(room) as usize);
+    }
+
+    /// How many blocks cursors have stamped since the buffer was made (tests).
+    #[cfg(test)]
+    fn restamps(&self) -> u64 {
+        self.restamped.load(Ordering::Relaxed)
     }
 
     /// A cursor at file offset `offset`. There is one at a time per writer (two would
@@ -183,6 +210,23 @@ impl<'a> Cursor<'a> {
     #[inline]
     fn stamp_and_advance(&mut self, len: usize) -> usize {
         let start = self.position;
+        self.stamp(start, len);
+        self.offset += len as u64;
+        self.position += len;
+        let period = self.writer.period;
+        while self.position >= period {
+            self.position -= period;
+            self.lap_block += (period / BLOCK) as u64;
+        }
+        start
+    }
+}
+
+impl Cursor<'_> {
+    /// Stamps the buffer blocks of `len` bytes from buffer position `start` for the file
+    /// blocks they stand for in this lap.
+    #[inline]
+    fn stamp(&mut self, start: usize, len: usize) {
         assert!(len <= self.writer.len - start, "source read out of bounds");
         if len > 0 {
             for block in start / BLOCK..=(start + len - 1) / BLOCK {
@@ -195,14 +239,6 @@ impl<'a> Cursor<'a> {
                 }
             }
         }
-        self.offset += len as u64;
-        self.position += len;
-        let period = self.writer.period;
-        while self.position >= period {
-            self.position -= period;
-            self.lap_block += (period / BLOCK) as u64;
-        }
-        start
     }
 }
 
@@ -227,6 +263,8 @@ fn restamp(writer: &Writer, block: usize, stamp: &mut Stamp, want: u64) {
         at.write(word.to_le_bytes());
     }
     *stamp = Stamp { block: want, tag };
+    #[cfg(test)]
+    writer.restamped.fetch_add(1, Ordering::Relaxed);
 }
 
 /// The writers of one run, and the stream of each of its files.
@@ -262,6 +300,14 @@ impl<'a> Streams<'a> {
     pub fn writer(&self, index: usize) -> &Writer {
         &self.writers[index]
     }
+
+    /// Untimed, before the run: each writer's buffer stamped for the start of its part,
+    /// `parts[w]` being writer w's (file offset, bytes) (see [`Writer::prestamp`]).
+    pub fn prestamp(&self, parts: impl IntoIterator<Item = (u64, u64)>) {
+        for (writer, (offset, len)) in self.writers.iter().zip(parts) {
+            writer.prestamp(offset, len);
+        }
+    }
 }
 
 #[cfg(test)]
@@ -291,6 +337,34 @@ mod tests {
                 offset += len as u64;
                 assert_eq!(cursor.offset(), offset);
             }
+        }
+    }
+
+    /// The stamping writebench does for data that cannot be deduplicated happens before
+    /// the timed span where the part fits the buffer: a one-call write of the whole part
+    /// stamps nothing, and a part longer than the period stamps only from its second lap.
+    #[test]
+    fn a_prestamped_part_is_taken_without_stamping() {
+        let source = Source::new(3);
+        let stream = Stream::timed(3, "f", 4 * BLOCK);
+        let one_call = 10 * BLOCK + 100;
+        let writer = Writer::new(&source, stream, 4 * BLOCK, one_call).unwrap();
+        writer.prestamp(BLOCK as u64, one_call as u64);
+        let before = writer.restamps();
+        assert!(before > 0);
+        assert_eq!(writer.cursor(BLOCK as u64).take(one_call), expected(&source, stream, BLOCK as u64, one_call));
+        assert_eq!(writer.restamps(), before, "nothing stamped in the span");
+        // Small calls over three laps of a prestamped writer: the first lap is free.
+        let small = Writer::new(&source, stream, 4 * BLOCK, BLOCK).unwrap();
+        small.prestamp(0, 12 * BLOCK as u64);
+        let before = small.restamps();
+        let mut cursor = small.cursor(0);
+        for lap in 0..3u64 {
+            for _ in 0..4 {
+                cursor.take(BLOCK);
+            }
+            let stamped = small.restamps() - before;
+            assert_eq!(stamped, 4 * lap, "lap {lap}: only the laps after the first stamp");
         }
     }
 

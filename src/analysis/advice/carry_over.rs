@@ -1,0 +1,230 @@
+//! Runs that pay for their neighbour (docs/measurement.md, "Between runs"): a case whose
+//! run times follow how much work the case run just before left behind. Each run
+//! records that case (`after`); the work it left is taken as its median system CPU time
+//! per run, what the kernel spent on its calls, allocations and writeback. Where a
+//! case's times rise with it (Spearman's rank correlation, tested exactly by permutation
+//! up to 8 runs; Holm over every case tested), the case gets a note naming its slowest
+//! and fastest runs and the cases before them. Runs whose settle step gave up with
+//! writeback still under way are said too.
+
+use std::collections::HashMap;
+
+use super::figures::{Finding, Measured, Metric};
+use super::words::{gbps, p_value};
+use crate::analysis::significance::{ALPHA, holm};
+use crate::analysis::stats::median;
+use crate::result::{CaseResult, ResultFile};
+
+/// Fewer runs than this cannot show a rank correlation at 5 % among several cases.
+pub const MIN_RUNS: usize = 6;
+
+/// A case tested, its correlation, and each run's time with the case before it.
+type Tested<'a> = (&'a CaseResult, Spearman, Vec<(f64, &'a str)>);
+
+pub fn carry_over(measured: &Measured, result: &ResultFile) -> Vec<Finding> {
+    let weight: HashMap<&str, f64> = result
+        .cases
+        .iter()
+        .filter(|c| !c.runs.is_empty())
+        .map(|c| (c.case.id.as_str(), median(&c.runs.iter().map(|r| r.sys_seconds).collect::<Vec<_>>())))
+        .collect();
+    let mut tested: Vec<Tested> = Vec::new();
+    for &case in &measured.cases {
+        let metric = if case.durable_stats.is_some() { Metric::Durable } else { Metric::Buffered };
+        let Some(times) = metric.times(case) else { continue };
+        let pairs: Vec<(f64, f64, &str)> = case
+            .runs
+            .iter()
+            .zip(times)
+            .filter_map(|(run, time)| {
+                let before = run.after.as_deref()?;
+                Some((time, *weight.get(before)?, before))
+            })
+            .collect();
+        if pairs.len() < MIN_RUNS {
+            continue;
+        }
+        let (times, weights): (Vec<f64>, Vec<f64>) = pairs.iter().map(|&(t, w, _)| (t, w)).unzip();
+        let Some(spearman) = spearman(&times, &weights) else { continue };
+        tested.push((case, spearman, pairs.iter().map(|&(t, _, before)| (t, before)).collect()));
+    }
+    let adjusted = holm(&tested.iter().map(|(_, s, _)| s.p).collect::<Vec<_>>());
+    let mut findings = Vec::new();
+    for ((case, spearman, runs), p) in tested.iter().zip(adjusted) {
+        // Only a rise with the work left behind is a neighbour's cost.
+        if p >= ALPHA || spearman.rho <= 0.0 {
+            continue;
+        }
+        let slowest = runs.iter().copied().max_by(|a, b| a.0.total_cmp(&b.0)).expect("runs");
+        let fastest = runs.iter().copied().min_by(|a, b| a.0.total_cmp(&b.0)).expect("runs");
+        let bytes = case.case.bytes as f64;
+        let text = format!(
+            "{}: sensitive to the case before it: {} after {}, {} after {} (its times rise with the system time \
+             of the case before: Spearman ρ = {:.2}, {} among {} cases)",
+            case.case.id,
+            gbps(bytes / slowest.0),
+            slowest.1,
+            gbps(bytes / fastest.0),
+            fastest.1,
+            spearman.rho,
+            p_value(p),
+            tested.len()
+        );
+        let figures = [Metric::Buffered, Metric::Durable]
+            .into_iter()
+            .filter_map(|m| super::figures::Side::new(case, m).figure())
+            .collect();
+        findings.push(Finding::new("carry-over", text, figures, None, 0.0));
+    }
+    let timed_out: Vec<&CaseResult> =
+        measured.cases.iter().copied().filter(|c| c.runs.iter().any(|r| r.settle_timed_out)).collect();
+    if let Some(first) = timed_out.first() {
+        let runs: usize = timed_out.iter().map(|c| c.runs.iter().filter(|r| r.settle_timed_out).count()).sum();
+        let text = format!(
+            "{runs} run{} started with writeback still under way (the settle step gave up after {} s): {}{}",
+            if runs == 1 { "" } else { "s" },
+            crate::measure::settle::LIMIT.as_secs(),
+            first.case.id,
+            if timed_out.len() > 1 { format!(" and {} more cases", timed_out.len() - 1) } else { String::new() }
+        );
+        findings.push(Finding::new("settle-timeout", text, Vec::new(), None, 0.0));
+    }
+    findings
+}
+
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct Spearman {
+    pub rho: f64,
+    /// Two-sided: exact by permutation up to 8 pairs, from Student t above.
+    pub p: f64,
+}
+
+/// Spearman's rank correlation of `x` and `y` (average ranks for ties); None with
+/// fewer than three pairs or where either side has no spread.
+pub fn spearman(x: &[f64], y: &[f64]) -> Option<Spearman> {
+    let n = x.len();
+    if n < 3 || n != y.len() {
+        return None;
+    }
+    let (rx, ry) = (ranks(x), ranks(y));
+    let rho = pearson(&rx, &ry)?;
+    let p = if n <= 8 {
+        // Exact: the share of the n! orders of y's ranks correlating at least as strongly.
+        let mut order: Vec<usize> = (0..n).collect();
+        let (mut extreme, mut total) = (0u64, 0u64);
+        permute(&mut order, 0, &mut |perm| {
+            let permuted: Vec<f64> = perm.iter().map(|&i| ry[i]).collect();
+            let r = pearson(&rx, &permuted).unwrap_or(0.0);
+            total += 1;
+            if r.abs() >= rho.abs() - 1e-12 {
+                extreme += 1;
+            }
+        });
+        extreme as f64 / total as f64
+    } else {
+        use statrs::distribution::{ContinuousCDF, StudentsT};
+        let df = (n - 2) as f64;
+        let t = rho * (df / (1.0 - rho * rho).max(1e-12)).sqrt();
+        let dist = StudentsT::new(0.0, 1.0, df).expect("df > 0");
+        2.0 * (1.0 - dist.cdf(t.abs()))
+    };
+    Some(Spearman { rho, p: p.clamp(0.0, 1.0) })
+}
+
+fn ranks(values: &[f64]) -> Vec<f64> {
+    let mut order: Vec<usize> = (0..values.len()).collect();
+    order.sort_by(|&a, &b| values[a].total_cmp(&values[b]));
+    let mut ranks = vec![0.0; values.len()];
+    let mut start = 0;
+    while start < order.len() {
+        let mut end = start;
+        while end + 1 < order.len() && values[order[end + 1]] == values[order[start]] {
+            end += 1;
+        }
+        let rank = (start + end) as f64 / 2.0 + 1.0;
+        for &index in &order[start..=end] {
+            ranks[index] = rank;
+        }
+        start = end + 1;
+    }
+    ranks
+}
+
+fn pearson(x: &[f64], y: &[f64]) -> Option<f64> {
+    let n = x.len() as f64;
+    let (mx, my) = (x.iter().sum::<f64>() / n, y.iter().sum::<f64>() / n);
+    let (mut sxy, mut sxx, mut syy) = (0.0, 0.0, 0.0);
+    for (a, b) in x.iter().zip(y) {
+        sxy += (a - mx) * (b - my);
+        sxx += (a - mx) * (a - mx);
+        syy += (b - my) * (b - my);
+    }
+    (sxx > 0.0 && syy > 0.0).then(|| sxy / (sxx * syy).sqrt())
+}
+
+/// Calls `visit` with every order of `items[at..]` (Heap's algorithm would do too;
+/// n ≤ 8 keeps it at 40,320 orders).
+fn permute(items: &mut [usize], at: usize, visit: &mut dyn FnMut(&[usize])) {
+    if at == items.len() {
+        visit(items);
+        return;
+    }
+    for i in at..items.len() {
+        items.swap(at, i);
+        permute(items, at + 1, visit);
+        items.swap(at, i);
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::analysis::advice::testkit::{Build, around, case};
+
+    #[test]
+    fn spearman_is_exact_for_few_runs() {
+        let s = spearman(&[1.0, 2.0, 3.0, 4.0, 5.0, 6.0], &[10.0, 20.0, 30.0, 40.0, 50.0, 60.0]).unwrap();
+        assert!((s.rho - 1.0).abs() < 1e-12);
+        // Two of the 720 orders are as extreme (rho = 1 and rho = -1).
+        assert!((s.p - 2.0 / 720.0).abs() < 1e-12, "{s:?}");
+        let none = spearman(&[1.0, 2.0, 3.0, 4.0, 5.0, 6.0], &[3.0, 6.0, 1.0, 5.0, 2.0, 4.0]).unwrap();
+        assert!(none.p > 0.3, "{none:?}");
+        assert_eq!(spearman(&[1.0, 1.0, 1.0], &[1.0, 2.0, 3.0]), None, "no spread");
+    }
+
+    /// The issue's ext4 example, doctored: `write` in 1 MiB calls is slow right after
+    /// the 4 KiB case (much system time) and fast after another 1 MiB case.
+    #[test]
+    fn a_case_slow_after_a_heavy_neighbour_is_noted_and_a_steady_one_is_not() {
+        let mut result = Build::new()
+            .add(case("write empty 1MiB t1 none"), &[1.23, 0.21, 1.10, 0.20, 1.30, 0.22, 1.15, 0.19, 1.2, 0.2])
+            .add(case("write empty 4KiB t1 none"), &around(1.5))
+            .add(case("pwrite empty 1MiB t1 none"), &[0.20, 0.21, 0.19, 0.20, 0.22, 0.20, 0.21, 0.19, 0.2, 0.21])
+            .done();
+        for run in &mut result.cases[1].runs {
+            run.sys_seconds = 1.19;
+        }
+        let (heavy, light) = ("write empty 4KiB t1 none", "pwrite empty 1MiB t1 none");
+        for (index, run) in result.cases[0].runs.iter_mut().enumerate() {
+            run.after = Some(if index % 2 == 0 { heavy } else { light }.to_string());
+        }
+        for (index, run) in result.cases[2].runs.iter_mut().enumerate() {
+            run.after = Some(if index % 2 == 0 { heavy } else { "write empty 1MiB t1 none" }.to_string());
+        }
+        let findings = carry_over(&Measured::of(&result), &result);
+        assert_eq!(findings.len(), 1, "{findings:?}");
+        let text = &findings[0].observation.text;
+        assert!(
+            text.starts_with(
+                "write empty 1MiB t1 none: sensitive to the case before it: 0.826 GB/s after write empty 4KiB t1 none, \
+                 5.65 GB/s after pwrite empty 1MiB t1 none"
+            ),
+            "{text}"
+        );
+        // Without the record of the case before, nothing is tested.
+        for run in &mut result.cases[0].runs {
+            run.after = None;
+        }
+        assert!(carry_over(&Measured::of(&result), &result).is_empty());
+    }
+}

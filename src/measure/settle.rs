@@ -1,0 +1,114 @@
+//! Before each timed run, untimed (docs/measurement.md, "Between runs"): let the
+//! previous run's work finish, so that no run pays for its neighbour. Removing a run's
+//! files and committing the removal (`hygiene`) is not enough: on ext4, the blocks a
+//! removed file held are free for new allocations only once the journal commits the
+//! removal, and a run that starts before then allocates around them (seen: `write` in
+//! 1 MiB calls at 0.87 GB/s right after a 4 KiB case, 5.06 GB/s after another 1 MiB
+//! case). So: `syncfs` of the target's filesystem (its journal and any writeback,
+//! ours or another program's), then wait until the machine's dirty and writeback pages
+//! are back near their level before the previous run and the device has no request in
+//! flight, within a time limit. How long it took, and whether it gave up, is recorded
+//! with the run.
+
+use std::os::fd::AsRawFd;
+use std::sync::OnceLock;
+use std::sync::atomic::{AtomicU64, Ordering};
+use std::time::{Duration, Instant};
+
+use crate::context::DirtyMemory;
+use crate::context::device::BlockDevice;
+
+/// The longest the settle step waits: past it, the run goes ahead and says so.
+pub const LIMIT: Duration = Duration::from_secs(2);
+
+/// How far above the previous run's level the dirty and writeback pages may stay: other
+/// programs dirty pages too, and a few MiB of theirs are no run of ours.
+pub const SLACK_BYTES: u64 = 16 << 20;
+
+/// What the settle step did before one run.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct Settled {
+    pub seconds: f64,
+    pub timed_out: bool,
+}
+
+/// The settle state of one scratch directory: its block device, found once, and the
+/// dirty + writeback level right before the previous run.
+#[derive(Debug, Default)]
+pub struct Settle {
+    device: OnceLock<Option<BlockDevice>>,
+    /// u64::MAX until a first run has settled.
+    previous: AtomicU64,
+}
+
+impl Settle {
+    pub fn new() -> Settle {
+        Settle { device: OnceLock::new(), previous: AtomicU64::new(u64::MAX) }
+    }
+
+    /// Settles the filesystem of `dir` (a directory on it, `path` its path): see the
+    /// module doc. Never fails: a filesystem without syncfs, or a /proc without the
+    /// counters, settles on what it has.
+    pub fn wait(&self, dir: &impl AsRawFd, path: &std::path::Path) -> Settled {
+        let started = Instant::now();
+        // SAFETY: syncfs on a directory descriptor we hold; its result only tells
+        // whether the filesystem supports it, and either way the wait below goes on.
+        unsafe { libc::syncfs(dir.as_raw_fd()) };
+        let device = self.device.get_or_init(|| BlockDevice::of(path));
+        let previous = self.previous.load(Ordering::Relaxed);
+        let mut pause = Duration::from_micros(200);
+        let (level, timed_out) = loop {
+            let level = DirtyMemory::now().map(|m| m.dirty + m.writeback);
+            let in_flight = device.as_ref().and_then(BlockDevice::sample).map(|s| s.in_flight);
+            if quiet(level, previous, in_flight) {
+                break (level, false);
+            }
+            if started.elapsed() >= LIMIT {
+                break (level, true);
+            }
+            std::thread::sleep(pause);
+            pause = (pause * 2).min(Duration::from_millis(10));
+        };
+        if let Some(level) = level {
+            // The next run's reference: this level, or the previous one where the wait
+            // gave up above it, so that a level never ratchets up by timing out.
+            let next = if timed_out && previous != u64::MAX { previous } else { level };
+            self.previous.store(next, Ordering::Relaxed);
+        }
+        Settled { seconds: started.elapsed().as_secs_f64(), timed_out }
+    }
+}
+
+/// Whether a run may start: the dirty + writeback `level` is within [`SLACK_BYTES`] of
+/// the `previous` run's (u64::MAX: no previous run), and the device has nothing in
+/// flight. What cannot be read does not hold a run back.
+fn quiet(level: Option<u64>, previous: u64, in_flight: Option<u64>) -> bool {
+    let memory = level.is_none_or(|level| previous == u64::MAX || level <= previous.saturating_add(SLACK_BYTES));
+    memory && in_flight.is_none_or(|n| n == 0)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_run_waits_for_writeback_above_the_previous_level_and_for_the_device() {
+        let mib = 1 << 20;
+        assert!(quiet(Some(100 * mib), u64::MAX, Some(0)), "the first run has no level to return to");
+        assert!(quiet(Some(100 * mib), 90 * mib, Some(0)), "within the slack");
+        assert!(!quiet(Some(200 * mib), 90 * mib, Some(0)), "the previous run's writeback still under way");
+        assert!(!quiet(Some(10 * mib), 90 * mib, Some(3)), "requests in flight");
+        assert!(quiet(None, 90 * mib, None), "nothing to read: no wait");
+    }
+
+    #[test]
+    fn a_wait_records_the_level_the_next_run_returns_to() {
+        let dir = tempfile::tempdir().unwrap();
+        let handle = std::fs::File::open(dir.path()).unwrap();
+        let settle = Settle::new();
+        assert_eq!(settle.previous.load(Ordering::Relaxed), u64::MAX);
+        let first = settle.wait(&handle, dir.path());
+        assert!(first.seconds >= 0.0 && first.seconds <= LIMIT.as_secs_f64() + 0.1, "{first:?}");
+        assert_ne!(settle.previous.load(Ordering::Relaxed), u64::MAX, "the level before this run is kept");
+    }
+}
