@@ -67,6 +67,20 @@ fn help_and_version_succeed() {
 }
 
 #[test]
+fn run_help_names_every_method_of_the_catalogue() {
+    let help = writebench(&["run", "--help"]);
+    assert_eq!(help.status.code(), Some(0));
+    let text = String::from_utf8_lossy(&help.stdout);
+    // Whole words: `pwritev2` must be there itself, not only inside `pwritev2-atomic`.
+    let words: Vec<&str> =
+        text.split(|c: char| !(c.is_ascii_alphanumeric() || c == '_' || c == '-')).filter(|w| !w.is_empty()).collect();
+    let catalogue = writebench::measure::methods::ALL.iter().chain(writebench::measure::methods::runtimes::OWN);
+    for method in catalogue {
+        assert!(words.contains(&method.name()), "'{}' is not in run --help:\n{text}", method.name());
+    }
+}
+
+#[test]
 fn malformed_command_lines_are_one_line_and_exit_2() {
     let dir = tempfile::tempdir().unwrap();
     let path = dir.path().to_str().unwrap();

@@ -139,3 +139,16 @@ fn the_anchor_rule_matches_github() {
     assert_eq!(links("see [a](b.md) and ![c](d.png \"title\")"), ["b.md", "d.png"]);
     assert!(Path::new(env!("CARGO_MANIFEST_DIR")).join("docs").is_dir());
 }
+
+#[test]
+fn the_results_document_names_the_schema_written_and_those_read() {
+    let text = std::fs::read_to_string(root().join("docs/results.md")).unwrap();
+    let current = writebench::result::SCHEMA;
+    assert!(
+        text.contains(&format!("schema `{current}`")),
+        "docs/results.md does not name the schema written, {current}"
+    );
+    for schema in writebench::result::SCHEMAS_READ {
+        assert!(text.contains(&format!("`{schema}`")), "docs/results.md does not say {schema} files are read");
+    }
+}

@@ -2,8 +2,11 @@
 //! by the caller and the comparison is plain data that the exporters render.
 //!
 //! Cases are matched by what they measured: the case id (which names the method, state,
-//! chunk, iov, queue depth, threads, layout and durability) plus the bytes per run. The
-//! first file is the baseline; every other file is compared with it, case by case, on
+//! chunk, iov, queue depth, threads, layout and durability) plus the bytes per run; a
+//! case the baseline has at one size and another file only at another is matched by its
+//! id alone, and shown with both figures but no factor: a factor is a ratio of mean run
+//! times, which is a ratio of rates only when both wrote the same bytes. The first file
+//! is the baseline; every other file is compared with it, case by case, on
 //! the run times (DESIGN §2.9): the medians are shown, and the factor (the other file's
 //! rate over the baseline's, from the mean times) with its 95 % interval and Welch's p
 //! come from [`significance::factor`]. The write time is always tested; the write + sync
@@ -87,6 +90,7 @@ pub struct Difference {
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct CaseComparison {
     pub id: String,
+    /// The baseline's bytes per run (each file's own are in its [`Side`]).
     pub bytes: u64,
     /// Per file: the case there, None where that file does not have it.
     pub files: Vec<Option<Side>>,
@@ -98,6 +102,9 @@ pub struct CaseComparison {
 /// A case as one file has it. Medians are throughput in bytes/s from the run times.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct Side {
+    /// Bytes per run of this file's case.
+    #[serde(default)]
+    pub bytes: u64,
     pub status: Status,
     pub error: Option<String>,
     pub runs: usize,
@@ -114,6 +121,24 @@ pub struct Side {
 pub struct Versus {
     pub write: Option<Test>,
     pub durable: Option<Test>,
+    /// Set where the two cases wrote different bytes per run: the tests then have both
+    /// medians and no factor (`tested` is None).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub different_sizes: Option<Sizes>,
+}
+
+/// Bytes per run of the baseline's case and of the other file's.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Sizes {
+    pub baseline: u64,
+    pub other: u64,
+}
+
+impl Sizes {
+    /// Why there is no factor: "different sizes: 64 MiB vs 256 MiB".
+    pub fn reason(&self) -> String {
+        format!("different sizes: {} vs {}", format_size(self.baseline), format_size(self.other))
+    }
 }
 
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
@@ -180,7 +205,7 @@ pub struct PairSummary {
     /// Cases with at least one test, and those of them with a significant one.
     pub cases_tested: usize,
     pub cases_significant: usize,
-    /// Cases both files have that could not be tested (failed, one run…).
+    /// Cases both files have that could not be tested (failed, one run, different sizes…).
     pub cases_untested: usize,
     /// Tests (write and durable) in the Holm family, and the significant ones.
     pub tests: usize,
@@ -228,7 +253,10 @@ pub fn label(index: usize) -> String {
 }
 
 /// Cases keyed by (id, bytes, occurrence): the n-th case of a key in one file meets the
-/// n-th of the same key in another, so a file that has a key twice loses neither.
+/// n-th of the same key in another, so a file that has a key twice loses neither. Then a
+/// baseline case that a file lacks at its size takes that file's case of the same id at
+/// another size, if one is left over (no baseline case of its size), so it is shown
+/// beside it rather than as two unmatched lines.
 fn match_cases(results: &[&ResultFile]) -> (Vec<CaseComparison>, Vec<Unmatched>) {
     let mut keys: Vec<(String, u64)> = Vec::new();
     let mut found: Vec<Vec<Option<&CaseResult>>> = Vec::new();
@@ -247,10 +275,30 @@ fn match_cases(results: &[&ResultFile]) -> (Vec<CaseComparison>, Vec<Unmatched>)
             found[row][file] = Some(case);
         }
     }
+    for row in 0..found.len() {
+        if found[row][0].is_none() {
+            continue;
+        }
+        for file in 1..results.len() {
+            if found[row][file].is_some() {
+                continue;
+            }
+            let spare = (0..found.len()).find(|&other| {
+                found[other][0].is_none() && keys[other].0 == keys[row].0 && found[other][file].is_some()
+            });
+            if let Some(spare) = spare {
+                found[row][file] = found[spare][file].take();
+            }
+        }
+    }
     let mut cases = Vec::new();
     let mut unmatched = Vec::new();
     for ((id, bytes), row) in keys.into_iter().zip(found) {
         let in_files: Vec<usize> = (0..row.len()).filter(|&file| row[file].is_some()).collect();
+        if in_files.is_empty() {
+            // Every case of the row was matched with a baseline case of another size.
+            continue;
+        }
         let Some(baseline) = row[0].filter(|_| in_files.len() > 1) else {
             unmatched.push(Unmatched { id, bytes, in_files });
             continue;
@@ -289,6 +337,7 @@ fn times(case: &CaseResult) -> (Option<Vec<f64>>, Option<Vec<f64>>) {
 fn side(case: &CaseResult) -> Side {
     let (write, durable) = times(case);
     Side {
+        bytes: case.case.bytes,
         status: case.status,
         error: case.error.clone(),
         runs: case.runs.len(),
@@ -301,13 +350,16 @@ fn side(case: &CaseResult) -> Side {
 fn versus(baseline: &CaseResult, other: &CaseResult) -> Versus {
     let (base_write, base_durable) = times(baseline);
     let (other_write, other_durable) = times(other);
+    let different_sizes = (baseline.case.bytes != other.case.bytes)
+        .then_some(Sizes { baseline: baseline.case.bytes, other: other.case.bytes });
     let test = |a: Option<Vec<f64>>, b: Option<Vec<f64>>| {
         let (a, b) = (a?, b?);
         Some(Test {
             baseline_median: median_rate(baseline.case.bytes, &a)?,
             other_median: median_rate(other.case.bytes, &b)?,
-            // Holm's p is filled in once every test of the pair is known.
-            tested: significance::factor(&a, &b).map(|f| Tested {
+            // Holm's p is filled in once every test of the pair is known. The factor
+            // compares mean times: of the same bytes only (see the module's comment).
+            tested: significance::factor(&a, &b).filter(|_| different_sizes.is_none()).map(|f| Tested {
                 factor: f.factor,
                 low: f.low,
                 high: f.high,
@@ -317,7 +369,7 @@ fn versus(baseline: &CaseResult, other: &CaseResult) -> Versus {
             }),
         })
     };
-    Versus { write: test(base_write, other_write), durable: test(base_durable, other_durable) }
+    Versus { write: test(base_write, other_write), durable: test(base_durable, other_durable), different_sizes }
 }
 
 /// Holm's correction over every test of `file` against the baseline, and its counts.

@@ -129,6 +129,47 @@ pub struct CleanArgs {
     pub yes: bool,
 }
 
+/// What a method's name does not say, for `--methods`'s help.
+const METHOD_NOTES: &[(&str, &str)] = &[
+    ("pwritev2", "the durability mode's RWF_* flags only"),
+    ("pwritev2-dontcache", "RWF_DONTCACHE"),
+    ("pwritev2-append", "RWF_APPEND"),
+    ("pwritev2-atomic", "RWF_ATOMIC"),
+    ("io_uring-fixed", "registered buffer and file"),
+    ("io_uring-regfile", "registered file only"),
+    ("io_uring-sqpoll", "a kernel thread polls the queue; its CPU is recorded apart as sqpoll_cpu_seconds"),
+];
+
+/// `--methods`'s help: every method of the catalogue (`methods::ALL`, in the table's
+/// order, the file creation methods said as such), then those only other runtimes
+/// have, with the runtimes that have them.
+fn methods_help() -> String {
+    let named = |method: &&dyn methods::Method| match METHOD_NOTES.iter().find(|(name, _)| *name == method.name()) {
+        Some((name, note)) => format!("{name} ({note})"),
+        None => method.name().to_string(),
+    };
+    let (creation, writing): (Vec<_>, Vec<_>) =
+        methods::ALL.iter().partition(|method| method.family() == methods::Family::Creation);
+    let own: Vec<String> = methods::runtimes::OWN
+        .iter()
+        .map(|method| {
+            let runtimes: Vec<&str> = methods::RUNTIMES
+                .iter()
+                .filter(|(_, have)| have.iter().any(|m| m.name() == method.name()))
+                .map(|(runtime, _)| *runtime)
+                .collect();
+            format!("{} ({})", method.name(), runtimes.join(", "))
+        })
+        .collect();
+    format!(
+        "Methods, comma-separated: {}; file creation (open + call + close): {}; other runtimes' own: {} \
+         [default: all]",
+        writing.iter().map(named).collect::<Vec<_>>().join(", "),
+        creation.iter().map(named).collect::<Vec<_>>().join(", "),
+        own.join(", "),
+    )
+}
+
 /// `--runtimes`: known runtime names, each once.
 fn parse_runtimes(list: &str) -> Result<Vec<String>, UsageError> {
     parse_list(list, "--runtimes", |name| {
@@ -178,12 +219,9 @@ pub struct RunArgs {
     #[arg(long, value_name = "SIZE")]
     pub size: Option<String>,
 
-    /// Methods, comma-separated: write, pwrite, writev, pwritev, fwrite, mmap, mmap-maps,
-    /// mmap-fds, mmap-populate, io_uring, io_uring-fixed (registered buffer and file),
-    /// io_uring-regfile (registered file only), io_uring-sqpoll (a kernel thread polls the
-    /// queue; its CPU is recorded apart as sqpoll_cpu_seconds); file creation (open +
-    /// call + close): posix_fallocate, fallocate, ftruncate [default: all].
-    #[arg(long, value_name = "LIST")]
+    // The help lists the method catalogue itself (`methods_help`), so a new method
+    // cannot be missing from it.
+    #[arg(long, value_name = "LIST", help = methods_help())]
     pub methods: Option<String>,
 
     /// Runtimes, comma-separated: native (writebench's own calls), c, python, go, zig.
@@ -637,6 +675,13 @@ mod tests {
             | Command::Man => {
                 unreachable!("the argv says run")
             }
+        }
+    }
+
+    #[test]
+    fn every_method_note_is_of_a_method_in_the_catalogue() {
+        for (name, _) in METHOD_NOTES {
+            assert!(methods::ALL.iter().any(|method| method.name() == *name), "a note for '{name}', no such method");
         }
     }
 

@@ -5,7 +5,7 @@
 
 use std::io::{self, Write};
 
-use crate::analysis::compare::{CaseComparison, CompareResult, GoalComparison, Side, Test};
+use crate::analysis::compare::{CaseComparison, CompareResult, GoalComparison, Side, Versus};
 use crate::analysis::stats::format_g6;
 use crate::plan::units::format_size;
 use crate::result::Status;
@@ -196,6 +196,7 @@ fn case_header(compared: &CompareResult) -> Vec<String> {
 fn case_rows(case: &CaseComparison, compared: &CompareResult) -> Vec<Vec<String>> {
     let size = if compared.cases.iter().any(|c| c.id == case.id && c.bytes != case.bytes)
         || compared.unmatched.iter().any(|u| u.id == case.id)
+        || case.files.iter().flatten().any(|side| side.bytes != case.bytes)
     {
         // The same id with another size elsewhere: say which one this line is.
         format!(", {}", format_size(case.bytes))
@@ -207,8 +208,8 @@ fn case_rows(case: &CaseComparison, compared: &CompareResult) -> Vec<Vec<String>
     for (other, versus) in case.files[1..].iter().zip(&case.versus) {
         write.push(figure(other.as_ref(), false));
         durable.push(figure(other.as_ref(), true));
-        write.push(ratio(versus.as_ref().and_then(|v| v.write.as_ref())));
-        durable.push(ratio(versus.as_ref().and_then(|v| v.durable.as_ref())));
+        write.push(ratio(versus.as_ref(), false));
+        durable.push(ratio(versus.as_ref(), true));
     }
     let syncs = case.files.iter().flatten().any(|side| side.durable_median.is_some());
     if syncs { vec![write, durable] } else { vec![write] }
@@ -228,9 +229,16 @@ fn figure(side: Option<&Side>, durable: bool) -> String {
     }
 }
 
-/// "×1.02 [0.98, 1.07] *", or the ratio of the medians where there is no test.
-fn ratio(test: Option<&Test>) -> String {
-    let Some(test) = test else { return "—".to_string() };
+/// "×1.02 [0.98, 1.07] *", or the ratio of the medians where there is no test; no ratio
+/// at all between cases of different sizes, but why.
+fn ratio(versus: Option<&Versus>, durable: bool) -> String {
+    let Some(versus) = versus else { return "—".to_string() };
+    let Some(test) = (if durable { versus.durable.as_ref() } else { versus.write.as_ref() }) else {
+        return "—".to_string();
+    };
+    if let Some(sizes) = versus.different_sizes {
+        return sizes.reason();
+    }
     match &test.tested {
         Some(t) => {
             let mark = if t.significant { " *" } else { "  " };

@@ -1,10 +1,10 @@
 //! Tests of the terminal and Markdown renderings of `compare`.
 
 use super::*;
-use crate::analysis::compare::{Difference, FileInfo, PairSummary, Pick, Tested, Unmatched, Versus};
+use crate::analysis::compare::{Difference, FileInfo, PairSummary, Pick, Sizes, Test, Tested, Unmatched, Versus};
 
 fn side(status: Status, median: Option<f64>, durable_median: Option<f64>) -> Option<Side> {
-    Some(Side { status, error: None, runs: 5, median, durable_median, ops_per_second: None })
+    Some(Side { bytes: 64 << 20, status, error: None, runs: 5, median, durable_median, ops_per_second: None })
 }
 
 fn test(base: f64, other: f64, factor: f64, significant: bool) -> Option<Test> {
@@ -44,8 +44,12 @@ fn fixture() -> CompareResult {
                     side(Status::Failed, None, None),
                 ],
                 versus: vec![
-                    Some(Versus { write: test(2e9, 2.05e9, 1.02, false), durable: test(1.9e9, 0.5e9, 0.26, true) }),
-                    Some(Versus { write: None, durable: None }),
+                    Some(Versus {
+                        write: test(2e9, 2.05e9, 1.02, false),
+                        durable: test(1.9e9, 0.5e9, 0.26, true),
+                        different_sizes: None,
+                    }),
+                    Some(Versus { write: None, durable: None, different_sizes: None }),
                 ],
             },
             CaseComparison {
@@ -56,6 +60,7 @@ fn fixture() -> CompareResult {
                     Some(Versus {
                         write: Some(Test { baseline_median: 1e9, other_median: 0.5e9, tested: None }),
                         durable: None,
+                        different_sizes: None,
                     }),
                     None,
                 ],
@@ -226,4 +231,22 @@ fn a_case_table_too_wide_for_the_terminal_becomes_a_block_per_case() {
     assert!(lines[at + 8].contains("×0.26") && lines[at + 8].ends_with(" *"), "the durable factor, marked: {cases}");
     // Three files still fit one line each case.
     assert!(terminal(&fixture()).contains("  case "), "the plain table stays where it fits");
+}
+
+#[test]
+fn cases_of_different_sizes_show_both_figures_and_why_there_is_no_factor() {
+    let mut compared = fixture();
+    let case = &mut compared.cases[1];
+    let other = case.files[1].as_mut().unwrap();
+    (other.bytes, other.median) = (256 << 20, Some(4e9));
+    case.versus[0] = Some(Versus {
+        write: Some(Test { baseline_median: 1e9, other_median: 4e9, tested: None }),
+        durable: None,
+        different_sizes: Some(Sizes { baseline: 64 << 20, other: 256 << 20 }),
+    });
+    let text = terminal(&compared);
+    let line = text.lines().find(|l| l.trim_start().starts_with("write empty 4KiB t1 none")).unwrap();
+    assert!(line.contains("write empty 4KiB t1 none, 64 MiB"), "the line says which size is the baseline's: {line}");
+    assert!(line.contains(" 1 ") && line.contains(" 4 "), "both figures: {line}");
+    assert!(line.contains("different sizes: 64 MiB vs 256 MiB") && !line.contains('×'), "{line}");
 }

@@ -13,7 +13,7 @@
 
 use serde::{Deserialize, Serialize};
 
-use super::{CompareResult, compare};
+use super::{CompareResult, Sizes, compare};
 use crate::analysis::significance::{self, ALPHA};
 use crate::plan::FileState;
 use crate::result::{CaseResult, ResultFile, Status};
@@ -297,9 +297,13 @@ fn metric_text(metric: &str, value: f64) -> String {
     }
 }
 
+/// The case a pick names.
+fn pick_case<'a>(result: &'a ResultFile, case: &str) -> Option<&'a CaseResult> {
+    result.cases.iter().find(|c| c.case.id == case && c.status == Status::Ok)
+}
+
 /// The times behind a pick's metric, where it has them (throughput and durable).
-fn pick_times(result: &ResultFile, case: &str, metric: &str) -> Option<Vec<f64>> {
-    let found = result.cases.iter().find(|c| c.case.id == case && c.status == Status::Ok)?;
+fn pick_times(found: &CaseResult, metric: &str) -> Option<Vec<f64>> {
     match metric {
         "throughput" => Some(found.runs.iter().map(|r| r.write_seconds).collect()),
         "durable" => Some(found.runs.iter().map(|r| r.durable_seconds()).collect()),
@@ -349,17 +353,24 @@ fn fastest(compared: &CompareResult, files: &[&ResultFile]) -> Vec<Fastest> {
         };
         if let Some(&(second_file, second)) = ranked.get(1) {
             fastest.runner_up = Some(second_file);
-            let test = pick_times(files[best_file], &best.case, &metric)
-                .zip(pick_times(files[second_file], &second.case, &metric))
+            let cases = pick_case(files[best_file], &best.case).zip(pick_case(files[second_file], &second.case));
+            // The factor compares mean times: of the same bytes only (see `compare`).
+            let different_sizes = cases
+                .filter(|(best, second)| best.case.bytes != second.case.bytes)
+                .map(|(best, second)| Sizes { baseline: best.case.bytes, other: second.case.bytes });
+            let test = cases
+                .filter(|_| different_sizes.is_none())
+                .and_then(|(best, second)| pick_times(best, &metric).zip(pick_times(second, &metric)))
                 .and_then(|(best_times, second_times)| significance::factor(&second_times, &best_times));
             let against =
                 format!("{}'s best, {} ({})", name(second_file), second.case, metric_text(&metric, second.median));
-            match test {
-                Some(test) if test.p < ALPHA => {
+            match (test, different_sizes) {
+                (Some(test), _) if test.p < ALPHA => {
                     text += &format!("; ×{:.2} {against}, p = {:.2e}", test.factor, test.p);
                 }
-                Some(test) => text += &format!("; tied with {against}, p = {:.2}", test.p),
-                None => text += &format!("; then {against}"),
+                (Some(test), _) => text += &format!("; tied with {against}, p = {:.2}", test.p),
+                (None, Some(sizes)) => text += &format!("; then {against}, no factor: {}", sizes.reason()),
+                (None, None) => text += &format!("; then {against}"),
             }
             if let Some(test) = test {
                 fastest.factor = Some(test.factor);

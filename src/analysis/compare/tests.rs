@@ -134,7 +134,7 @@ fn durable_tests_join_the_same_family_and_only_where_the_mode_syncs() {
 fn unmatched_cases_are_listed_with_the_files_that_have_them() {
     let mut bigger = write_only("pwrite", around(1.0));
     bigger.case.bytes *= 2;
-    let a = result("tmpfs", vec![write_only("write", around(1.0)), write_only("pwrite", around(1.0))]);
+    let a = result("tmpfs", vec![write_only("write", around(1.0))]);
     let b = result("tmpfs", vec![write_only("write", around(1.0)), bigger]);
     let c = result("tmpfs", vec![write_only("writev", around(1.0))]);
     let compared = compare(&[("a".into(), a), ("b".into(), b), ("c".into(), c)]);
@@ -144,12 +144,73 @@ fn unmatched_cases_are_listed_with_the_files_that_have_them() {
     assert!(write.files[2].is_none());
     let unmatched: Vec<(&str, u64, Vec<usize>)> =
         compared.unmatched.iter().map(|u| (u.id.split(' ').next().unwrap(), u.bytes, u.in_files.clone())).collect();
-    assert_eq!(
-        unmatched,
-        vec![("pwrite", 64 * MIB, vec![0]), ("pwrite", 128 * MIB, vec![1]), ("writev", 64 * MIB, vec![2])]
-    );
+    assert_eq!(unmatched, vec![("pwrite", 128 * MIB, vec![1]), ("writev", 64 * MIB, vec![2])]);
     assert_eq!(compared.summary.len(), 2);
     assert_eq!(compared.summary[1].cases_tested, 0);
+}
+
+/// `write_only(method, times)` writing `bytes` a run.
+fn sized(method: &str, bytes: u64, times: Vec<f64>) -> CaseResult {
+    let mut case = write_only(method, times);
+    case.case.bytes = bytes;
+    case
+}
+
+#[test]
+fn cases_of_different_sizes_are_shown_side_by_side_without_a_factor() {
+    // The same times for 4 times the bytes: the rate is 4 times as high, yet a ratio of
+    // the mean times would say ×1.00.
+    let compared = pair(
+        result("tmpfs", vec![sized("pwrite", 64 * MIB, around(1.0))]),
+        result("tmpfs", vec![sized("pwrite", 256 * MIB, around(1.0))]),
+    );
+    assert_eq!(compared.cases.len(), 1, "matched by its id: {:?}", compared.unmatched);
+    assert!(compared.unmatched.is_empty(), "{:?}", compared.unmatched);
+    let case = &compared.cases[0];
+    assert_eq!(case.bytes, 64 * MIB, "the baseline's size");
+    let sides: Vec<u64> = case.files.iter().map(|side| side.as_ref().unwrap().bytes).collect();
+    assert_eq!(sides, [64 * MIB, 256 * MIB]);
+    let versus = found(&compared, "pwrite");
+    let write = versus.write.as_ref().expect("both figures");
+    assert!((write.other_median / write.baseline_median - 4.0).abs() < 1e-9, "{write:?}");
+    assert_eq!(write.tested, None, "no factor between different sizes");
+    assert_eq!(versus.different_sizes.unwrap().reason(), "different sizes: 64 MiB vs 256 MiB");
+    let summary = &compared.summary[0];
+    assert_eq!((summary.tests, summary.cases_tested, summary.cases_untested), (0, 0, 1));
+
+    // The baseline has the id at both sizes, the other file at one: the same size is
+    // matched (and tested), the other size is the baseline's alone.
+    let compared = pair(
+        result("tmpfs", vec![sized("pwrite", 64 * MIB, around(1.0)), sized("pwrite", 256 * MIB, around(4.0))]),
+        result("tmpfs", vec![sized("pwrite", 256 * MIB, around(2.0))]),
+    );
+    assert_eq!(compared.cases.len(), 1, "{:?}", compared.cases);
+    let versus = compared.cases[0].versus[0].as_ref().unwrap();
+    assert_eq!((compared.cases[0].bytes, versus.different_sizes), (256 * MIB, None));
+    assert!((versus.write.as_ref().unwrap().tested.unwrap().factor - 2.0).abs() < 1e-9);
+    let unmatched: Vec<(u64, Vec<usize>)> = compared.unmatched.iter().map(|u| (u.bytes, u.in_files.clone())).collect();
+    assert_eq!(unmatched, [(64 * MIB, vec![0])]);
+}
+
+#[test]
+fn the_labs_fastest_of_all_gives_no_factor_between_different_sizes() {
+    let file = |fs: &str, bytes: u64, seconds: f64| {
+        let mut file = result(fs, vec![sized("pwrite", bytes, around(seconds))]);
+        let id = file.cases[0].case.id.clone();
+        let rate = bytes as f64 / seconds;
+        file.answer = vec![recommend("fastest", &id, rate)];
+        (fs.to_string(), file)
+    };
+    // xfs wrote 4 times the bytes in twice the time: twice the rate, where the ratio
+    // of the mean times would say ×0.5.
+    let compared = across::compare_filesystems(&[file("ext4", 64 * MIB, 1.0), file("xfs", 256 * MIB, 2.0)]);
+    let fastest = compared.fastest.iter().find(|f| f.goal == "fastest").expect("a fastest goal");
+    assert_eq!((fastest.file, fastest.factor, fastest.p), (1, None, None), "{fastest:?}");
+    assert!(fastest.text.ends_with("no factor: different sizes: 256 MiB vs 64 MiB"), "{}", fastest.text);
+    // The same sizes are tested as before.
+    let compared = across::compare_filesystems(&[file("ext4", 64 * MIB, 1.0), file("xfs", 64 * MIB, 0.5)]);
+    let fastest = compared.fastest.iter().find(|f| f.goal == "fastest").unwrap();
+    assert!((fastest.factor.unwrap() - 2.0).abs() < 1e-9, "{fastest:?}");
 }
 
 #[test]

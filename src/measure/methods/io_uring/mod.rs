@@ -24,6 +24,7 @@
 //! as one `IORING_OP_FSYNC` per file through a small ring of the file's own.
 
 mod drive;
+mod refusal;
 mod ring;
 #[cfg(test)]
 mod tests;
@@ -114,13 +115,14 @@ impl Method for Uring {
 }
 
 /// Whether this process may create rings that write, asked once: io_uring can be
-/// missing (ENOSYS), forbidden (EPERM under `kernel.io_uring_disabled`) or too old.
+/// missing (ENOSYS), forbidden (EPERM: by `kernel.io_uring_disabled`, or for this
+/// process alone, which `refusal` tells apart) or too old.
 fn availability() -> &'static Option<String> {
     static REASON: OnceLock<Option<String>> = OnceLock::new();
     REASON.get_or_init(|| {
         let ring = match IoUring::new(2) {
             Ok(ring) => ring,
-            Err(error) => return Some(format!("io_uring is not available: {error}{}", sysctl_note())),
+            Err(error) => return Some(refusal::setup_refusal(&error, refusal::Facts::read())),
         };
         let mut probe = Probe::new();
         // IORING_REGISTER_PROBE came in Linux 5.6, with IORING_OP_WRITE.
@@ -148,15 +150,6 @@ fn sqpoll_availability() -> &'static Option<String> {
         Ok(_) => None,
         Err(error) => Some(format!("io_uring SQPOLL is not available: {error}")),
     })
-}
-
-/// "; kernel.io_uring_disabled = N" where the kernel has that switch, so the reason
-/// says which knob refused.
-fn sysctl_note() -> String {
-    match std::fs::read_to_string("/proc/sys/kernel/io_uring_disabled") {
-        Ok(value) => format!("; kernel.io_uring_disabled = {}", value.trim()),
-        Err(_) => String::new(),
-    }
 }
 
 /// What the run's rings submitted, summed over the writers.
