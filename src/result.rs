@@ -95,6 +95,10 @@ pub struct Run {
     /// writeback and device I/O to be gone (docs/measurement.md, "Between runs").
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub settle_seconds: Option<f64>,
+    /// On a VM that gives freed memory back to its host: how long the settle step took
+    /// to touch as much memory as the run writes (`measure::settle`).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub warm_seconds: Option<f64>,
     /// The settle step gave up at its time limit with writeback still under way.
     #[serde(default, skip_serializing_if = "std::ops::Not::not")]
     pub settle_timed_out: bool,

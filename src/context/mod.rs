@@ -6,6 +6,7 @@ pub mod device;
 pub mod dio;
 pub mod features;
 pub mod fstype;
+pub mod page_reporting;
 pub mod statvfs;
 
 use std::collections::BTreeMap;

@@ -45,17 +45,19 @@ impl<'a> RunFiles<'a> {
         after_removal(outcome, removal)
     }
 
-    /// [`RunFiles::run`] for a timed run: first the settle step (`measure::settle`),
-    /// recorded with the run.
+    /// [`RunFiles::run`] for a timed run that puts `memory` bytes in the page cache:
+    /// first the settle step (`measure::settle`), recorded with the run.
     pub fn run_settled(
         &mut self,
         number: u32,
+        memory: u64,
         run: impl FnOnce(&[String]) -> Result<Run, CallError>,
     ) -> Result<Run, (Status, String)> {
-        let settled = self.scratch.settle();
+        let settled = self.scratch.settle(memory);
         self.run(number, run).map(|mut run| {
             run.settle_seconds = Some(settled.seconds);
             run.settle_timed_out = settled.timed_out;
+            run.warm_seconds = settled.warm_seconds;
             run
         })
     }

@@ -194,7 +194,9 @@ struct WriteRuns<'a> {
 impl CaseRuns for WriteRuns<'_> {
     fn run_once(&mut self, number: u32) -> Result<Run, (Status, String)> {
         let work = &self.work;
-        self.files.run_settled(number, |names| work.run(names))
+        // What the run puts in memory: its bytes through the page cache, none past it.
+        let memory = if work.case.durability.direct { 0 } else { work.case.bytes };
+        self.files.run_settled(number, memory, |names| work.run(names))
     }
 }
 

@@ -86,10 +86,10 @@ impl Scratch {
         self.keep = true;
     }
 
-    /// Waits, untimed, until the previous run's work on this filesystem is done (see
-    /// `measure::settle`).
-    pub fn settle(&self) -> crate::measure::settle::Settled {
-        self.settle.wait(&self.dir, &self.path)
+    /// Waits, untimed, until the previous run's work on this filesystem is done, for a
+    /// run that puts `memory` bytes in the page cache (see `measure::settle`).
+    pub fn settle(&self, memory: u64) -> crate::measure::settle::Settled {
+        self.settle.wait(&self.dir, &self.path, memory)
     }
 
     /// Creates `name` and brings it into `state` for a run of `size` bytes; all of it

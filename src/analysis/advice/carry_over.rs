@@ -89,6 +89,17 @@ pub fn carry_over(measured: &Measured, result: &ResultFile) -> Vec<Finding> {
         );
         findings.push(Finding::new("settle-timeout", text, Vec::new(), None, 0.0));
     }
+    let warmed: Vec<f64> = measured.cases.iter().flat_map(|c| c.runs.iter().filter_map(|r| r.warm_seconds)).collect();
+    if !warmed.is_empty() {
+        let text = format!(
+            "this machine gives freed memory back to its host (free page reporting), and writes into memory the \
+             host must supply again run several times slower: before each run writebench touched as much memory \
+             as the run writes, untimed ({} s a run, median), so that every run found memory ready; a program \
+             writing after a pause of a few seconds pays that inside its writes",
+            crate::analysis::advice::words::three_digits(median(&warmed))
+        );
+        findings.push(Finding::new("page-reporting", text, Vec::new(), None, 0.0));
+    }
     findings
 }
 

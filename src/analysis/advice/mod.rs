@@ -47,7 +47,8 @@ use crate::result::{Observation, Recommendation, ResultFile};
 use figures::{Finding, Measured};
 
 /// Kinds that say a figure may be wrong: before any effect, in this order.
-const DOUBTS: [&str; 5] = ["suspicious-ceiling", "carry-over", "settle-timeout", "ci-missed", "first-run-outlier"];
+const DOUBTS: [&str; 6] =
+    ["suspicious-ceiling", "carry-over", "settle-timeout", "page-reporting", "ci-missed", "first-run-outlier"];
 
 /// Everything the result supports, most important first (see the module doc).
 /// Figures are held against the result's calibration, where it has one.
