@@ -17,7 +17,8 @@ use writebench::cli::{Cli, Command, CompareArgs, RunArgs, UsageError, plain};
 use writebench::context;
 use writebench::export::text::Paint;
 use writebench::export::{self, write_atomically};
-use writebench::measure::runner::{peak_rss_bytes, prepare_case};
+use writebench::measure::peak::peak_rss_bytes;
+use writebench::measure::runner::prepare_case;
 use writebench::measure::scheduler::{self, Schedule};
 use writebench::measure::source::Source;
 use writebench::measure::target::Scratch;
@@ -215,7 +216,7 @@ fn run(args: &RunArgs) -> Result<ExitCode, UsageError> {
     let calibration = (!args.no_calibrate).then(|| {
         let calibration = calibrate_in(&scratch, writebench::measure::calibrate::Effort::SHORT, settings.seed);
         // The copy buffers are freed: the peak the result records is the cases' own.
-        writebench::measure::runner::reset_peak_rss();
+        writebench::measure::peak::reset_peak_rss();
         eprintln!(
             "writebench: calibrated in {:.1} s; {}",
             calibration.seconds,

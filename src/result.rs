@@ -3,6 +3,8 @@
 
 use serde::{Deserialize, Serialize};
 
+pub mod metric;
+
 use crate::analysis::outliers::outliers;
 use crate::analysis::stats::{Summary, ci_relative_half_width};
 use crate::context::calibration::{Calibration, CeilingShare};

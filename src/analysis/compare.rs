@@ -191,7 +191,7 @@ pub struct GoalComparison {
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct Pick {
     pub case: String,
-    /// `throughput`, `durable`, `commits_per_second`, `p99_ns`.
+    /// A name from `result::metric`: `throughput`, `new-file`, `commits_per_second`, `p99_ns`…
     pub metric: String,
     pub median: f64,
     pub tied: bool,

@@ -323,13 +323,12 @@ fn goal_lines(goal: &GoalComparison, compared: &CompareResult) -> (String, Vec<S
 
 /// A recommendation's figure in its unit.
 fn metric(name: &str, value: f64) -> String {
-    match name {
-        "throughput" | "durable" => {
-            format!("{} GB/s{}", format_g6(value * 1e-9), if name == "durable" { " durable" } else { "" })
-        }
-        "commits_per_second" => format!("{value:.0} commits/s"),
-        "p99_ns" => format!("p99 {} µs", three(value / 1e3)),
-        other => format!("{} {other}", three(value)),
+    let reading = crate::result::metric::reading(name, value);
+    match reading.unit {
+        "GB/s" => reading.text(format_g6),
+        "µs" => reading.text(three),
+        "" => format!("{} {name}", three(value)),
+        _ => reading.text(|v| format!("{v:.0}")),
     }
 }
 

@@ -114,14 +114,14 @@ pub fn no_answer(result: &ResultFile) -> &'static str {
     }
 }
 
-/// "p99_ns" etc. as a value with its unit.
+/// "p99_ns" etc. as a value with its unit (the metric itself is named beside it).
 fn with_unit(metric: &str, value: f64) -> String {
-    match metric {
-        "throughput" | "durable" => format!("{:.3} GB/s", value / 1e9),
-        "commits_per_second" => format!("{value:.0} commits/s"),
-        "ops_per_second" => format!("{value:.0} writes/s"),
-        metric if metric.ends_with("_ns") => format!("{:.2} µs", value / 1000.0),
-        _ => format!("{value}"),
+    let reading = crate::result::metric::reading(metric, value);
+    match reading.unit {
+        "GB/s" => format!("{:.3} GB/s", reading.value),
+        "µs" => format!("{:.2} µs", reading.value),
+        "" => format!("{value}"),
+        unit => format!("{:.0} {unit}", reading.value),
     }
 }
 

@@ -104,7 +104,7 @@ pub fn calibrate(scratch: &Scratch, effort: Effort, seed: u64, step: &mut dyn Fn
         page_cache,
         device,
         seconds: started.elapsed().as_secs_f64(),
-        peak_rss_bytes: crate::measure::runner::peak_rss_bytes(),
+        peak_rss_bytes: crate::measure::peak::peak_rss_bytes(),
     }
 }
 

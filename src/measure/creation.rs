@@ -79,8 +79,12 @@ fn rehearse(name: &str, case: &Case, create: CreateCall, scratch: &Scratch) -> R
     let bytes = if create.allocates { 4096.min(case.bytes) } else { case.bytes };
     let called = (create.call)(file.as_raw_fd(), bytes)
         .map_err(|error| CallError::new(format!("{} of {bytes} bytes (rehearsal)", case.method), error));
+    // Synced, removed and the removal committed like any run's file, so that no journal
+    // work of the rehearsal lands in the timed call (docs/measurement.md).
+    fd::fsync(file.as_raw_fd()).map_err(|error| CallError::new(format!("fsync {rehearsal}"), error))?;
     drop(file);
     scratch.remove(&rehearsal).map_err(|error| CallError::new(format!("remove {rehearsal}"), error))?;
+    scratch.sync_dir().map_err(|error| CallError::new("fsync of the scratch directory".to_string(), error))?;
     called
 }
 

@@ -13,6 +13,7 @@ pub mod fd;
 pub mod hygiene;
 pub mod latency;
 pub mod methods;
+pub mod peak;
 pub mod placement;
 pub mod ranks;
 pub mod residency;

@@ -443,34 +443,6 @@ pub fn split(size: u64, chunk: u64, threads: u32, files: u32) -> Vec<Part> {
     parts
 }
 
-/// Peak resident set size of this process so far, in bytes.
-pub fn peak_rss_bytes() -> u64 {
-    // VmHWM, the address space's high-water mark, which `reset_peak_rss` can lower;
-    // getrusage's maxrss also keeps the peak of every thread that has exited.
-    let status = std::fs::read_to_string("/proc/self/status").unwrap_or_default();
-    let hwm = status
-        .lines()
-        .find_map(|line| line.strip_prefix("VmHWM:"))
-        .and_then(|rest| rest.split_whitespace().next().and_then(|kib| kib.parse::<u64>().ok()));
-    if let Some(kib) = hwm {
-        return kib * 1024;
-    }
-    // SAFETY: getrusage fills the struct we pass.
-    let usage = unsafe {
-        let mut usage: libc::rusage = std::mem::zeroed();
-        libc::getrusage(libc::RUSAGE_SELF, &mut usage);
-        usage
-    };
-    usage.ru_maxrss as u64 * 1024
-}
-
-/// Starts the high-water mark of [`peak_rss_bytes`] again from the memory in use now
-/// (`/proc/self/clear_refs`, "5"): `run` does so after its calibration, whose copy
-/// buffers are freed by then, so that the peak it records is the cases'.
-pub fn reset_peak_rss() -> bool {
-    std::fs::write("/proc/self/clear_refs", "5").is_ok()
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;

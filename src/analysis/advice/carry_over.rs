@@ -70,11 +70,7 @@ pub fn carry_over(measured: &Measured, result: &ResultFile) -> Vec<Finding> {
             p_value(p),
             tested.len()
         );
-        let figures = [Metric::Buffered, Metric::Durable]
-            .into_iter()
-            .filter_map(|m| super::figures::Side::new(case, m).figure())
-            .collect();
-        findings.push(Finding::new("carry-over", text, figures, None, 0.0));
+        findings.push(Finding::new("carry-over", text, figures_of(case), None, 0.0));
     }
     let timed_out: Vec<&CaseResult> =
         measured.cases.iter().copied().filter(|c| c.runs.iter().any(|r| r.settle_timed_out)).collect();
@@ -87,20 +83,35 @@ pub fn carry_over(measured: &Measured, result: &ResultFile) -> Vec<Finding> {
             first.case.id,
             if timed_out.len() > 1 { format!(" and {} more cases", timed_out.len() - 1) } else { String::new() }
         );
-        findings.push(Finding::new("settle-timeout", text, Vec::new(), None, 0.0));
+        findings.push(Finding::new("settle-timeout", text, figures_of(first), None, 0.0));
     }
-    let warmed: Vec<f64> = measured.cases.iter().flat_map(|c| c.runs.iter().filter_map(|r| r.warm_seconds)).collect();
-    if !warmed.is_empty() {
+    // The case that waited longest for memory to be warmed carries the figures: the
+    // note is about what its runs would have paid without it.
+    let warm = |c: &CaseResult| {
+        let w: Vec<f64> = c.runs.iter().filter_map(|r| r.warm_seconds).collect();
+        (!w.is_empty()).then(|| median(&w))
+    };
+    let warmed = measured.cases.iter().filter_map(|&c| Some((c, warm(c)?))).max_by(|a, b| a.1.total_cmp(&b.1));
+    if let Some((case, seconds)) = warmed {
         let text = format!(
             "this machine gives freed memory back to its host (free page reporting), and writes into memory the \
              host must supply again run several times slower: before each run writebench touched as much memory \
-             as the run writes, untimed ({} s a run, median), so that every run found memory ready; a program \
+             as the run writes, untimed (up to {} a run, for {}), so that every run found memory ready; a program \
              writing after a pause of a few seconds pays that inside its writes",
-            crate::analysis::advice::words::three_digits(median(&warmed))
+            super::words::seconds(seconds),
+            case.case.id
         );
-        findings.push(Finding::new("page-reporting", text, Vec::new(), None, 0.0));
+        findings.push(Finding::new("page-reporting", text, figures_of(case), None, 0.0));
     }
     findings
+}
+
+/// A case's write-alone and durable figures, those it has.
+fn figures_of(case: &CaseResult) -> Vec<crate::result::Figure> {
+    [Metric::Buffered, Metric::Durable]
+        .into_iter()
+        .filter_map(|m| super::figures::Side::new(case, m).figure())
+        .collect()
 }
 
 #[derive(Debug, Clone, Copy, PartialEq)]

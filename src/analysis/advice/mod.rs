@@ -38,6 +38,9 @@ mod shape;
 mod suspicious;
 pub mod words;
 
+// The metrics a recommendation ranks on, which a comparison of files tests again.
+pub use figures::Metric;
+
 #[cfg(test)]
 pub(crate) mod testkit;
 

@@ -55,6 +55,17 @@ pub fn micros(nanoseconds: f64) -> String {
     }
 }
 
+/// A duration in seconds: as s from 1 s on, else as ms or µs.
+pub fn seconds(value: f64) -> String {
+    if value >= 1.0 {
+        format!("{} s", three_digits(value))
+    } else if value >= 1e-3 {
+        format!("{} ms", three_digits(value * 1e3))
+    } else {
+        format!("{} µs", three_digits(value * 1e6))
+    }
+}
+
 /// A factor: two decimals under 2 (where 1.04 and 1.06 differ), one under 10, none above.
 pub fn factor(value: f64) -> String {
     if value < 2.0 {

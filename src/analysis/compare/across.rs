@@ -14,7 +14,8 @@
 use serde::{Deserialize, Serialize};
 
 use super::{CompareResult, Sizes, compare};
-use crate::analysis::significance::{self, ALPHA};
+use crate::analysis::advice::words;
+use crate::analysis::significance::{self, ALPHA, EQUIVALENCE, Verdict};
 use crate::plan::FileState;
 use crate::result::{CaseResult, ResultFile, Status};
 
@@ -45,7 +46,8 @@ impl Effect {
             (true, false) => "helps",
             (false, true) => "hurts",
             (true, true) => "mixed",
-            (false, false) => "tied",
+            // Not shown to differ is not shown the same: no interval here says "tied".
+            (false, false) => "none",
         }
     }
 }
@@ -199,7 +201,8 @@ fn state_effect(state: FileState, files: &[&ResultFile], names: &[&str]) -> Opti
     Some(CrossObservation { kind: format!("state:{}", state.name()), text, files: effects })
 }
 
-/// "preallocation helps on ext4 (×1.40) but not on xfs (tied); it hurts on fuse (×0.70)".
+/// "preallocation helps on ext4 (×1.40) but not on xfs (×1.01, no pair significant); it
+/// hurts on fuse (×0.70)".
 fn sentence(subject: &str, effects: &[Option<Effect>], names: &[&str]) -> String {
     let group = |verdict: &str| -> Vec<String> {
         effects
@@ -207,8 +210,8 @@ fn sentence(subject: &str, effects: &[Option<Effect>], names: &[&str]) -> String
             .zip(names)
             .filter_map(|(effect, name)| effect.filter(|e| e.verdict() == verdict).map(|e| (e, name)))
             .map(|(e, name)| {
-                if verdict == "tied" {
-                    format!("{name} (tied, ×{:.2})", e.factor)
+                if verdict == "none" {
+                    format!("{name} (×{:.2}, no pair significant)", e.factor)
                 } else {
                     format!(
                         "{name} (×{:.2}, {} of {} pairs)",
@@ -220,7 +223,7 @@ fn sentence(subject: &str, effects: &[Option<Effect>], names: &[&str]) -> String
             })
             .collect()
     };
-    let (helps, hurts, mixed, tied) = (group("helps"), group("hurts"), group("mixed"), group("tied"));
+    let (helps, hurts, mixed, tied) = (group("helps"), group("hurts"), group("mixed"), group("none"));
     let mut parts = Vec::new();
     if !helps.is_empty() {
         parts.push(format!("helps on {}", helps.join(", ")));
@@ -283,18 +286,8 @@ fn durability_cost(compared: &CompareResult, names: &[&str]) -> Option<CrossObse
 }
 
 /// Lower is better for latencies; higher for rates.
-fn lower_is_better(metric: &str) -> bool {
-    metric.ends_with("_ns")
-}
-
 fn metric_text(metric: &str, value: f64) -> String {
-    match metric {
-        "throughput" => format!("{:.3} GB/s", value / 1e9),
-        "durable" => format!("{:.3} GB/s durable", value / 1e9),
-        "commits_per_second" => format!("{value:.0} commits/s"),
-        "p99_ns" => format!("p99 {:.1} µs", value / 1e3),
-        other => format!("{value:.3} {other}"),
-    }
+    crate::result::metric::reading(metric, value).text(|v| format!("{v:.3}"))
 }
 
 /// The case a pick names.
@@ -302,13 +295,11 @@ fn pick_case<'a>(result: &'a ResultFile, case: &str) -> Option<&'a CaseResult> {
     result.cases.iter().find(|c| c.case.id == case && c.status == Status::Ok)
 }
 
-/// The times behind a pick's metric, where it has them (throughput and durable).
+/// The times behind a pick's metric, where it has them (the rates in bytes/s).
 fn pick_times(found: &CaseResult, metric: &str) -> Option<Vec<f64>> {
-    match metric {
-        "throughput" => Some(found.runs.iter().map(|r| r.write_seconds).collect()),
-        "durable" => Some(found.runs.iter().map(|r| r.durable_seconds()).collect()),
-        _ => None,
-    }
+    use crate::analysis::advice::Metric;
+    let all = [Metric::Buffered, Metric::Durable, Metric::NewFile, Metric::NewFileDurable];
+    all.into_iter().find(|m| m.name() == metric)?.times(found)
 }
 
 fn fastest(compared: &CompareResult, files: &[&ResultFile]) -> Vec<Fastest> {
@@ -334,7 +325,7 @@ fn fastest(compared: &CompareResult, files: &[&ResultFile]) -> Vec<Fastest> {
         ranked.retain(|(_, pick)| pick.metric == metric);
         ranked.sort_by(|a, b| {
             let order = a.1.median.total_cmp(&b.1.median);
-            if lower_is_better(&metric) { order } else { order.reverse() }
+            if crate::result::metric::lower_is_better(&metric) { order } else { order.reverse() }
         });
         let (best_file, best) = ranked[0];
         let name = |file: usize| compared.files[file].label.clone();
@@ -365,10 +356,31 @@ fn fastest(compared: &CompareResult, files: &[&ResultFile]) -> Vec<Fastest> {
             let against =
                 format!("{}'s best, {} ({})", name(second_file), second.case, metric_text(&metric, second.median));
             match (test, different_sizes) {
-                (Some(test), _) if test.p < ALPHA => {
-                    text += &format!("; ×{:.2} {against}, p = {:.2e}", test.factor, test.p);
+                // Tied only where the interval shows the two the same within ±δ; where
+                // it shows neither a difference nor that, undecided (docs/answer.md).
+                (Some(test), _) => {
+                    let interval = format!("{}–{}x", words::factor(test.low), words::factor(test.high));
+                    text += &match test.verdict(EQUIVALENCE) {
+                        Verdict::Faster => {
+                            format!(
+                                "; {}x {against} ({interval}, {})",
+                                words::factor(test.factor),
+                                words::p_value(test.p)
+                            )
+                        }
+                        Verdict::Slower => format!(
+                            "; {}x {against} by mean time ({interval}, {}): its median is higher, its mean lower",
+                            words::factor(test.factor),
+                            words::p_value(test.p)
+                        ),
+                        Verdict::Tied => {
+                            format!("; tied with {against} ({interval}, within ±{:.0} %)", EQUIVALENCE * 100.0)
+                        }
+                        Verdict::Undecided => {
+                            format!("; undecided against {against} ({interval}): more runs would tell")
+                        }
+                    }
                 }
-                (Some(test), _) => text += &format!("; tied with {against}, p = {:.2}", test.p),
                 (None, Some(sizes)) => text += &format!("; then {against}, no factor: {}", sizes.reason()),
                 (None, None) => text += &format!("; then {against}"),
             }
@@ -479,7 +491,7 @@ mod tests {
         );
         assert_eq!(
             text,
-            "preallocation helps on ext4 (×1.40, 2 of 2 pairs) but not on xfs (tied, ×1.01); it hurts on fuse (×0.70, 2 of 2 pairs); not measured on tmpfs"
+            "preallocation helps on ext4 (×1.40, 2 of 2 pairs) but not on xfs (×1.01, no pair significant); it hurts on fuse (×0.70, 2 of 2 pairs); not measured on tmpfs"
         );
     }
 }
