@@ -246,7 +246,7 @@ fn figure_words(case: &CaseResult, metric: Metric) -> String {
 
 /// The fastest against the runner-up: "; 1.08x (1.02–1.15x, p = 0.01) faster than the
 /// runner-up, X (5.00 → 5.40 GB/s)", "; tied with X (…) and 2 more within ±5 %",
-/// "; undecided against X (0.95–1.27x): more runs would tell", or without a test the
+/// "; undecided against X (0.95–1.27x) and 1 more: more runs would tell", or without a test the
 /// ratio of the means, said to be untested. `against` holds the others, fastest first,
 /// each with its test against the fastest.
 fn runner_up_words(against: &[(&CaseResult, Option<Test>)], margin: f64, metric: Metric) -> String {
@@ -269,11 +269,11 @@ fn runner_up_words(against: &[(&CaseResult, Option<Test>)], margin: f64, metric:
             let within = format!("within ±{:.0} %", margin * 100.0);
             format!("; tied with {id} ({}){}", tested_flat(t), more(count(Verdict::Tied), &within))
         }
-        Verdict::Undecided => format!(
-            "; undecided against {id} ({}): more runs would tell{}",
-            interval(t),
-            more(count(Verdict::Undecided), "undecided")
-        ),
+        Verdict::Undecided => {
+            let others = count(Verdict::Undecided);
+            let others = if others > 0 { format!(" and {others} more") } else { String::new() };
+            format!("; undecided against {id} ({}){others}: more runs would tell", interval(t))
+        }
     }
 }
 
