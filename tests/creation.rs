@@ -88,3 +88,31 @@ fn creation_cases_that_fit_have_both_spans() {
         }
     }
 }
+
+#[test]
+fn the_table_shows_a_creation_in_microseconds_per_call_never_as_gb_per_s() {
+    // A 64 MiB ftruncate takes microseconds: as size over time it would read tens of
+    // thousands of GB/s, which no data moved at.
+    let fs = Tmpfs::mount("128M");
+    let path = fs.path();
+    let output = writebench(&[
+        "run",
+        path.to_str().unwrap(),
+        "--methods",
+        "ftruncate",
+        "--size",
+        "64MiB",
+        "--repeat",
+        "2",
+        "--durability",
+        "end",
+    ]);
+    assert!(output.status.success(), "{}", stderr_of(&output));
+    let table = String::from_utf8(output.stdout).unwrap();
+    let section = &table[table.find("### File creation").expect("the creation section")..];
+    let header = section.lines().find(|l| l.trim_start().starts_with("case")).unwrap();
+    assert!(header.contains("µs/call") && !header.contains("GB/s"), "{section}");
+    let line = section.lines().find(|l| l.trim_start().starts_with("ftruncate")).unwrap();
+    let figure: f64 = line.split_whitespace().nth(4).unwrap().parse().unwrap();
+    assert!(figure > 0.1 && figure < 1000.0, "µs per call, not GB/s: {line}");
+}

@@ -166,11 +166,11 @@ fn figure_cell(content: &str) -> String {
     format!("<td class=\"figure\">{}</td>", text(content))
 }
 
-/// "a – b" GB/s, or why there is no interval.
+/// "a – b", in the unit the summary is in, or why there is no interval.
 fn interval(summary: &crate::analysis::stats::Summary) -> String {
     match (summary.ci95_low, summary.ci95_high) {
-        (Some(low), Some(high)) => format!("{:.3} – {:.3}", low / 1e9, high / 1e9),
-        (Some(low), None) => format!("{:.3} – (no upper bound)", low / 1e9),
+        (Some(low), Some(high)) => format!("{low:.3} – {high:.3}"),
+        (Some(low), None) => format!("{low:.3} – (no upper bound)"),
         _ => "— (one run)".to_string(),
     }
 }
@@ -180,12 +180,17 @@ fn throughput_row(case: &CaseResult) -> String {
     let mut row = format!("<tr class=\"{status}\">{}{}", cell(&document::one_line(&case.case.id)), cell(status));
     match (case.status, case.stats) {
         (Status::Ok, Some(stats)) => {
+            // A file creation in µs per call (`document::per_call`), said in the cell.
+            let (stats, durable, unit) = match document::per_call(case) {
+                Some((write, durable)) => (write, durable, " µs per call"),
+                None => (stats.scaled(1e-9), case.durable_stats.map(|d| d.scaled(1e-9)), ""),
+            };
             row += &cell(&stats.n.to_string());
-            row += &figure_cell(&format_seed_style(&stats.scaled(1e-9)));
+            row += &figure_cell(&format!("{}{unit}", format_seed_style(&stats)));
             row += &figure_cell(&interval(&stats));
-            match case.durable_stats {
+            match durable {
                 Some(durable) => {
-                    row += &figure_cell(&format_mean_sd(durable.mean / 1e9, durable.stddev / 1e9));
+                    row += &figure_cell(&format!("{}{unit}", format_mean_sd(durable.mean, durable.stddev)));
                     row += &figure_cell(&interval(&durable));
                 }
                 // Nothing was synced: no durable figure.

@@ -215,10 +215,14 @@ fn line(place: Place, result: &CaseResult, chunk_width: usize) -> String {
 fn figures(result: &CaseResult) -> String {
     match (result.status, result.stats) {
         (Status::Ok, Some(buffered)) => {
-            let mut text = format!("{} GB/s", format_seed_style(&buffered.scaled(1e-9)));
-            if let Some(durable) = result.durable_stats {
-                let durable = durable.scaled(1e-9);
-                text += &format!("; durable {} GB/s", format_mean_sd(durable.mean, durable.stddev));
+            // A file creation in µs per call (`document::per_call`), others in GB/s.
+            let (buffered, durable, unit) = match crate::export::document::per_call(result) {
+                Some((write, durable)) => (write, durable, "µs per call"),
+                None => (buffered.scaled(1e-9), result.durable_stats.map(|d| d.scaled(1e-9)), "GB/s"),
+            };
+            let mut text = format!("{} {unit}", format_seed_style(&buffered));
+            if let Some(durable) = durable {
+                text += &format!("; durable {} {unit}", format_mean_sd(durable.mean, durable.stddev));
             }
             let notes = notes(result);
             if !notes.is_empty() {

@@ -122,6 +122,15 @@ fn row(result: &CaseResult, usual_size: u64) -> [String; 4] {
     };
     let label = format!("{}{size}, sync {}:", result.case.label(), result.case.durability);
     match (result.status, result.stats) {
+        // A file creation moves no data: its figures are µs per call.
+        (Status::Ok, Some(_)) if creates && crate::export::document::per_call(result).is_some() => {
+            let (write, durable) = crate::export::document::per_call(result).expect("checked");
+            let durable = match durable {
+                Some(durable) => format!("durable {} µs per call", format_mean_sd(durable.mean, durable.stddev)),
+                None => "durable —".to_string(),
+            };
+            [label, format!("{} µs per call", format_seed_style(&write)), durable, notes(result).join(", ")]
+        }
         (Status::Ok, Some(buffered)) => {
             let durable = match result.durable_stats {
                 Some(durable) => durable_text(&durable.scaled(1e-9)),

@@ -54,6 +54,9 @@ pub struct Row {
     /// The "CPU-bound" note among `notes`, and the writers' median CPU share: said
     /// once above the table instead when every case of it has one (on tmpfs, all do).
     cpu: Option<(String, f64)>,
+    /// A file creation: its figures are µs per call, not GB/s (a 64 MiB ftruncate at
+    /// 3 µs would read "24000 GB/s", which no data moved at).
+    creation: bool,
 }
 
 pub fn row(result: &CaseResult, usual_size: u64) -> Row {
@@ -65,19 +68,25 @@ pub fn row(result: &CaseResult, usual_size: u64) -> Row {
     match (result.status, result.stats) {
         (Status::Ok, Some(buffered)) => {
             let write: Vec<f64> = result.runs.iter().map(|run| run.write_seconds).collect();
+            let bytes = result.case.bytes as f64;
+            let shown = |median: f64, seconds: &[f64]| match creates {
+                true => per_call(bytes / median, seconds),
+                false => figure(median, seconds),
+            };
             let durable = match result.durable_stats {
                 Some(durable) => {
                     let seconds: Vec<f64> = result.runs.iter().map(Run::durable_seconds).collect();
-                    figure(durable.median, &seconds)
+                    shown(durable.median, &seconds)
                 }
                 None => "—".to_string(),
             };
             let shares: Vec<f64> = result.runs.iter().map(|run| run.cpu_share).collect();
             Row {
-                cells: [label, figure(buffered.median, &write), durable, ceiling(result)],
+                cells: [label, shown(buffered.median, &write), durable, ceiling(result)],
                 noisy: noise_note(result).is_some(),
                 notes: detail_notes(result),
                 cpu: cpu_note(result).map(|note| (note, crate::analysis::stats::median(&shares))),
+                creation: creates,
             }
         }
         (status, _) => {
@@ -87,6 +96,7 @@ pub fn row(result: &CaseResult, usual_size: u64) -> Row {
                 noisy: false,
                 notes: vec![format!("{}: {reason}", status.name())],
                 cpu: None,
+                creation: creates,
             }
         }
     }
@@ -97,7 +107,9 @@ pub fn row(result: &CaseResult, usual_size: u64) -> Row {
 pub fn write(out: &mut dyn Write, rows: &[Row], paint: Paint) -> io::Result<()> {
     let rows = said_once(rows);
     let rows = cpu_said_once(out, rows)?;
-    let header = ["case", "GB/s", "durable", "of ceiling"].map(String::from);
+    // A subsection of file creations only (the table groups them so) reads in µs.
+    let unit = if !rows.is_empty() && rows.iter().all(|r| r.creation) { "µs/call" } else { "GB/s" };
+    let header = ["case", unit, "durable", "of ceiling"].map(String::from);
     let width = |column: usize| {
         rows.iter().map(|r| r.cells[column].chars().count()).chain([header[column].chars().count()]).max().unwrap_or(0)
     };
@@ -180,8 +192,13 @@ fn said_once(rows: &[Row]) -> Vec<Row> {
     let mut previous: Option<&str> = None;
     for row in rows {
         let reason = row.cells[1].is_empty().then(|| row.notes.first().map(String::as_str)).flatten();
-        let mut row =
-            Row { cells: row.cells.clone(), noisy: row.noisy, notes: row.notes.clone(), cpu: row.cpu.clone() };
+        let mut row = Row {
+            cells: row.cells.clone(),
+            noisy: row.noisy,
+            notes: row.notes.clone(),
+            cpu: row.cpu.clone(),
+            creation: row.creation,
+        };
         if reason.is_some() && reason == previous {
             let status = reason.unwrap_or_default().split(':').next().unwrap_or_default();
             row.notes = vec![format!("{status}: as above")];
@@ -220,7 +237,16 @@ fn short_id(result: &CaseResult) -> String {
 /// the 95 % CI of the mean time relative to it (none from a single run); whole percent
 /// from 10 % up, where a tenth says nothing.
 fn figure(median_bytes_per_s: f64, seconds: &[f64]) -> String {
-    let median = significant(median_bytes_per_s * 1e-9);
+    with_interval(significant(median_bytes_per_s * 1e-9), seconds)
+}
+
+/// A creation's median time per call in µs, with the same relative interval as a rate.
+fn per_call(median_seconds: f64, seconds: &[f64]) -> String {
+    with_interval(significant(median_seconds * 1e6), seconds)
+}
+
+/// "4.65 ±2.1 %": the interval of the mean run time, relative, the same for a rate.
+fn with_interval(median: String, seconds: &[f64]) -> String {
     match ci_relative_half_width(seconds) {
         Some(half) if half.is_finite() && half >= 0.1 => format!("{median} ±{:.0} %", 100.0 * half),
         Some(half) if half.is_finite() => format!("{median} ±{:.1} %", 100.0 * half),
