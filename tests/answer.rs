@@ -64,6 +64,10 @@ fn a_quick_run_ends_with_an_answer_whose_cases_exist() {
 
     let observations = result["observations"].as_array().unwrap();
     assert!(!observations.is_empty(), "{answer}");
+    // Each names every dimension its cases differ in (queue depth, layout, …): no two
+    // observations read the same.
+    let texts: std::collections::HashSet<&str> = observations.iter().map(|o| o["text"].as_str().unwrap()).collect();
+    assert_eq!(texts.len(), observations.len(), "{answer}");
     for observation in observations {
         let figures = observation["figures"].as_array().unwrap();
         assert!(!figures.is_empty(), "{observation}");

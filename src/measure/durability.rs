@@ -10,12 +10,14 @@ use crate::error::CallError;
 use crate::plan::durability::{Durability, SyncCall};
 
 /// The `every:N` rule of one run, shared by all its writers: a sync every N calls *of
-/// the case*, counted across its threads, so that T threads make as many syncs as one
-/// thread would (one pacer per thread made each thread sync its own leftover calls at
-/// the end: T syncs where the label says one). The thread whose call makes the count a
-/// multiple of N syncs. When the parts end, the calls not yet synced are synced once:
-/// in one file by the last writer to end (a sync of the file covers every writer's
-/// calls), with a file per thread by each writer whose file has such calls.
+/// the file*. Into one file, the calls are counted across its threads, so that T
+/// threads make as many syncs as one thread would (one pacer per thread made each
+/// thread sync its own leftover calls at the end: T syncs where the label says one);
+/// the thread whose call makes the count a multiple of N syncs, and the last writer to
+/// end syncs the calls not yet synced (a sync of the file covers every writer's
+/// calls). With a file per thread, each writer counts and syncs its own file, as a
+/// program writing several files would: a count across files made a writer sync its
+/// file after one of its calls and N-1 of the others', whose files then went unsynced.
 pub struct Pacing {
     every: Option<(u32, SyncCall)>,
     /// `writebehind:SIZE`: the window, per writer (see [`Pacer::after_write`]).
@@ -58,7 +60,7 @@ impl Pacing {
     /// One writer's view, for a part that starts at file offset `start` (write-behind
     /// windows are counted from there).
     pub fn pacer_at(&self, start: u64) -> Pacer<'_> {
-        Pacer { pacing: self, since: 0, window_start: start, waiting: None }
+        Pacer { pacing: self, since: 0, own: 0, window_start: start, waiting: None }
     }
 }
 
@@ -66,8 +68,9 @@ impl Pacing {
 /// each vectored call), and once more as its part ends ([`Pacer::at_end`]).
 pub struct Pacer<'a> {
     pacing: &'a Pacing,
-    /// This writer's calls since it last synced.
+    /// This writer's calls since it last synced, and in all.
     since: u64,
+    own: u64,
     /// Write-behind: where the window being written starts, and the window whose
     /// writeback was started and not yet waited for.
     window_start: u64,
@@ -89,9 +92,14 @@ impl Pacer<'_> {
     pub fn due_at(&mut self) -> Option<(u64, bool)> {
         let (n, _) = self.pacing.every?;
         self.since += 1;
-        // AcqRel: a writer that sees the count its call made also sees every call
-        // counted before, so its sync starts after those calls returned.
-        let count = self.pacing.calls.fetch_add(1, Ordering::AcqRel) + 1;
+        self.own += 1;
+        let count = if self.pacing.shared_file {
+            // AcqRel: a writer that sees the count its call made also sees every call
+            // counted before, so its sync starts after those calls returned.
+            self.pacing.calls.fetch_add(1, Ordering::AcqRel) + 1
+        } else {
+            self.own
+        };
         let due = count % u64::from(n) == 0;
         if due {
             self.since = 0;
@@ -255,6 +263,17 @@ mod tests {
         assert_eq!(syncs(4, 1, 16, 1), 4, "nothing left at the end");
         // A file each: a file with calls not yet synced is synced by its own writer.
         assert_eq!(syncs(64, 2, 32, 2), 2);
+        // A file each counts per file: every:4 over 2 x 16 calls is 4 syncs of each
+        // file, at each file's 4th, 8th … call, and nothing left at the end.
+        assert_eq!(syncs(4, 2, 16, 2), 8);
+        assert_eq!(syncs(4, 2, 17, 2), 10, "each file's 17th call synced at its end");
+        // Two writers taking turns: each syncs its own file at its own 4th call. Counted
+        // across files, every 4th call of the case fell to the second writer alone.
+        let pacing = Pacing::new(Some((4, SyncCall::Fsync)), 2, 2);
+        let (mut a, mut b) = (pacing.pacer(), pacing.pacer());
+        let turns: Vec<(bool, bool)> = (0..8).map(|_| (a.due(), b.due())).collect();
+        let expected: Vec<(bool, bool)> = (1..=8).map(|i| (i % 4 == 0, i % 4 == 0)).collect();
+        assert_eq!(turns, expected);
     }
 
     #[test]

@@ -233,11 +233,11 @@ pub(super) fn drive<'a>(
         {
             held = None;
             let slot = slots.free.pop().expect("a free slot with nothing in flight");
-            let linked = every
-                .ledger
-                .wait_before(every.part, count)
-                .and_then(|()| queue.push(slot, request, true))
-                .and_then(|()| queue.push_sync(every.call));
+            // Into one file, the sync covers every ring's writes counted before it; with
+            // a file each, only this ring's (`Pacing`), which are all completed here.
+            let waited = if every.pacer.shared_file() { every.ledger.wait_before(every.part, count) } else { Ok(()) };
+            let linked =
+                waited.and_then(|()| queue.push(slot, request, true)).and_then(|()| queue.push_sync(every.call));
             match linked {
                 Ok(()) => {
                     slots.owed[slot] = Some(request);
