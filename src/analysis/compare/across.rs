@@ -359,18 +359,19 @@ fn fastest(compared: &CompareResult, files: &[&ResultFile]) -> Vec<Fastest> {
                 // Tied only where the interval shows the two the same within ±δ; where
                 // it shows neither a difference nor that, undecided (docs/answer.md).
                 (Some(test), _) => {
-                    let interval = format!("{}–{}x", words::factor(test.low), words::factor(test.high));
+                    let low = words::factor(test.low);
+                    let interval = format!("{}–{}", low.trim_end_matches('x'), words::factor(test.high));
                     text += &match test.verdict(EQUIVALENCE) {
                         Verdict::Faster => {
                             format!(
-                                "; {}x {against} ({interval}, {})",
+                                "; {} faster than {against} ({interval}, {})",
                                 words::factor(test.factor),
                                 words::p_value(test.p)
                             )
                         }
                         Verdict::Slower => format!(
-                            "; {}x {against} by mean time ({interval}, {}): its median is higher, its mean lower",
-                            words::factor(test.factor),
+                            "; {} slower than {against} by mean time ({interval}, {}): its median is higher, its mean lower",
+                            words::factor(1.0 / test.factor),
                             words::p_value(test.p)
                         ),
                         Verdict::Tied => {

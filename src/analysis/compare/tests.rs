@@ -211,6 +211,12 @@ fn the_labs_fastest_of_all_gives_no_factor_between_different_sizes() {
     let compared = across::compare_filesystems(&[file("ext4", 64 * MIB, 1.0), file("xfs", 64 * MIB, 0.5)]);
     let fastest = compared.fastest.iter().find(|f| f.goal == "fastest").unwrap();
     assert!((fastest.factor.unwrap() - 2.0).abs() < 1e-9, "{fastest:?}");
+    assert!(fastest.text.contains("; 2.0x faster than ext4's best, "), "{}", fastest.text);
+    assert!(!fastest.text.contains("xx") && !fastest.text.contains("x–"), "one x per factor: {}", fastest.text);
+    // The same times: tied only because the interval lies within ±5 %.
+    let compared = across::compare_filesystems(&[file("ext4", 64 * MIB, 1.0), file("xfs", 64 * MIB, 1.0)]);
+    let fastest = compared.fastest.iter().find(|f| f.goal == "fastest").unwrap();
+    assert!(fastest.text.contains("; tied with "), "{}", fastest.text);
 }
 
 #[test]
