@@ -165,6 +165,7 @@ fn latency(args: &LatencyArgs) -> Result<ExitCode, UsageError> {
         },
         cases: results,
         observations: Vec::new(),
+        observation_tests: None,
         answer: Vec::new(),
         calibration: None,
         complete: true,
@@ -291,6 +292,7 @@ fn run(args: &RunArgs) -> Result<ExitCode, UsageError> {
         options: options_json(&suite, &settings, &schedule, args.equivalence),
         cases: done,
         observations: Vec::new(),
+        observation_tests: None,
         answer: Vec::new(),
         calibration,
         complete: true,
@@ -344,6 +346,7 @@ fn calibrate(args: &CalibrateArgs) -> Result<ExitCode, UsageError> {
         }),
         cases: Vec::new(),
         observations: Vec::new(),
+        observation_tests: None,
         answer: Vec::new(),
         calibration: Some(calibration),
         complete: true,
@@ -476,7 +479,8 @@ fn stored_differs(
 /// cases and the calibration alone.
 fn draw_conclusions(result: &mut ResultFile) {
     writebench::analysis::ceilings::apply(result);
-    result.observations = advice::observations(result);
+    let (observations, tests) = advice::counted_observations(result);
+    (result.observations, result.observation_tests) = (observations, Some(tests));
     result.answer = advice::recommendations(result);
 }
 

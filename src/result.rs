@@ -29,6 +29,10 @@ pub struct ResultFile {
     pub cases: Vec<CaseResult>,
     /// What the cases show (analysis::advice), each with the numbers it rests on.
     pub observations: Vec<Observation>,
+    /// How many tests the observations' p-values and intervals were corrected over
+    /// (Holm, docs/answer.md); absent in results from before the correction.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub observation_tests: Option<usize>,
     /// The best strategy for each goal the run can answer (analysis::advice).
     #[serde(default)]
     pub answer: Vec<Recommendation>,

@@ -68,6 +68,11 @@ fn a_quick_run_ends_with_an_answer_whose_cases_exist() {
     // observations read the same.
     let texts: std::collections::HashSet<&str> = observations.iter().map(|o| o["text"].as_str().unwrap()).collect();
     assert_eq!(texts.len(), observations.len(), "{answer}");
+    // Corrected over every test behind them, the count said once above them.
+    let tests = result["observation_tests"].as_u64().expect("the count of tests");
+    let with_comparison = observations.iter().filter(|o| !o["comparison"].is_null()).count() as u64;
+    assert!(tests >= with_comparison, "{tests} tests, {with_comparison} comparisons");
+    assert!(answer.contains(&format!("Holm-corrected over {tests} tests")), "{answer}");
     for observation in observations {
         let figures = observation["figures"].as_array().unwrap();
         assert!(!figures.is_empty(), "{observation}");

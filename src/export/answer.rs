@@ -32,10 +32,17 @@ pub fn render(result: &ResultFile, out: &mut dyn Write, paint: Paint) -> io::Res
     }
     let total = result.observations.len();
     let shown = total.min(SHOWN);
+    // The raw count of tests, said once: every p and interval below is corrected over it.
+    let corrected = match result.observation_tests {
+        Some(tests) if tests > 1 => format!(", Holm-corrected over {tests} tests"),
+        _ => String::new(),
+    };
     if total > shown {
-        writeln!(out, "\nObservations (the first {shown} of {total}; all of them in the JSON export):")?;
-    } else {
+        writeln!(out, "\nObservations (the first {shown} of {total}{corrected}; all of them in the JSON export):")?;
+    } else if corrected.is_empty() {
         writeln!(out, "\nObservations:")?;
+    } else {
+        writeln!(out, "\nObservations ({}):", corrected.trim_start_matches(", "))?;
     }
     if total == 0 {
         writeln!(out, "  none: no case differed significantly from one it can be compared with")?;

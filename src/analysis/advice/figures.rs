@@ -26,7 +26,7 @@ impl Finding {
 }
 
 /// Which time a figure divides the bytes by.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord)]
 pub enum Metric {
     /// The write time (DESIGN §2.2): `runs[i].write_seconds`, figure `stats`.
     Buffered,
@@ -160,13 +160,59 @@ pub struct Test<'a> {
 }
 
 /// None where either side has fewer than two runs, or the two wrote different byte
-/// counts (a ratio of times is a ratio of rates only for the same bytes).
+/// counts (a ratio of times is a ratio of rates only for the same bytes). Inside
+/// [`corrected`], the test is judged among every test the observations make.
 pub fn test<'a>(from: Side<'a>, to: Side<'a>) -> Option<Test<'a>> {
     if from.case.case.bytes != to.case.case.bytes {
         return None;
     }
     let factor = significance::factor(&from.metric.times(from.case)?, &to.metric.times(to.case)?)?;
+    let key = (from.id().to_string(), from.metric, to.id().to_string(), to.metric);
+    let factor = CORRECTION.with_borrow_mut(|correction| match correction {
+        Correction::Off => factor,
+        Correction::Collect(tests) => {
+            tests.entry(key).or_insert(factor.p);
+            factor
+        }
+        Correction::Apply(adjusted) => adjusted.get(&key).map_or(factor, |&p| factor.adjusted(p)),
+    });
     Some(Test { from, to, factor })
+}
+
+/// A test by what it compares: one side's case and metric, the other's.
+type TestKey = (String, Metric, String, Metric);
+
+/// How [`test`] judges: alone (the Answer's own comparisons), or among all the tests of
+/// the observations (see [`corrected`]).
+enum Correction {
+    Off,
+    Collect(BTreeMap<TestKey, f64>),
+    Apply(BTreeMap<TestKey, f64>),
+}
+
+thread_local! {
+    static CORRECTION: std::cell::RefCell<Correction> = const { std::cell::RefCell::new(Correction::Off) };
+}
+
+/// Runs `draw` twice: once to gather every test it makes (each pair of sides once),
+/// then, after Holm's correction over all of them, again with each test judged at its
+/// adjusted p and its interval widened to match (`Factor::adjusted`). Returns what the
+/// second pass drew and how many tests were corrected over (docs/answer.md,
+/// "Multiplicity"). Within it, [`holm_adjusted`] leaves tests as they are: a family's
+/// correction is contained in the correction over every test.
+pub fn corrected<T>(draw: impl Fn() -> T) -> (T, usize) {
+    CORRECTION.set(Correction::Collect(BTreeMap::new()));
+    let _ = draw();
+    let tests = match CORRECTION.replace(Correction::Off) {
+        Correction::Collect(tests) => tests,
+        _ => BTreeMap::new(),
+    };
+    let count = tests.len();
+    let (keys, p): (Vec<TestKey>, Vec<f64>) = tests.into_iter().unzip();
+    CORRECTION.set(Correction::Apply(keys.into_iter().zip(holm(&p)).collect()));
+    let drawn = draw();
+    CORRECTION.set(Correction::Off);
+    (drawn, count)
 }
 
 impl<'a> Test<'a> {
@@ -228,6 +274,9 @@ impl<'a> Test<'a> {
 /// family's size and its interval widened to match (see `Factor::adjusted`), so that
 /// `significant()` of each says whether it holds once the whole family is counted.
 pub fn holm_adjusted<'a>(tests: &[Test<'a>]) -> Vec<Test<'a>> {
+    if CORRECTION.with_borrow(|c| matches!(c, Correction::Apply(_))) {
+        return tests.to_vec();
+    }
     let p: Vec<f64> = tests.iter().map(|t| t.factor.p).collect();
     tests.iter().zip(holm(&p)).map(|(test, adjusted)| test.adjusted(adjusted)).collect()
 }

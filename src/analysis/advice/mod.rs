@@ -54,8 +54,19 @@ const DOUBTS: [&str; 6] =
     ["suspicious-ceiling", "carry-over", "settle-timeout", "page-reporting", "ci-missed", "first-run-outlier"];
 
 /// Everything the result supports, most important first (see the module doc).
-/// Figures are held against the result's calibration, where it has one.
+/// Figures are held against the result's calibration, where it has one. Every test
+/// behind them is judged among all of them (Holm): see [`observation_tests`].
 pub fn observations(result: &ResultFile) -> Vec<Observation> {
+    counted_observations(result).0
+}
+
+/// [`observations`], and how many tests they were corrected over: each comparison of
+/// two figures they made, counted once.
+pub fn counted_observations(result: &ResultFile) -> (Vec<Observation>, usize) {
+    figures::corrected(|| drawn(result))
+}
+
+fn drawn(result: &ResultFile) -> Vec<Observation> {
     let measured = Measured::of(result);
     let mut findings = Vec::new();
     let has_device = result.target.block_device.is_some();
@@ -132,6 +143,31 @@ mod tests {
         assert!(observations[2].text.starts_with("write empty t1 none"), "{}", observations[2].text);
         assert!(observations.iter().all(|o| !o.text.is_empty()));
         assert!(observations.iter().filter(|o| o.kind != "latency").all(|o| !o.figures.is_empty()));
+    }
+
+    #[test]
+    fn observations_are_judged_among_all_their_tests() {
+        // One thread against two: p about 0.03 alone. The same result asks more
+        // questions (chunk sizes that make no difference, a file state): among them all,
+        // the gain of a second thread is not shown.
+        let result = Build::new()
+            .add(case("pwrite empty 1MiB t1 end"), &[1.0, 1.1, 0.9, 1.05, 0.95])
+            .add(case("pwrite empty 1MiB t2 end"), &[0.86, 0.95, 0.80, 0.90, 0.84])
+            .add(case("write empty 4KiB t1 end"), &[1.0, 1.2, 0.8, 1.1, 0.9])
+            .add(case("write empty 64KiB t1 end"), &[1.1, 1.0, 0.9, 0.8, 1.2])
+            .add(case("write empty 1MiB t1 end"), &[0.9, 1.1, 1.2, 1.0, 0.8])
+            .add(case("write prealloc 1MiB t1 end"), &[1.0, 0.9, 1.1, 1.2, 0.8])
+            .done();
+        let threads = |observations: &[Observation]| {
+            observations.iter().find(|o| o.kind == "threads").map(|o| o.text.clone()).unwrap_or_default()
+        };
+        let alone = drawn(&result);
+        assert!(threads(&alone).contains("faster than one thread"), "{alone:#?}");
+        let (observations, tests) = counted_observations(&result);
+        assert!(threads(&observations).contains("undecided against one thread"), "{observations:#?}");
+        assert!(tests >= 4, "{tests}");
+        let comparison = observations.iter().find(|o| o.kind == "threads").unwrap().comparison.clone().unwrap();
+        assert!(!comparison.significant && comparison.low < 1.0, "{comparison:?}");
     }
 
     #[test]

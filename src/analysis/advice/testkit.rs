@@ -96,6 +96,7 @@ impl Build {
                 options: json!({}),
                 cases: Vec::new(),
                 observations: Vec::new(),
+                observation_tests: None,
                 answer: Vec::new(),
                 calibration: None,
                 complete: true,

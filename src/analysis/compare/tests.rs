@@ -52,6 +52,7 @@ fn result(fs_type: &str, cases: Vec<CaseResult>) -> ResultFile {
                                     "mmap_advice": {"map_populate": false}}),
         cases,
         observations: Vec::new(),
+        observation_tests: None,
         answer: Vec::new(),
         calibration: None,
         complete: true,

@@ -328,6 +328,7 @@ pub(crate) mod tests {
             options: serde_json::json!({"command": "run", "argv": ["writebench", "run", "/data"]}),
             cases,
             observations: Vec::new(),
+            observation_tests: None,
             answer: Vec::new(),
             calibration: None,
             complete: true,
