@@ -5,13 +5,15 @@
 //! A figure is then read against its ceiling: buffered writes copy the caller's bytes
 //! into the page cache, so none can be faster than copying memory; a durable or direct
 //! figure cannot be faster than the device takes data. This file holds the numbers and
-//! the memory, syscall and clock measurements, which touch no file.
+//! the syscall and clock measurements, which touch no file; `context::copy` measures
+//! the memory copy, at each size class.
 
 use std::hint::black_box;
-use std::sync::Barrier;
 use std::time::Instant;
 
 use serde::{Deserialize, Serialize};
+
+use crate::context::copy::CopyClass;
 
 /// What a measured ceiling on the path came to, or why there is none.
 #[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
@@ -38,14 +40,20 @@ pub struct Calibration {
     /// level cache (64 MiB in `run`'s short calibration, 256 MiB in `calibrate`): the
     /// best of the passes, bytes per second. Where the cache is larger than the
     /// destination the rate is the cache's: higher, so still a bound no write passes.
+    /// The largest class of `memcpy_classes`.
     pub memcpy_bytes_per_s: f64,
-    /// The same from every CPU at once, each thread with its own source and destination:
-    /// total bytes over the span from the first start to the last end.
+    /// The same from every CPU at once, each thread with its own slice of the
+    /// destination: total bytes over the span from the first start to the last end.
     pub memcpy_all_bytes_per_s: f64,
     /// Threads of the all-thread copy (this machine's CPUs).
     pub memcpy_threads: usize,
-    /// Bytes copied per pass, in all (the threads share them out).
+    /// Bytes copied per pass, in all (the threads share them out): the largest class.
     pub memcpy_bytes: u64,
+    /// The copy at each size class, smallest first, the last one `memcpy_bytes`
+    /// (docs/measurement.md): a small file's copy stays in the CPU caches. Empty in
+    /// results from before the classes.
+    #[serde(default)]
+    pub memcpy_classes: Vec<CopyClass>,
     /// A trivial system call (`getppid`, which no libc caches), nanoseconds.
     pub syscall_ns: f64,
     /// A read of the monotonic clock (vDSO `clock_gettime`), nanoseconds.
@@ -152,63 +160,6 @@ impl Calibration {
     }
 }
 
-/// Size of the source each copying thread reads from: the native writers' data period.
-const SOURCE: usize = 8 << 20;
-/// Bytes per copy call, as a large write would hand the kernel.
-const PIECE: usize = 1 << 20;
-
-/// The best of `passes` memory-copy passes of `bytes` in all, from `threads` threads
-/// at once (each a slice of its own), in bytes per second. One source and one
-/// destination serve every thread count, so the memory this costs is `bytes` and the
-/// source, whatever the CPUs.
-pub fn memcpy_rate(threads: usize, bytes: usize, passes: usize) -> f64 {
-    let threads = threads.max(1);
-    let slice = (bytes / threads).max(PIECE) / PIECE * PIECE;
-    // Pseudo-random, not zeros: the destination's pages and the source's are all
-    // really touched (faulted in) before any pass is timed.
-    let mut state = 0x9E37_79B9_7F4A_7C15u64;
-    let source: Vec<u8> = (0..SOURCE)
-        .map(|_| {
-            state ^= state << 13;
-            state ^= state >> 7;
-            state ^= state << 17;
-            state as u8
-        })
-        .collect();
-    let mut destination = vec![1u8; slice * threads];
-    let barrier = Barrier::new(threads);
-    let spans: Vec<Vec<(Instant, Instant)>> = std::thread::scope(|scope| {
-        let workers: Vec<_> = destination
-            .chunks_exact_mut(slice)
-            .map(|mine| {
-                let (barrier, source) = (&barrier, &source);
-                scope.spawn(move || {
-                    let mut spans = Vec::with_capacity(passes);
-                    for _ in 0..passes {
-                        barrier.wait();
-                        let start = Instant::now();
-                        for (i, piece) in mine.chunks_exact_mut(PIECE).enumerate() {
-                            let from = (i * PIECE) % SOURCE;
-                            piece.copy_from_slice(&source[from..from + PIECE]);
-                        }
-                        black_box(&mut *mine);
-                        spans.push((start, Instant::now()));
-                    }
-                    spans
-                })
-            })
-            .collect();
-        workers.into_iter().map(|w| w.join().expect("a copying thread does not panic")).collect()
-    });
-    (0..passes)
-        .map(|pass| {
-            let start = spans.iter().map(|s| s[pass].0).min().expect("one thread at least");
-            let end = spans.iter().map(|s| s[pass].1).max().expect("one thread at least");
-            (slice * threads) as f64 / end.duration_since(start).as_secs_f64().max(1e-9)
-        })
-        .fold(0.0, f64::max)
-}
-
 /// The cheapest of `batches` batches of `calls` calls of `call`, in nanoseconds per call.
 fn cheapest_ns(calls: u32, batches: u32, call: impl Fn()) -> f64 {
     (0..batches)
@@ -290,15 +241,21 @@ mod tests {
     }
 
     #[test]
-    fn memory_copies_and_calls_measure_something_plausible() {
-        let rate = memcpy_rate(1, 32 << 20, 2);
-        // Anything from an old laptop to a large server: 0.5 to 500 GB/s.
-        assert!((0.5e9..500e9).contains(&rate), "{rate}");
-        let both = memcpy_rate(2, 16 << 20, 2);
-        assert!((0.5e9..1000e9).contains(&both), "{both}");
+    fn calls_and_clock_reads_measure_something_plausible() {
         let syscall = syscall_ns(20_000);
         let clock = clock_ns(20_000);
         assert!((5.0..100_000.0).contains(&syscall), "{syscall}");
         assert!((1.0..100_000.0).contains(&clock), "{clock}");
+    }
+
+    #[test]
+    fn an_old_calibration_without_classes_still_loads() {
+        let old = r#"{"memcpy_bytes_per_s": 9e9, "memcpy_all_bytes_per_s": 14e9, "memcpy_threads": 2,
+            "memcpy_bytes": 67108864, "syscall_ns": 80.0, "clock_ns": 17.0,
+            "page_cache": {"bytes_per_s": 4e9, "how": ""}, "device": {"bytes_per_s": null, "how": ""},
+            "seconds": 0.2}"#;
+        let old: Calibration = serde_json::from_str(old).unwrap();
+        assert!(old.memcpy_classes.is_empty());
+        assert_eq!(old.memcpy_bytes_per_s, 9e9);
     }
 }
