@@ -141,7 +141,7 @@ fn the_quick_suite_table_fits_100_columns_shows_the_share_of_the_ceiling_and_no_
 }
 
 #[test]
-fn a_run_measures_the_copy_at_its_own_size() {
+fn a_run_s_cases_are_held_against_the_copy_of_their_own_size() {
     let tmpfs = Tmpfs::mount("256m");
     let args = ["--methods", "write", "--states", "prealloc", "--chunks", "1MiB", "--threads", "1", "--size", "3MiB"];
     let (result, stdout) = run_result(&tmpfs.path(), &[&args[..], &["--repeat", "2", "--durability", "none"]].concat());
@@ -150,6 +150,13 @@ fn a_run_measures_the_copy_at_its_own_size() {
     const MIB: u64 = 1 << 20;
     assert_eq!(class_sizes(c), [MIB, 3 * MIB, 4 * MIB, 16 * MIB, 64 * MIB], "{c}");
     assert_eq!(c["memcpy_bytes"], 64 * MIB);
+    // Its one writer against one thread's copy at 3 MiB, raised to any larger class's.
+    let case = &result["cases"][0];
+    let classes = c["memcpy_classes"].as_array().unwrap();
+    let at_or_above = classes.iter().filter(|class| class["bytes"].as_u64().unwrap() >= 3 * MIB);
+    let held_against = at_or_above.map(|class| rate(&class["bytes_per_s"])).fold(0.0, f64::max);
+    let expected = 100.0 * rate(&case["stats"]["median"]) / held_against;
+    assert!((rate(&case["ceiling"]["buffered_pct"]) - expected).abs() < 1e-6, "{case}\n{c}");
     let joined = stdout.replace("\n  ", " ");
     assert!(joined.contains("at smaller sizes (2 threads) 1MiB ") && joined.contains(", 3MiB "), "{stdout}");
 }

@@ -3,7 +3,8 @@
 //! (its data period, at most 8 MiB, read round and round) into N bytes of page cache: a
 //! small file's copy stays in the CPU caches and runs faster than a copy into a buffer
 //! larger than them. So the copy is measured at a few destination sizes, the classes,
-//! each from a source of at most 8 MiB, as a writer's is.
+//! each from a source of at most 8 MiB, as a writer's is; a case is held against the
+//! class at or above its bytes (`Calibration::copy_rates`).
 
 use std::hint::black_box;
 use std::sync::Barrier;
@@ -15,7 +16,7 @@ use serde::{Deserialize, Serialize};
 pub const SOURCE: usize = 8 << 20;
 /// The largest piece a copy call takes, as a large write hands the kernel.
 const PIECE: usize = 1 << 20;
-/// The smallest class (docs/measurement.md).
+/// The smallest class: a smaller file is held against it (docs/measurement.md).
 pub const SMALLEST: u64 = 1 << 20;
 /// Each class's step up from the one below, from [`SMALLEST`].
 const STEP: u64 = 4;
