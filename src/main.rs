@@ -215,7 +215,9 @@ fn run(args: &RunArgs) -> Result<ExitCode, UsageError> {
     let calibrates = !args.no_calibrate;
     announce(&cases, suite.latency.as_ref(), &schedule, &target, &scratch, (verify, calibrates));
     let calibration = (!args.no_calibrate).then(|| {
-        let calibration = calibrate_in(&scratch, writebench::measure::calibrate::Effort::SHORT, settings.seed);
+        let sizes: Vec<u64> = cases.iter().map(|case| case.bytes).collect();
+        let effort = writebench::measure::calibrate::Effort::SHORT;
+        let calibration = calibrate_in(&scratch, effort, &sizes, settings.seed);
         // The copy buffers are freed: the peak the result records is the cases' own.
         writebench::measure::peak::reset_peak_rss();
         eprintln!(
@@ -330,7 +332,7 @@ fn calibrate(args: &CalibrateArgs) -> Result<ExitCode, UsageError> {
     writebench::measure::space::check_up_front(&args.path, size).map_err(UsageError)?;
     let (scratch, target) = start_in(&args.path)?;
     let swap_before = context::swapped_out_pages();
-    let calibration = calibrate_in(&scratch, writebench::measure::calibrate::Effort::full(size), args.seed);
+    let calibration = calibrate_in(&scratch, writebench::measure::calibrate::Effort::full(size), &[], args.seed);
     drop(scratch);
     signals::forget_scratch();
     let result = ResultFile {
@@ -390,6 +392,7 @@ fn start_in(path: &Path) -> Result<(Scratch, context::TargetInfo), UsageError> {
 fn calibrate_in(
     scratch: &Scratch,
     effort: writebench::measure::calibrate::Effort,
+    case_sizes: &[u64],
     seed: u64,
 ) -> context::calibration::Calibration {
     let spinner = if std::io::stderr().is_terminal() {
@@ -399,7 +402,7 @@ fn calibrate_in(
     } else {
         ProgressBar::hidden()
     };
-    let calibration = writebench::measure::calibrate::calibrate(scratch, effort, seed, &mut |step| {
+    let calibration = writebench::measure::calibrate::calibrate(scratch, effort, case_sizes, seed, &mut |step| {
         spinner.set_message(format!("calibrating: {step}"))
     });
     spinner.finish_and_clear();

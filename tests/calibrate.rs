@@ -11,6 +11,12 @@ fn rate(value: &serde_json::Value) -> f64 {
     value.as_f64().unwrap_or_else(|| panic!("a rate, not {value}"))
 }
 
+/// The sizes of a calibration's memory-copy classes, in their order.
+fn class_sizes(calibration: &serde_json::Value) -> Vec<u64> {
+    let classes = calibration["memcpy_classes"].as_array().unwrap_or_else(|| panic!("classes in {calibration}"));
+    classes.iter().map(|class| class["bytes"].as_u64().unwrap()).collect()
+}
+
 #[test]
 fn calibrate_prints_and_exports_the_ceilings_of_tmpfs() {
     let tmpfs = Tmpfs::mount("256m");
@@ -48,6 +54,16 @@ fn calibrate_prints_and_exports_the_ceilings_of_tmpfs() {
     assert!(page_cache > 0.05e9 && page_cache < all.max(one) * 1.2, "{c}");
     assert!(c["device"]["bytes_per_s"].is_null(), "{c}");
     assert_eq!(c["device"]["why_not"], "no block device under the path");
+    // The copy at each size class, powers of 4 from 1 MiB up to the large buffer, whose
+    // figures are the large-buffer ones.
+    const MIB: u64 = 1 << 20;
+    assert_eq!(class_sizes(c), [MIB, 4 * MIB, 16 * MIB, 64 * MIB, 256 * MIB], "{c}");
+    let classes = c["memcpy_classes"].as_array().unwrap();
+    let largest = classes.last().unwrap();
+    assert_eq!(largest["bytes"], c["memcpy_bytes"]);
+    assert_eq!((rate(&largest["bytes_per_s"]), rate(&largest["all_bytes_per_s"])), (one, all));
+    assert!(classes.iter().all(|class| rate(&class["bytes_per_s"]) > 0.5e9), "{c}");
+    assert!(stdout.contains("memory copy by size") && stdout.contains("  256 MiB "), "{stdout}");
     assert!(std::fs::read_dir(tmpfs.path()).unwrap().next().is_none(), "the scratch directory is gone");
     // `report` shows a saved calibration again.
     let again = writebench(&["report", json.to_str().unwrap()]);
@@ -122,6 +138,27 @@ fn the_quick_suite_table_fits_100_columns_shows_the_share_of_the_ceiling_and_no_
     assert!(bare.get("calibration").is_none(), "{bare}");
     assert!(bare["cases"][0].get("ceiling").is_none());
     assert!(!stdout.contains("% mem"), "{stdout}");
+}
+
+#[test]
+fn a_run_s_cases_are_held_against_the_copy_of_their_own_size() {
+    let tmpfs = Tmpfs::mount("256m");
+    let args = ["--methods", "write", "--states", "prealloc", "--chunks", "1MiB", "--threads", "1", "--size", "3MiB"];
+    let (result, stdout) = run_result(&tmpfs.path(), &[&args[..], &["--repeat", "2", "--durability", "none"]].concat());
+    let c = &result["calibration"];
+    // The ladder up to `run`'s large buffer, and a class of the run's own size.
+    const MIB: u64 = 1 << 20;
+    assert_eq!(class_sizes(c), [MIB, 3 * MIB, 4 * MIB, 16 * MIB, 64 * MIB], "{c}");
+    assert_eq!(c["memcpy_bytes"], 64 * MIB);
+    // Its one writer against one thread's copy at 3 MiB, raised to any larger class's.
+    let case = &result["cases"][0];
+    let classes = c["memcpy_classes"].as_array().unwrap();
+    let at_or_above = classes.iter().filter(|class| class["bytes"].as_u64().unwrap() >= 3 * MIB);
+    let held_against = at_or_above.map(|class| rate(&class["bytes_per_s"])).fold(0.0, f64::max);
+    let expected = 100.0 * rate(&case["stats"]["median"]) / held_against;
+    assert!((rate(&case["ceiling"]["buffered_pct"]) - expected).abs() < 1e-6, "{case}\n{c}");
+    let joined = stdout.replace("\n  ", " ");
+    assert!(joined.contains("at smaller sizes (2 threads) 1MiB ") && joined.contains(", 3MiB "), "{stdout}");
 }
 
 #[test]

@@ -87,8 +87,9 @@ pub enum Command {
     /// first: medians, factors with 95 % intervals, and which differences are significant.
     #[command(after_help = crate::cli::compare::EXAMPLES)]
     Compare(CompareArgs),
-    /// Measure this machine's ceilings: memory-copy rate (one thread and all), the cost
-    /// of a system call and of a clock read, the best buffered write rate on PATH and
+    /// Measure this machine's ceilings: memory-copy rate (one thread and all, at sizes
+    /// from 1 MiB up to a buffer larger than the caches), the cost of a system call and
+    /// of a clock read, the best buffered write rate on PATH and
     /// the device's own direct write rate. `run` makes a short one first.
     #[command(after_help = calibrate::EXAMPLES)]
     Calibrate(calibrate::CalibrateArgs),

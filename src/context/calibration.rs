@@ -5,13 +5,15 @@
 //! A figure is then read against its ceiling: buffered writes copy the caller's bytes
 //! into the page cache, so none can be faster than copying memory; a durable or direct
 //! figure cannot be faster than the device takes data. This file holds the numbers and
-//! the memory, syscall and clock measurements, which touch no file.
+//! the syscall and clock measurements, which touch no file; `context::copy` measures
+//! the memory copy, at each size class.
 
 use std::hint::black_box;
-use std::sync::Barrier;
 use std::time::Instant;
 
 use serde::{Deserialize, Serialize};
+
+use crate::context::copy::CopyClass;
 
 /// What a measured ceiling on the path came to, or why there is none.
 #[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
@@ -38,14 +40,21 @@ pub struct Calibration {
     /// level cache (64 MiB in `run`'s short calibration, 256 MiB in `calibrate`): the
     /// best of the passes, bytes per second. Where the cache is larger than the
     /// destination the rate is the cache's: higher, so still a bound no write passes.
+    /// The largest class of `memcpy_classes`; it holds the cases larger than any class.
     pub memcpy_bytes_per_s: f64,
-    /// The same from every CPU at once, each thread with its own source and destination:
-    /// total bytes over the span from the first start to the last end.
+    /// The same from every CPU at once, each thread with its own slice of the
+    /// destination: total bytes over the span from the first start to the last end.
     pub memcpy_all_bytes_per_s: f64,
     /// Threads of the all-thread copy (this machine's CPUs).
     pub memcpy_threads: usize,
-    /// Bytes copied per pass, in all (the threads share them out).
+    /// Bytes copied per pass, in all (the threads share them out): the largest class.
     pub memcpy_bytes: u64,
+    /// The copy at each size class, smallest first, the last one `memcpy_bytes`
+    /// (docs/measurement.md): a small file's copy stays in the CPU caches, so a case is
+    /// held against the class at or above its bytes. Empty in results from before the
+    /// classes, whose one figure then serves every case.
+    #[serde(default)]
+    pub memcpy_classes: Vec<CopyClass>,
     /// A trivial system call (`getppid`, which no libc caches), nanoseconds.
     pub syscall_ns: f64,
     /// A read of the monotonic clock (vDSO `clock_gettime`), nanoseconds.
@@ -87,22 +96,46 @@ pub struct CaseKind {
     pub direct: bool,
     /// Whether the path has a block device under it.
     pub has_device: bool,
+    /// The bytes a run writes: the size class of its memory-copy ceiling.
+    pub bytes: u64,
 }
 
 pub const MEMORY_COPY: &str = "memory copy";
 pub const DEVICE: &str = "device";
 
 impl Calibration {
-    /// The memory-copy rate `writers` threads can reach: measured at 1 and at every CPU,
-    /// straight between them (never below one thread's), and every CPU's above that.
-    pub fn memcpy_for(&self, writers: u32) -> f64 {
-        let all = self.memcpy_all_bytes_per_s.max(self.memcpy_bytes_per_s);
+    /// The copy rates (one thread, every CPU) that bound a run of `bytes`: its class's,
+    /// the smallest class at or above its bytes, raised to any larger class's (copying
+    /// less is never slower, so a larger class measured faster is the machine's drift,
+    /// and the higher figure is the safer bound); above every class, and in results
+    /// from before the classes, the large-buffer figures.
+    pub fn copy_rates(&self, bytes: u64) -> (f64, f64) {
+        self.memcpy_classes
+            .iter()
+            .filter(|class| class.bytes >= bytes)
+            .fold((self.memcpy_bytes_per_s, self.memcpy_all_bytes_per_s), |(one, all), class| {
+                (one.max(class.bytes_per_s), all.max(class.all_bytes_per_s))
+            })
+    }
+
+    /// The size class a run of `bytes` is held against, if the calibration has classes
+    /// and one holds it (none above the largest: the large-buffer figures hold those).
+    pub fn copy_class(&self, bytes: u64) -> Option<u64> {
+        self.memcpy_classes.iter().map(|class| class.bytes).filter(|&class| class >= bytes).min()
+    }
+
+    /// The memory-copy rate `writers` threads writing `bytes` can reach: measured at 1
+    /// and at every CPU, straight between them (never below one thread's), and every
+    /// CPU's above that.
+    pub fn memcpy_for(&self, writers: u32, bytes: u64) -> f64 {
+        let (one, all) = self.copy_rates(bytes);
+        let all = all.max(one);
         let cpus = self.memcpy_threads.max(1) as f64;
         let writers = f64::from(writers.max(1)).min(cpus);
         if cpus <= 1.0 {
             return all;
         }
-        self.memcpy_bytes_per_s + (all - self.memcpy_bytes_per_s) * (writers - 1.0) / (cpus - 1.0)
+        one + (all - one) * (writers - 1.0) / (cpus - 1.0)
     }
 
     /// The ceiling of a case's buffered figure, and what it is: the device for O_DIRECT
@@ -118,7 +151,7 @@ impl Calibration {
     /// for it in workers of its own.
     fn copy_ceiling(&self, kind: CaseKind) -> (f64, &'static str) {
         let writers = if kind.kernel_copies { self.memcpy_threads as u32 } else { kind.writers };
-        (self.memcpy_for(writers), MEMORY_COPY)
+        (self.memcpy_for(writers, kind.bytes), MEMORY_COPY)
     }
 
     /// The ceiling of a durable figure: the device where there is one (unknown if its
@@ -131,12 +164,13 @@ impl Calibration {
     }
 
     /// The hard limit no figure of this kind can pass, whatever the threads: every
-    /// CPU's memory copy, or the device's rate.
+    /// CPU's memory copy at the case's size class, or the device's rate.
     pub fn impossible_above(&self, kind: CaseKind, durable: bool) -> Option<(f64, &'static str)> {
         if kind.has_device && (durable || kind.direct) {
             return self.device.bytes_per_s.map(|rate| (rate, DEVICE));
         }
-        Some((self.memcpy_all_bytes_per_s.max(self.memcpy_bytes_per_s), MEMORY_COPY))
+        let (one, all) = self.copy_rates(kind.bytes);
+        Some((all.max(one), MEMORY_COPY))
     }
 
     /// A case's medians (bytes/s) as percentages of their ceilings.
@@ -150,63 +184,6 @@ impl Calibration {
             durable_of: durable.map(|(_, of)| of.to_string()),
         })
     }
-}
-
-/// Size of the source each copying thread reads from: the native writers' data period.
-const SOURCE: usize = 8 << 20;
-/// Bytes per copy call, as a large write would hand the kernel.
-const PIECE: usize = 1 << 20;
-
-/// The best of `passes` memory-copy passes of `bytes` in all, from `threads` threads
-/// at once (each a slice of its own), in bytes per second. One source and one
-/// destination serve every thread count, so the memory this costs is `bytes` and the
-/// source, whatever the CPUs.
-pub fn memcpy_rate(threads: usize, bytes: usize, passes: usize) -> f64 {
-    let threads = threads.max(1);
-    let slice = (bytes / threads).max(PIECE) / PIECE * PIECE;
-    // Pseudo-random, not zeros: the destination's pages and the source's are all
-    // really touched (faulted in) before any pass is timed.
-    let mut state = 0x9E37_79B9_7F4A_7C15u64;
-    let source: Vec<u8> = (0..SOURCE)
-        .map(|_| {
-            state ^= state << 13;
-            state ^= state >> 7;
-            state ^= state << 17;
-            state as u8
-        })
-        .collect();
-    let mut destination = vec![1u8; slice * threads];
-    let barrier = Barrier::new(threads);
-    let spans: Vec<Vec<(Instant, Instant)>> = std::thread::scope(|scope| {
-        let workers: Vec<_> = destination
-            .chunks_exact_mut(slice)
-            .map(|mine| {
-                let (barrier, source) = (&barrier, &source);
-                scope.spawn(move || {
-                    let mut spans = Vec::with_capacity(passes);
-                    for _ in 0..passes {
-                        barrier.wait();
-                        let start = Instant::now();
-                        for (i, piece) in mine.chunks_exact_mut(PIECE).enumerate() {
-                            let from = (i * PIECE) % SOURCE;
-                            piece.copy_from_slice(&source[from..from + PIECE]);
-                        }
-                        black_box(&mut *mine);
-                        spans.push((start, Instant::now()));
-                    }
-                    spans
-                })
-            })
-            .collect();
-        workers.into_iter().map(|w| w.join().expect("a copying thread does not panic")).collect()
-    });
-    (0..passes)
-        .map(|pass| {
-            let start = spans.iter().map(|s| s[pass].0).min().expect("one thread at least");
-            let end = spans.iter().map(|s| s[pass].1).max().expect("one thread at least");
-            (slice * threads) as f64 / end.duration_since(start).as_secs_f64().max(1e-9)
-        })
-        .fold(0.0, f64::max)
 }
 
 /// The cheapest of `batches` batches of `calls` calls of `call`, in nanoseconds per call.
@@ -242,6 +219,8 @@ pub fn clock_ns(calls: u32) -> f64 {
 mod tests {
     use super::*;
 
+    const MIB: u64 = 1 << 20;
+
     fn calibration() -> Calibration {
         Calibration {
             memcpy_bytes_per_s: 10e9,
@@ -252,22 +231,69 @@ mod tests {
         }
     }
 
+    /// A run of 1 GiB: above any class, held against the large-buffer figures.
     fn kind(writers: u32, direct: bool, has_device: bool) -> CaseKind {
-        CaseKind { writers, kernel_copies: false, direct, has_device }
+        CaseKind { writers, kernel_copies: false, direct, has_device, bytes: 1 << 30 }
+    }
+
+    fn class(bytes: u64, one: f64, all: f64) -> CopyClass {
+        CopyClass { bytes, bytes_per_s: one, all_bytes_per_s: all }
     }
 
     #[test]
     fn the_copy_ceiling_grows_with_writers_up_to_every_cpu() {
         let c = calibration();
-        assert_eq!(c.memcpy_for(1), 10e9);
-        assert_eq!(c.memcpy_for(4), 16e9);
-        assert_eq!(c.memcpy_for(64), 16e9);
-        assert!((c.memcpy_for(2) - 12e9).abs() < 1.0);
+        let gib = 1 << 30;
+        assert_eq!(c.memcpy_for(1, gib), 10e9);
+        assert_eq!(c.memcpy_for(4, gib), 16e9);
+        assert_eq!(c.memcpy_for(64, gib), 16e9);
+        assert!((c.memcpy_for(2, gib) - 12e9).abs() < 1.0);
         // All CPUs measured slower than one (noise): never below one thread's.
         let slow_all = Calibration { memcpy_all_bytes_per_s: 8e9, ..calibration() };
-        assert_eq!(slow_all.memcpy_for(4), 10e9);
+        assert_eq!(slow_all.memcpy_for(4, gib), 10e9);
         let io_uring = CaseKind { kernel_copies: true, ..kind(1, false, false) };
         assert_eq!(c.buffered_ceiling(io_uring), Some((16e9, MEMORY_COPY)));
+    }
+
+    #[test]
+    fn a_run_is_held_against_the_class_at_or_above_its_bytes() {
+        let c = Calibration {
+            memcpy_classes: vec![class(MIB, 40e9, 60e9), class(16 * MIB, 20e9, 30e9), class(64 * MIB, 10e9, 16e9)],
+            memcpy_bytes: 64 << 20,
+            ..calibration()
+        };
+        assert_eq!(c.copy_rates(16 * MIB), (20e9, 30e9));
+        assert_eq!(c.copy_rates(5 * MIB), (20e9, 30e9));
+        assert_eq!(c.copy_rates(MIB), (40e9, 60e9));
+        assert_eq!(c.copy_rates(4096), (40e9, 60e9));
+        assert_eq!(c.copy_rates(64 * MIB + 1), (10e9, 16e9), "above every class: the large buffer's");
+        assert_eq!(
+            (c.copy_class(5 * MIB), c.copy_class(MIB), c.copy_class(1 << 30)),
+            (Some(16 * MIB), Some(MIB), None)
+        );
+        let small = CaseKind { bytes: 16 * MIB, ..kind(1, false, false) };
+        assert_eq!(c.buffered_ceiling(small), Some((20e9, MEMORY_COPY)));
+        assert_eq!(c.memcpy_for(4, 16 * MIB), 30e9);
+        assert_eq!(c.impossible_above(small, false), Some((30e9, MEMORY_COPY)));
+        assert_eq!(c.share(small, 10e9, None).unwrap().buffered_pct, 50.0);
+        // A class measured slower than a larger one drifted: the higher figure holds.
+        let dip = Calibration { memcpy_classes: vec![class(16 * MIB, 9e9, 12e9), class(64 * MIB, 10e9, 16e9)], ..c };
+        assert_eq!(dip.copy_rates(16 * MIB), (10e9, 16e9));
+        // A result from before the classes: its one figure holds every size.
+        assert_eq!(calibration().copy_rates(MIB), (10e9, 16e9));
+        assert_eq!(calibration().copy_class(MIB), None);
+        assert_eq!(calibration().impossible_above(small, false), Some((16e9, MEMORY_COPY)));
+    }
+
+    #[test]
+    fn an_old_calibration_without_classes_still_loads() {
+        let old = r#"{"memcpy_bytes_per_s": 9e9, "memcpy_all_bytes_per_s": 14e9, "memcpy_threads": 2,
+            "memcpy_bytes": 67108864, "syscall_ns": 80.0, "clock_ns": 17.0,
+            "page_cache": {"bytes_per_s": 4e9, "how": ""}, "device": {"bytes_per_s": null, "how": ""},
+            "seconds": 0.2}"#;
+        let old: Calibration = serde_json::from_str(old).unwrap();
+        assert!(old.memcpy_classes.is_empty());
+        assert_eq!(old.copy_rates(16 * MIB), (9e9, 14e9));
     }
 
     #[test]
@@ -290,12 +316,7 @@ mod tests {
     }
 
     #[test]
-    fn memory_copies_and_calls_measure_something_plausible() {
-        let rate = memcpy_rate(1, 32 << 20, 2);
-        // Anything from an old laptop to a large server: 0.5 to 500 GB/s.
-        assert!((0.5e9..500e9).contains(&rate), "{rate}");
-        let both = memcpy_rate(2, 16 << 20, 2);
-        assert!((0.5e9..1000e9).contains(&both), "{both}");
+    fn calls_and_clock_reads_measure_something_plausible() {
         let syscall = syscall_ns(20_000);
         let clock = clock_ns(20_000);
         assert!((5.0..100_000.0).contains(&syscall), "{syscall}");

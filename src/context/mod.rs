@@ -2,6 +2,7 @@
 //! filesystem and device under the path.
 
 pub mod calibration;
+pub mod copy;
 pub mod device;
 pub mod dio;
 pub mod features;

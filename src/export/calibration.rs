@@ -5,6 +5,7 @@ use std::io::{self, Write};
 
 use crate::analysis::advice::words::gbps;
 use crate::context::calibration::{Calibration, Ceiling, CeilingShare};
+use crate::plan::units::{format_size, format_size_compact};
 use crate::result::ResultFile;
 
 /// `writebench calibrate`'s report.
@@ -16,10 +17,7 @@ pub fn render(result: &ResultFile, out: &mut dyn Write) -> io::Result<()> {
     };
     let rows = [
         ("memory copy, 1 thread".to_string(), gbps(c.memcpy_bytes_per_s)),
-        (
-            format!("memory copy, {} thread{}", c.memcpy_threads, if c.memcpy_threads == 1 { "" } else { "s" }),
-            gbps(c.memcpy_all_bytes_per_s),
-        ),
+        (format!("memory copy, {}", threads(c.memcpy_threads)), gbps(c.memcpy_all_bytes_per_s)),
         ("system call (getppid)".to_string(), format!("{:.0} ns", c.syscall_ns)),
         ("clock read (CLOCK_MONOTONIC)".to_string(), format!("{:.0} ns", c.clock_ns)),
         ("page-cache write ceiling".to_string(), ceiling(&c.page_cache)),
@@ -29,17 +27,41 @@ pub fn render(result: &ResultFile, out: &mut dyn Write) -> io::Result<()> {
     for (name, value) in rows {
         writeln!(out, "{name:<width$}  {value}")?;
     }
-    writeln!(
-        out,
-        "\nmemory copy: best of the passes copying {} (shared out among the threads) in 1 MiB pieces from an 8 MiB source",
-        crate::plan::units::format_size(c.memcpy_bytes)
-    )?;
+    if !c.memcpy_classes.is_empty() {
+        let threads = threads(c.memcpy_threads);
+        writeln!(out, "\nmemory copy by size (a case is held against the size at or above its own):")?;
+        for class in &c.memcpy_classes {
+            let size = format_size(class.bytes);
+            let (one, all) = (gbps(class.bytes_per_s), gbps(class.all_bytes_per_s));
+            writeln!(out, "  {size:>9}  {one:>10} (1 thread)  {all:>10} ({threads})")?;
+        }
+    }
+    if c.memcpy_classes.is_empty() {
+        // A result from before the classes: one copy into the large buffer.
+        writeln!(
+            out,
+            "\nmemory copy: best of the passes copying {} (shared out among the threads) in 1 MiB pieces from an \
+             8 MiB source",
+            format_size(c.memcpy_bytes)
+        )?;
+    } else {
+        writeln!(
+            out,
+            "\nmemory copy: best of the passes copying into a destination of each size (shared out among the \
+             threads) from a source of up to 8 MiB, in pieces of up to 1 MiB, {} a pass, 16 MiB at least",
+            format_size(c.memcpy_bytes)
+        )?;
+    }
     for (name, ceiling) in [("page cache", &c.page_cache), ("device", &c.device)] {
         if ceiling.bytes_per_s.is_some() {
             writeln!(out, "{name}: {}", ceiling.how)?;
         }
     }
     writeln!(out, "measured in {:.1} s", c.seconds)
+}
+
+fn threads(n: usize) -> String {
+    if n == 1 { "1 thread".to_string() } else { format!("{n} threads") }
 }
 
 fn ceiling(ceiling: &Ceiling) -> String {
@@ -57,11 +79,25 @@ pub fn summary_line(c: &Calibration) -> String {
         (None, Some(why)) => format!("device: none ({why})"),
         (None, None) => "device: none".to_string(),
     };
+    // The smaller classes' copy on every CPU (the limit a figure is flagged above):
+    // what a small file's "% of" is read against.
+    let smaller: Vec<String> = c
+        .memcpy_classes
+        .iter()
+        .filter(|class| class.bytes < c.memcpy_bytes)
+        // Compact sizes, as in case ids: a wrapped line never parts a size from its unit.
+        .map(|class| format!("{} {}", format_size_compact(class.bytes), gbps(class.all_bytes_per_s)))
+        .collect();
+    let smaller = if smaller.is_empty() {
+        String::new()
+    } else {
+        format!(", at smaller sizes ({}) {}", threads(c.memcpy_threads), smaller.join(", "))
+    };
     format!(
-        "ceilings: memory copy {} (1 thread), {} ({} threads); {device}; syscall {:.0} ns",
+        "ceilings: memory copy {} (1 thread), {} ({}){smaller}; {device}; syscall {:.0} ns",
         gbps(c.memcpy_bytes_per_s),
         gbps(c.memcpy_all_bytes_per_s),
-        c.memcpy_threads,
+        threads(c.memcpy_threads),
         c.syscall_ns
     )
 }
@@ -83,6 +119,7 @@ fn percent(pct: f64) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::context::copy::CopyClass;
 
     #[test]
     fn a_share_names_each_ceiling() {
@@ -113,6 +150,14 @@ mod tests {
             summary_line(&c),
             "ceilings: memory copy 9.81 GB/s (1 thread), 14.2 GB/s (2 threads); device: none (no block device \
              under the path); syscall 85 ns"
+        );
+        let classes = [(1 << 20, 30e9, 41.5e9), (16 << 20, 12e9, 20.3e9), (64 << 20, 9.81e9, 14.2e9)]
+            .map(|(bytes, one, all)| CopyClass { bytes, bytes_per_s: one, all_bytes_per_s: all });
+        let by_size = Calibration { memcpy_classes: classes.to_vec(), memcpy_bytes: 64 << 20, ..c };
+        assert_eq!(
+            summary_line(&by_size),
+            "ceilings: memory copy 9.81 GB/s (1 thread), 14.2 GB/s (2 threads), at smaller sizes (2 threads) \
+             1MiB 41.5 GB/s, 16MiB 20.3 GB/s; device: none (no block device under the path); syscall 85 ns"
         );
     }
 }

@@ -26,8 +26,8 @@ pub fn legend(runs_wording: &str) -> Vec<String> {
         "a case: method, chunk, xN buffers a call, qdN requests in flight, tN threads, fN files \
          (one shared file if no f), then the durability mode (see writebench run --help)"
             .to_string(),
-        "of ceiling: the median's share of this machine's memory copy (mem) or of the device's \
-         own write rate (dev), from the calibration"
+        "of ceiling: the median's share of this machine's memory copy at the case's size (mem) or \
+         of the device's own write rate (dev), from the calibration"
             .to_string(),
     ]
     .iter()

@@ -1,6 +1,7 @@
-//! `writebench calibrate`, and the short calibration `run` makes first: the memory,
-//! syscall and clock figures of `context::calibration`, and two ceilings measured on the
-//! path with the ordinary runner (same files, hygiene and timing as every case):
+//! `writebench calibrate`, and the short calibration `run` makes first: the memory copy
+//! at each size class (`context::copy`), the syscall and clock figures of
+//! `context::calibration`, and two ceilings measured on the path with the ordinary
+//! runner (same files, hygiene and timing as every case):
 //! - the page cache: `pwrite` in 1 MiB calls into a preallocated file, no sync;
 //! - the device: O_DIRECT into a preallocated file, in 4 MiB `pwrite` calls and as
 //!   1 MiB io_uring requests 16 in flight. The faster wins: a device that needs
@@ -14,6 +15,7 @@
 use std::time::Instant;
 
 use crate::context::calibration::{self, Calibration, Ceiling};
+use crate::context::copy;
 use crate::context::device::BlockDevice;
 use crate::measure::methods;
 use crate::measure::runner::{RunSettings, run_case};
@@ -27,8 +29,8 @@ use crate::result::{CaseResult, Status};
 /// How much work a calibration does.
 #[derive(Debug, Clone, Copy)]
 pub struct Effort {
-    /// Bytes copied per memory-copy pass, shared out among the threads: the memory the
-    /// calibration holds for a moment, freed before any case runs.
+    /// The largest memory-copy class, bytes, shared out among the threads: the memory
+    /// the calibration holds for a moment, freed before any case runs.
     pub memcpy_bytes: usize,
     pub memcpy_passes: usize,
     /// Calls per batch for the syscall and clock costs (five batches; the cheapest).
@@ -50,18 +52,23 @@ impl Effort {
     }
 }
 
-/// Measures the ceilings on the scratch directory's filesystem. `step` is told what is
-/// being measured, for a progress line.
-pub fn calibrate(scratch: &Scratch, effort: Effort, seed: u64, step: &mut dyn FnMut(&str)) -> Calibration {
+/// Measures the ceilings on the scratch directory's filesystem. `case_sizes` are the
+/// bytes of the cases the calibration is for (none for `writebench calibrate`): each
+/// gets a memory-copy class of its own size. `step` is told what is being measured,
+/// for a progress line.
+pub fn calibrate(
+    scratch: &Scratch,
+    effort: Effort,
+    case_sizes: &[u64],
+    seed: u64,
+    step: &mut dyn FnMut(&str),
+) -> Calibration {
     let started = Instant::now();
     let threads = std::thread::available_parallelism().map(|n| n.get()).unwrap_or(1);
     step("memory copy");
-    let memcpy_bytes_per_s = calibration::memcpy_rate(1, effort.memcpy_bytes, effort.memcpy_passes);
-    let memcpy_all_bytes_per_s = if threads > 1 {
-        calibration::memcpy_rate(threads, effort.memcpy_bytes, effort.memcpy_passes)
-    } else {
-        memcpy_bytes_per_s
-    };
+    let classes = copy::classes(effort.memcpy_bytes as u64, case_sizes);
+    let memcpy_classes = copy::measure(&classes, threads, effort.memcpy_passes);
+    let largest = *memcpy_classes.last().expect("one class at least: the largest");
     step("system call and clock");
     let syscall_ns = calibration::syscall_ns(effort.calls);
     let clock_ns = calibration::clock_ns(effort.calls);
@@ -95,10 +102,11 @@ pub fn calibrate(scratch: &Scratch, effort: Effort, seed: u64, step: &mut dyn Fn
         (Some(_), None) => best_of(&devices, scratch, &source, &settings),
     };
     Calibration {
-        memcpy_bytes_per_s,
-        memcpy_all_bytes_per_s,
+        memcpy_bytes_per_s: largest.bytes_per_s,
+        memcpy_all_bytes_per_s: largest.all_bytes_per_s,
         memcpy_threads: threads,
-        memcpy_bytes: effort.memcpy_bytes as u64,
+        memcpy_bytes: largest.bytes,
+        memcpy_classes,
         syscall_ns,
         clock_ns,
         page_cache,

@@ -4,6 +4,7 @@
 use serde_json::json;
 
 use crate::context::calibration::{Calibration, Ceiling};
+use crate::context::copy::CopyClass;
 use crate::context::{Host, TargetInfo};
 use crate::measure::methods;
 use crate::plan::units::{format_size_compact, parse_size};
@@ -183,6 +184,18 @@ impl Build {
 
     pub fn calibrated(self, memcpy: f64) -> Build {
         self.calibrated_with(memcpy, None)
+    }
+
+    /// The calibration's memory copy by size class: (bytes, bytes/s on one CPU and on
+    /// all), ascending; the last is the large-buffer figure `calibrated` gave.
+    pub fn copy_classes(mut self, classes: &[(u64, f64)]) -> Build {
+        let calibration = self.result.calibration.as_mut().expect("calibrated first");
+        calibration.memcpy_classes = classes
+            .iter()
+            .map(|&(bytes, rate)| CopyClass { bytes, bytes_per_s: rate, all_bytes_per_s: rate })
+            .collect();
+        calibration.memcpy_bytes = classes.last().map_or(0, |&(bytes, _)| bytes);
+        self
     }
 
     pub fn done(self) -> ResultFile {
