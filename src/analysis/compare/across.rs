@@ -513,7 +513,7 @@ mod tests {
         let durable = lab.fastest.iter().find(|f| f.goal.contains("durable")).expect("a durable goal");
         assert_eq!(durable.file, 1, "{durable:?}");
         assert!(durable.text.ends_with("(tmpfs left out: a sync there makes nothing durable)"), "{}", durable.text);
-        assert!(lab.memory_note.unwrap().starts_with("every file keeps its data in memory (tmpfs, ext4, xfs: "));
+        assert!(lab.memory_note.unwrap().starts_with("every file keeps its data in memory (tmpfs, ext4, xfs; "));
     }
 
     #[test]

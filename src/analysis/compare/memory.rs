@@ -29,8 +29,8 @@ pub fn note(labels: &[&str], targets: &[&TargetInfo]) -> Option<String> {
     }
     if memory.len() == targets.len() {
         return Some(format!(
-            "every file keeps its data in memory ({}: tmpfs or ramfs, or RAM-backed devices under the filesystem, \
-             as target.backing_chain says): durability there measures the filesystems' own work, not a device",
+            "every file keeps its data in memory ({}; each result's target.backing_chain says how): durability \
+             there measures the filesystems' own work, not a device",
             memory.join(", ")
         ));
     }
@@ -73,7 +73,7 @@ mod tests {
         let (tmpfs, ext4_ram, xfs_disk) =
             (target("tmpfs", Backing::Ram), target("ext4", Backing::Ram), target("xfs", Backing::Device));
         let all = note(&["tmpfs", "ext4"], &[&tmpfs, &ext4_ram]).unwrap();
-        assert!(all.starts_with("every file keeps its data in memory (tmpfs, ext4: "), "{all}");
+        assert!(all.starts_with("every file keeps its data in memory (tmpfs, ext4; "), "{all}");
         assert!(all.ends_with("durability there measures the filesystems' own work, not a device"), "{all}");
         let some = note(&["A", "B"], &[&ext4_ram, &xfs_disk]).unwrap();
         assert!(some.starts_with("A keeps its data in memory"), "{some}");
