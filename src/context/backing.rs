@@ -118,11 +118,18 @@ fn path_link(system: &dyn System, path: &str, depth: usize) -> Link {
         "fuse" | "fuse.bindfs" => bindfs_link(system, &mount, depth),
         "overlay" => {
             let upper = mount.options.split(',').find_map(|option| option.strip_prefix("upperdir="));
+            let upper = upper.map(super::unescape_mount_field);
+            // In a container the upper layer is a path of the host's, which this mount
+            // table does not have: it then falls under the overlay itself.
+            let seen = |upper: &str| {
+                find_mount(system.mountinfo(), Path::new(upper)).is_some_and(|m| m.mount_point != mount.mount_point)
+            };
             match upper {
-                Some(upper) => {
-                    let inner = path_link(system, &super::unescape_mount_field(upper), depth + 1);
+                Some(upper) if seen(&upper) => {
+                    let inner = path_link(system, &upper, depth + 1);
                     Link { backing: inner.backing, text: format!("overlay, its upper layer on {}", inner.text) }
                 }
+                Some(upper) => unknown(format!("overlay whose upper layer {upper} is not in this mount table")),
                 None => unknown("overlay without an upper layer".to_string()),
             }
         }

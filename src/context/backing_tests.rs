@@ -212,6 +212,11 @@ fn ram_disks_partitions_dm_overlay_and_network_filesystems() {
         Found { backing: Backing::Ram, chain: "overlay, its upper layer on tmpfs".into() }
     );
     assert_eq!(fixture.find("/zpool").backing, Backing::Unknown, "no block device to follow");
+    // A container's root: its upper layer is the host's path, under the overlay here.
+    let container = Fixture::new("90 1 0:60 / / rw - overlay overlay rw,upperdir=/var/lib/docker/x/diff\n");
+    let found = container.find("/work");
+    assert_eq!(found.backing, Backing::Unknown);
+    assert_eq!(found.chain, "overlay whose upper layer /var/lib/docker/x/diff is not in this mount table");
 }
 
 #[test]
