@@ -141,6 +141,8 @@ fn six_filesystems_are_built_measured_compared_and_torn_down() {
         assert_eq!(lab["filesystem"], fs, "{lab}");
         assert!(!lab["commands"].as_array().unwrap().is_empty(), "{fs}: the build's commands are recorded");
         assert!(result["cases"].as_array().unwrap().iter().any(|c| c["status"] == "ok"), "{fs}: no case ran");
+        // Every device and mount of the lab rests on /dev/shm's tmpfs: the data is in RAM.
+        assert_eq!(result["target"]["backing"], "ram", "{fs}: {}", result["target"]);
         match fs {
             "btrfs-raid0" => assert_eq!(lab["mkfs_options"], "-d raid0 -m raid1"),
             "ext4" => {
@@ -165,6 +167,12 @@ fn six_filesystems_are_built_measured_compared_and_torn_down() {
     assert!(stdout.contains("# writebench compare: tmpfs is the baseline"), "{stdout}");
     assert!(stdout.contains("## Across the files") && stdout.contains("preallocation "), "{stdout}");
     assert!(stdout.contains("best of all files for fastest: "), "{stdout}");
+    // Said once by the lab before it builds, and once in the comparison.
+    let said: Vec<&str> = stderr.lines().filter(|l| l.starts_with("writebench: lab: its devices are")).collect();
+    assert_eq!(said.len(), 1, "{stderr}");
+    assert!(said[0].contains("RAM-backed") && said[0].contains("the filesystems' own work, not a device"), "{said:?}");
+    assert_eq!(stdout.matches("note: every file keeps its data in memory").count(), 1, "{stdout}");
+    assert_eq!(compared["memory_note"].as_str().map(|n| n.starts_with("every file keeps")), Some(true), "{compared}");
     let page = std::fs::read_to_string(&html).expect("--export-html wrote the comparison");
     assert!(page.contains("id=\"chart-ratio\""), "the HTML has the filesystems' chart");
     assert!(out.path().join("comparison.md").exists());

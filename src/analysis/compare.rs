@@ -25,6 +25,7 @@
 use std::collections::HashMap;
 
 pub mod across;
+pub mod memory;
 
 use serde::{Deserialize, Serialize};
 
@@ -65,6 +66,10 @@ pub struct CompareResult {
     /// Per goal, the fastest file and strategy of all (filled with `across`).
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub fastest: Vec<across::Fastest>,
+    /// Which files keep their data in memory and what a sync there measures, said once
+    /// (see [`memory::note`]); null where none does.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub memory_note: Option<String>,
 }
 
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
@@ -227,6 +232,8 @@ pub fn compare(results: &[(String, ResultFile)]) -> CompareResult {
         })
         .collect();
     let only: Vec<&ResultFile> = results.iter().map(|(_, result)| result).collect();
+    let labels: Vec<&str> = files.iter().map(|file| file.label.as_str()).collect();
+    let memory_note = memory::note(&labels, &only.iter().map(|result| &result.target).collect::<Vec<_>>());
     let (mut cases, unmatched) = match_cases(&only);
     let summary = (1..only.len()).map(|file| correct(&mut cases, file)).collect();
     CompareResult {
@@ -241,6 +248,7 @@ pub fn compare(results: &[(String, ResultFile)]) -> CompareResult {
         summary,
         across: Vec::new(),
         fastest: Vec::new(),
+        memory_note,
     }
 }
 
@@ -415,7 +423,7 @@ type Field = fn(&ResultFile) -> Option<String>;
 
 /// The context fields and applied options whose values are not the same in every file.
 fn differences(results: &[&ResultFile]) -> Vec<Difference> {
-    let context: [(&str, Field); 13] = [
+    let context: [(&str, Field); 14] = [
         ("tool.version", |r| Some(r.tool.version.clone())),
         ("schema", |r| Some(r.schema.clone())),
         ("complete", |r| Some(r.complete.to_string())),
@@ -425,6 +433,7 @@ fn differences(results: &[&ResultFile]) -> Vec<Difference> {
         ("host.memory_bytes", |r| Some(format!("{} ({})", r.host.memory_bytes, format_size(r.host.memory_bytes)))),
         ("target.path", |r| Some(r.target.path.clone())),
         ("target.fs_type", |r| Some(r.target.fs_type.clone())),
+        ("target.backing", |r| Some(r.target.backing.word().to_string())),
         ("target.device", |r| Some(r.target.device.clone())),
         ("target.mount_options", |r| Some(r.target.mount_options.clone())),
         ("target.dio_mem_align", |r| r.target.dio_mem_align.map(|a| a.to_string())),

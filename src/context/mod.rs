@@ -1,6 +1,7 @@
 //! The context a result needs to be trusted (DESIGN §2.10): the host, and the
 //! filesystem and device under the path.
 
+pub mod backing;
 pub mod calibration;
 pub mod copy;
 pub mod device;
@@ -183,12 +184,28 @@ pub struct TargetInfo {
     /// option compress=zstd:3", …); null where it cannot be told.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub compression: Option<String>,
+    /// What holds the data in the end, followed down through loop devices, md and dm
+    /// members, bindfs and overlay (see [`backing`]): "ram", "device" or "unknown"
+    /// (also in results saved before it was recorded).
+    #[serde(default)]
+    pub backing: backing::Backing,
+    /// That chain in words: "ext4 on /dev/loop3, a file on tmpfs".
+    #[serde(default, skip_serializing_if = "String::is_empty")]
+    pub backing_chain: String,
 }
 
 impl TargetInfo {
-    /// tmpfs and ramfs: files in memory only, where a sync has nothing to write to and
-    /// nothing is durable.
+    /// The data stays in memory: what holds it is RAM (tmpfs itself, or a filesystem on
+    /// loop devices over files on tmpfs, bindfs over a tmpfs directory), so a sync there
+    /// makes nothing durable. Decided by the backing, not the filesystem's name; a result
+    /// saved before the backing was recorded falls back to the name.
     pub fn in_memory(&self) -> bool {
+        self.memory_filesystem() || self.backing == backing::Backing::Ram
+    }
+
+    /// tmpfs and ramfs themselves: files in the page cache with no filesystem work under
+    /// them, where a sync has nothing at all to do.
+    pub fn memory_filesystem(&self) -> bool {
         matches!(self.fs_type.as_str(), "tmpfs" | "ramfs")
     }
 }
@@ -260,6 +277,7 @@ pub fn target(path: &Path, probe_file: Option<&Path>) -> TargetInfo {
     let space = statvfs::space(statvfs::At::Path(&canonical)).ok();
     let fs_type = fstype::resolve(magic, mount.as_ref().map(|m| m.fs_type.as_str()));
     let compression = features::compression(&fs_type, mount.as_ref().map_or("", |m| m.options.as_str()), &canonical);
+    let found = backing::of_path(&backing::Live::new(mountinfo.clone()), &canonical.to_string_lossy());
     TargetInfo {
         path: canonical.display().to_string(),
         fs_type,
@@ -277,12 +295,17 @@ pub fn target(path: &Path, probe_file: Option<&Path>) -> TargetInfo {
         dio_align_source: alignment.map(|a| a.source),
         atomic_write: atomic,
         compression,
+        backing: found.backing,
+        backing_chain: found.chain,
     }
 }
 
 #[derive(Debug, PartialEq)]
 struct Mount {
     mount_point: String,
+    /// The filesystem's device number as the table gives it (`7:3`; anonymous `0:N`
+    /// for tmpfs, FUSE and btrfs).
+    number: String,
     fs_type: String,
     device: String,
     options: String,
@@ -311,6 +334,7 @@ fn find_mount(mountinfo: &str, path: &Path) -> Option<Mount> {
         if longer {
             best = Some(Mount {
                 mount_point,
+                number: left[2].to_string(),
                 fs_type: right[0].to_string(),
                 device: right[1].to_string(),
                 options: merge_options(left[5], right[2]),

@@ -13,8 +13,14 @@ pub const SHOWN: usize = 8;
 pub fn render(result: &ResultFile, out: &mut dyn Write, paint: Paint) -> io::Result<()> {
     writeln!(out, "\n{}\n", paint.heading("## Answer"))?;
     let fs_type = result.target.fs_type.as_str();
-    if result.target.in_memory() {
+    if result.target.memory_filesystem() {
         writeln!(out, "note: {fs_type} keeps files in memory; a sync there makes nothing durable\n")?;
+    } else if let Some(note) = crate::export::document::ram_backed(&result.target) {
+        // Named by what holds the data, not by the filesystem's name (docs/results.md).
+        for line in wrap(&format!("note: {note}"), WIDTH) {
+            writeln!(out, "{line}")?;
+        }
+        writeln!(out)?;
     }
     if result.answer.is_empty() {
         writeln!(
@@ -138,5 +144,26 @@ mod tests {
         assert!(text.contains("note: tmpfs keeps files in memory"), "{text}");
         assert!(text.contains("No goal answered"), "{text}");
         assert!(text.contains("  none: no case differed significantly"), "{text}");
+    }
+
+    #[test]
+    fn a_filesystem_over_ram_is_noted_by_what_holds_its_data() {
+        let mut ext4 = result(1);
+        ext4.target.fs_type = "ext4".into();
+        assert!(!rendered(&ext4).contains("note:"), "a backing not recorded says nothing");
+        ext4.target.backing = crate::context::backing::Backing::Ram;
+        ext4.target.backing_chain = "ext4 on /dev/loop3, a file on tmpfs".into();
+        let text = rendered(&ext4);
+        let joined = text.split_whitespace().collect::<Vec<_>>().join(" ");
+        assert!(
+            joined.contains(
+                "note: ext4 here keeps its data in memory (ext4 on /dev/loop3, a file on tmpfs); a sync there \
+                 measures the filesystem's own work, not a device"
+            ),
+            "{text}"
+        );
+        assert!(text.lines().all(|line| line.chars().count() <= WIDTH), "{text}");
+        ext4.target.backing = crate::context::backing::Backing::Device;
+        assert!(!rendered(&ext4).contains("note:"), "on a device: no note");
     }
 }

@@ -17,6 +17,11 @@ pub fn render(compared: &CompareResult, out: &mut dyn Write) -> io::Result<()> {
     for line in file_lines(compared) {
         writeln!(out, "  {line}")?;
     }
+    if let Some(note) = &compared.memory_note {
+        for line in crate::export::text::wrap(&format!("note: {note}"), crate::export::text::WIDTH) {
+            writeln!(out, "{line}")?;
+        }
+    }
     writeln!(out)?;
     if compared.differences.is_empty() {
         writeln!(out, "Context: the same in every file (host, filesystem, writebench version, options)")?;
@@ -85,6 +90,9 @@ pub fn render_markdown(compared: &CompareResult, out: &mut dyn Write) -> io::Res
     writeln!(out, "# writebench compare\n")?;
     for line in file_lines(compared) {
         writeln!(out, "- {}", escape(&line))?;
+    }
+    if let Some(note) = &compared.memory_note {
+        writeln!(out, "\nNote: {}", escape(note))?;
     }
     writeln!(out)?;
     if compared.differences.is_empty() {

@@ -99,6 +99,7 @@ fn fixture() -> CompareResult {
         ],
         across: Vec::new(),
         fastest: Vec::new(),
+        memory_note: None,
     }
 }
 

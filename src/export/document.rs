@@ -3,6 +3,7 @@
 //! when a result holds no observations or no answer.
 
 use crate::analysis::stats::Summary;
+use crate::context::TargetInfo;
 use crate::plan::units::format_size;
 use crate::result::{CaseResult, Comparison, Figure, ResultFile};
 
@@ -14,12 +15,29 @@ pub fn title(result: &ResultFile) -> String {
 /// What a reader of a memory filesystem's figures must know (the table says the same).
 pub fn target_note(result: &ResultFile) -> Option<String> {
     let fs_type = result.target.fs_type.as_str();
-    result.target.in_memory().then(|| {
-        format!(
+    if result.target.memory_filesystem() {
+        return Some(format!(
             "{fs_type} keeps files in memory: fsync does nothing there, nothing is durable, and O_DIRECT is \
              accepted but bypasses no cache."
-        )
-    })
+        ));
+    }
+    ram_backed(&result.target).map(|note| format!("{note}; nothing is durable."))
+}
+
+/// A filesystem that is not memory itself but whose data ends up there (a loop device
+/// over a file on tmpfs, bindfs over a tmpfs directory): what holds the data, and what a
+/// sync there measures (docs/durability.md). None for tmpfs and ramfs, which have their
+/// own words, and for targets on a device or unknown.
+pub fn ram_backed(target: &TargetInfo) -> Option<String> {
+    if target.memory_filesystem() || !target.in_memory() {
+        return None;
+    }
+    let chain =
+        if target.backing_chain.is_empty() { String::new() } else { format!(" ({})", one_line(&target.backing_chain)) };
+    Some(format!(
+        "{} here keeps its data in memory{chain}; a sync there measures the filesystem's own work, not a device",
+        one_line(&target.fs_type)
+    ))
 }
 
 /// The command that made the result, as the user typed it (argv[0] shortened to its
@@ -45,6 +63,7 @@ pub fn context_facts(result: &ResultFile) -> Vec<(&'static str, String)> {
         ("memory", format_size(host.memory_bytes)),
         ("path", one_line(&target.path)),
         ("filesystem", one_line(&target.fs_type)),
+        ("data held by", backing_fact(target)),
         ("device", one_line(&target.device)),
         ("mount point", one_line(&target.mount_point)),
         ("mount options", one_line(&target.mount_options)),
@@ -77,6 +96,17 @@ pub fn context_facts(result: &ResultFile) -> Vec<(&'static str, String)> {
         facts.push(("complete", "no: the run was interrupted, this is what was done so far".to_string()));
     }
     facts
+}
+
+/// What holds the data, with the chain where it was recorded: "ram: ext4 on /dev/loop3,
+/// a file on tmpfs".
+fn backing_fact(target: &TargetInfo) -> String {
+    let word = target.backing.word();
+    if target.backing_chain.is_empty() {
+        word.to_string()
+    } else {
+        format!("{word}: {}", one_line(&target.backing_chain))
+    }
 }
 
 /// The options as applied, pretty-printed JSON.

@@ -11,8 +11,10 @@ use crate::result::{CaseResult, ResultFile, Status};
 pub fn render(result: &ResultFile, out: &mut dyn Write) -> io::Result<()> {
     let target = &result.target;
     writeln!(out, "# writebench latency on {} ({}, {})", target.path, target.fs_type, target.device)?;
-    if target.in_memory() {
+    if target.memory_filesystem() {
         writeln!(out, "note: {} keeps files in memory: syncs do nothing there and nothing is durable", target.fs_type)?;
+    } else if let Some(note) = crate::export::document::ram_backed(target) {
+        writeln!(out, "note: {note}; nothing is durable")?;
     }
     render_cases(&result.cases, out)
 }

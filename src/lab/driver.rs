@@ -21,6 +21,7 @@ use super::interrupt;
 use super::names::Names;
 use super::objects::Objects;
 use crate::analysis::compare;
+use crate::context::backing;
 use crate::error::plain;
 use crate::export::write_atomically;
 use crate::result::ResultFile;
@@ -73,6 +74,33 @@ pub fn preflight() -> Result<(), String> {
     Ok(())
 }
 
+/// What holds the data of the filesystems the lab builds, said once before it builds
+/// them: its loop devices rest on files in /dev/shm, which is memory where /dev/shm is
+/// tmpfs (and each result's `target.backing` records what it found); tmpfs and fuse are
+/// on tmpfs mounts of the lab's own. Where the files are RAM, a sync measures the
+/// filesystems' own work, not a device (docs/lab.md).
+fn where_the_data_is(devices: bool, shm: &backing::Found) -> String {
+    let own_work = "durability there measures the filesystems' own work, not a device";
+    if !devices {
+        return format!("what it builds keeps its data in memory (tmpfs mounts of its own): {own_work}");
+    }
+    match shm.backing {
+        backing::Backing::Ram => format!(
+            "its devices are RAM-backed (loop devices over files in {}, which is {}), and tmpfs and fuse are on \
+             tmpfs: {own_work}",
+            super::names::SHM,
+            shm.chain
+        ),
+        other => format!(
+            "its loop devices rest on files in {}, which is {} ({}), not memory: durability on them includes that \
+             storage's work; tmpfs and fuse keep their data in memory",
+            super::names::SHM,
+            shm.chain,
+            other.word()
+        ),
+    }
+}
+
 /// MemAvailable from /proc/meminfo, in bytes.
 fn available_memory() -> Option<u64> {
     let text = std::fs::read_to_string("/proc/meminfo").ok()?;
@@ -100,6 +128,10 @@ pub fn run(plan: &Plan) -> Outcome {
         eprintln!("writebench: lab: no filesystem of the list can be built here");
         return Outcome::Done(1);
     }
+    let devices = buildable.iter().any(|choice| choice.fs.devices > 0);
+    let mountinfo = std::fs::read_to_string("/proc/self/mountinfo").unwrap_or_default();
+    let shm = backing::of_path(&backing::Live::new(mountinfo), super::names::SHM);
+    eprintln!("writebench: lab: {}", where_the_data_is(devices, &shm));
     // One filesystem exists at a time: the largest must fit in memory, with the run's
     // own buffers beside it.
     let largest = buildable.iter().map(|c| c.fs.memory_bytes(plan.need)).max().unwrap_or(0);
@@ -298,4 +330,23 @@ fn compare_all(results: &[(String, PathBuf)], plan: &Plan) -> bool {
         }
     }
     all_written
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_lab_says_what_holds_its_devices_data() {
+        let found = |backing, chain: &str| backing::Found { backing, chain: chain.to_string() };
+        let ram = where_the_data_is(true, &found(backing::Backing::Ram, "tmpfs"));
+        assert!(ram.starts_with("its devices are RAM-backed (loop devices over files in /dev/shm, which is tmpfs)"));
+        assert!(ram.ends_with("durability there measures the filesystems' own work, not a device"), "{ram}");
+        // A /dev/shm that is a directory on a disk: the devices are not in memory.
+        let disk = where_the_data_is(true, &found(backing::Backing::Device, "ext4 on /dev/vda, a device"));
+        assert!(disk.contains("which is ext4 on /dev/vda, a device (device), not memory"), "{disk}");
+        assert!(!disk.contains("RAM-backed"), "{disk}");
+        let none = where_the_data_is(false, &found(backing::Backing::Device, "ext4 on /dev/vda, a device"));
+        assert!(none.starts_with("what it builds keeps its data in memory"), "{none}");
+    }
 }

@@ -44,7 +44,8 @@ pub struct Filesystem {
     pub mkfs_options: &'static str,
     /// Mount options; `--mount-opt FS=…` replaces them (tmpfs keeps its size).
     pub mount_options: &'static str,
-    /// RAM-backed devices (loop devices over files in /dev/shm).
+    /// Loop devices over files in /dev/shm: RAM-backed where /dev/shm is tmpfs, as the
+    /// lab says before it builds (each result's `target.backing` records it).
     pub devices: usize,
     /// The smallest device mkfs accepts (mkfs.xfs wants 300 MiB, btrfs about 114 MiB).
     pub min_device_bytes: u64,

@@ -14,8 +14,9 @@
 
 use std::path::{Path, PathBuf};
 
-/// Where the backing files and mount points go: RAM, so the lab measures the filesystem
-/// and not a disk under it.
+/// Where the backing files and mount points go: RAM where it is tmpfs (as on common
+/// Linux systems; the lab says what it is before it builds), so the lab measures the
+/// filesystem and not a disk under it.
 pub const SHM: &str = "/dev/shm";
 
 /// The start of every name the lab gives.

@@ -116,6 +116,7 @@ pub fn compare_filesystems(results: &[(String, ResultFile)]) -> CompareResult {
     }
     let names: Vec<&str> = results.iter().map(|(name, _)| name.as_str()).collect();
     let files: Vec<&ResultFile> = results.iter().map(|(_, result)| result).collect();
+    compared.memory_note = super::memory::note(&names, &files.iter().map(|result| &result.target).collect::<Vec<_>>());
     for state in [FileState::Prealloc, FileState::Sparse, FileState::Overwrite] {
         if let Some(observation) = state_effect(state, &files, &names) {
             compared.across.push(observation);
@@ -307,16 +308,15 @@ fn fastest(compared: &CompareResult, files: &[&ResultFile]) -> Vec<Fastest> {
     for goal in &compared.answers {
         let mut ranked: Vec<(usize, &super::Pick)> =
             goal.picks.iter().enumerate().filter_map(|(file, pick)| pick.as_ref().map(|p| (file, p))).collect();
-        // A goal about durability cannot be won on a filesystem that keeps files in
-        // memory only: its syncs return at once and make nothing durable.
+        // A goal about durability cannot be won on tmpfs, whose syncs return at once, nor
+        // by a filesystem over RAM against one whose syncs reach something else.
         let durable_goal = goal.goal.contains("durable");
         let left_out: Vec<String> = if durable_goal {
-            let memory = |file: usize| files[file].target.in_memory();
-            let names =
-                ranked.iter().filter(|(file, _)| memory(*file)).map(|(file, _)| compared.files[*file].label.clone());
-            let names = names.collect();
-            ranked.retain(|(file, _)| !memory(*file));
-            names
+            let targets: Vec<&crate::context::TargetInfo> = files.iter().map(|result| &result.target).collect();
+            let candidates: Vec<usize> = ranked.iter().map(|(file, _)| *file).collect();
+            let out = super::memory::left_out_of_durable(&targets, &candidates);
+            ranked.retain(|(file, _)| !out.contains(file));
+            out.iter().map(|&file| compared.files[file].label.clone()).collect()
         } else {
             Vec::new()
         };
@@ -480,6 +480,41 @@ mod tests {
         }
         let fastest = compared.fastest.iter().find(|f| f.goal == "fastest").expect("a fastest goal");
         assert_eq!(fastest.file, 0, "tmpfs may still be the fastest: {fastest:?}");
+    }
+
+    #[test]
+    fn a_filesystem_over_ram_wins_no_durability_goal_beside_a_device_but_does_among_its_peers() {
+        use crate::context::backing::Backing;
+        let on = |fs: &str, backing: Backing, faster: f64| {
+            let mut result = real();
+            result.target.fs_type = fs.to_string();
+            result.target.backing = backing;
+            for run in result.cases.iter_mut().flat_map(|c| c.runs.iter_mut()) {
+                run.write_seconds /= faster;
+                run.sync_seconds /= faster;
+            }
+            result.answer = crate::analysis::advice::recommendations(&result);
+            (fs.to_string(), result)
+        };
+        let beside_a_disk = compare_filesystems(&[on("ext4", Backing::Ram, 4.0), on("xfs", Backing::Device, 1.0)]);
+        let durable: Vec<&Fastest> = beside_a_disk.fastest.iter().filter(|f| f.goal.contains("durable")).collect();
+        assert!(!durable.is_empty(), "{:?}", beside_a_disk.fastest);
+        for goal in durable {
+            assert_eq!(goal.file, 1, "{goal:?}");
+            assert!(goal.text.ends_with("(ext4 left out: a sync there makes nothing durable)"), "{}", goal.text);
+        }
+        let note = beside_a_disk.memory_note.as_deref().unwrap();
+        assert!(note.starts_with("ext4 keeps its data in memory"), "{note}");
+        // The lab: every filesystem over RAM, tmpfs alone left out.
+        let lab = compare_filesystems(&[
+            on("tmpfs", Backing::Ram, 8.0),
+            on("ext4", Backing::Ram, 4.0),
+            on("xfs", Backing::Ram, 1.0),
+        ]);
+        let durable = lab.fastest.iter().find(|f| f.goal.contains("durable")).expect("a durable goal");
+        assert_eq!(durable.file, 1, "{durable:?}");
+        assert!(durable.text.ends_with("(tmpfs left out: a sync there makes nothing durable)"), "{}", durable.text);
+        assert!(lab.memory_note.unwrap().starts_with("every file keeps its data in memory (tmpfs, ext4, xfs; "));
     }
 
     #[test]
