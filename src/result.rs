@@ -104,9 +104,15 @@ pub struct CaseResult {
     /// alone, with the keys of `latency_ns`.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub sync_latency_ns: Option<serde_json::Value>,
-    /// Latency cases: operations completed per second of the timed loop.
+    /// Latency cases: operations per second, the operations of a loop over the mean
+    /// loop time (results from before loops: of the one timed loop).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub ops_per_second: Option<f64>,
+    /// Latency cases: operations per second over the loops, from the loop times as
+    /// `stats` is from the run times (its mean is `ops_per_second`). Absent in results
+    /// from before latency cases ran in loops.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub ops_stats: Option<Summary>,
     /// Runs (numbered from 1, as `runs` and the CSV's `run` column) whose write time,
     /// or write + sync time, has a modified z-score above 3.5. Kept in the statistics.
     #[serde(default)]
@@ -160,6 +166,7 @@ impl CaseResult {
             latency_ns: None,
             sync_latency_ns: None,
             ops_per_second: None,
+            ops_stats: None,
             outliers,
             target_ci: None,
             cpu_bound,
@@ -179,12 +186,22 @@ impl CaseResult {
             latency_ns: None,
             sync_latency_ns: None,
             ops_per_second: None,
+            ops_stats: None,
             outliers: Vec::new(),
             first_run_outlier: false,
             target_ci: None,
             cpu_bound: false,
             ceiling: None,
         }
+    }
+
+    /// A latency case whose runs are loops of `per_loop` operations each: its
+    /// operations per second over the loops (`ops_stats`, from the loop times as
+    /// `stats` is from the run times) and their mean (`ops_per_second`).
+    pub fn set_loop_rates(&mut self, per_loop: u64) {
+        let times: Vec<f64> = self.runs.iter().map(|run| run.write_seconds).collect();
+        self.ops_stats = Summary::throughput(per_loop as f64, &times);
+        self.ops_per_second = self.ops_stats.map(|ops| ops.mean);
     }
 
     /// The half-width of the 95 % CI of the mean run time, as a fraction of the mean:

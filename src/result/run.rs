@@ -85,6 +85,13 @@ pub struct Run {
     /// registered files, SQPOLL): the SQE flags strace cannot show.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub ring: Option<RingRecord>,
+    /// A latency loop: its operations over its `write_seconds` (docs/measurement.md).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub ops_per_second: Option<f64>,
+    /// A latency loop: its own percentiles per operation in ns, with the keys of the
+    /// case's `latency_ns`, which covers every loop of the case.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub latency_ns: Option<serde_json::Value>,
     /// Under `--mpi`: each rank's part of the run, in rank order (absent otherwise).
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub ranks: Vec<RankRun>,

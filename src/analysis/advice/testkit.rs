@@ -47,6 +47,7 @@ pub fn sized(mut case: Case, bytes: u64) -> Case {
 pub fn latency_case(pattern: &str, durability: &str) -> Case {
     let plan = crate::plan::latency::Plan {
         count: 1000,
+        loops: 1,
         sizes: vec![8],
         warmup: 0,
         patterns: vec![],
