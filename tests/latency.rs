@@ -214,4 +214,16 @@ fn latency_cases_run_as_loops_interleaved_in_rounds() {
         assert_eq!(case["ops_stats"]["n"], runs.len(), "{id}");
         assert!(case["ops_stats"]["ci95_low"].is_number(), "{id}: an interval over the loops");
     }
+    // The Answer's margin between the two best commit strategies is tested on the loops.
+    let answer = result["answer"].as_array().unwrap();
+    let commits = answer.iter().find(|r| r["goal"] == "small-durable-commits").expect("a commits answer");
+    let text = commits["text"].as_str().unwrap();
+    assert!(!text.contains("untested"), "{text}");
+    let against = &commits["runner_up"];
+    let (low, factor, high) =
+        (against["low"].as_f64().unwrap(), against["factor"].as_f64().unwrap(), against["high"].as_f64().unwrap());
+    assert!(low <= factor && factor <= high && factor >= 1.0, "{against}");
+    assert!(against["p_value"].is_number(), "{against}");
+    assert!(["faster", "tied", "undecided"].contains(&commits["verdict"].as_str().unwrap()), "{commits}");
+    assert!(commits["best"]["ci95_low"].is_number(), "{commits}");
 }
