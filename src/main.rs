@@ -23,7 +23,7 @@ use writebench::measure::scheduler::{self, Schedule};
 use writebench::measure::source::Source;
 use writebench::measure::target::Scratch;
 use writebench::measure::{estimate, signals};
-use writebench::result::{CaseResult, ResultFile, SCHEMA, Status, Tool};
+use writebench::result::{ResultFile, SCHEMA, Status, Tool};
 
 #[cfg(feature = "mpi")]
 mod mpi_run;
@@ -141,28 +141,12 @@ fn latency(args: &LatencyArgs) -> Result<ExitCode, UsageError> {
     let progress = progress_bar(total as u64 * u64::from(plan.loops));
     // Loops warm themselves (their first operations are untimed): no warm-up rounds.
     let schedule = Schedule::fixed(plan.loops, 0, scheduler::Order::Interleaved, plan.seed);
-    let mut results: Vec<Option<CaseResult>> = vec![None; total];
-    let mut runnable = Vec::with_capacity(total);
-    let mut positions = Vec::with_capacity(total);
+    let mut queue = scheduler::Queue::default();
     for (index, (unit, durability)) in cases.iter().enumerate() {
         let case = writebench::plan::latency::case_of(&plan, unit, *durability);
-        match writebench::measure::latency::prepare(index, &plan, unit, *durability, &scratch) {
-            Ok(runs) => {
-                positions.push(index);
-                runnable.push((case, runs));
-            }
-            Err((status, reason)) => results[index] = Some(CaseResult::without_result(case, status, reason)),
-        }
+        queue.add(case, writebench::measure::latency::prepare(index, &plan, unit, *durability, &scratch));
     }
-    let measured = scheduler::run(runnable, &schedule, &mut |tick| {
-        progress.set_length(tick.planned);
-        progress.set_position(tick.done);
-        progress.set_message(tick.case.id.clone());
-    });
-    for (index, result) in positions.into_iter().zip(measured) {
-        results[index] = Some(result);
-    }
-    let results: Vec<CaseResult> = results.into_iter().map(|result| result.expect("every case has a result")).collect();
+    let results = queue.run(&schedule, &mut |tick| show_tick(&progress, &tick));
     progress.finish_and_clear();
     drop(scratch);
     signals::forget_scratch();
@@ -257,9 +241,7 @@ fn run(args: &RunArgs) -> Result<ExitCode, UsageError> {
     let runs_per_case = u64::from(schedule.warmup + schedule.max_runs);
     let swap_before = context::swapped_out_pages();
     let progress = progress_bar((cases.len() + latency_cases.len()) as u64 * runs_per_case);
-    let mut done: Vec<Option<CaseResult>> = vec![None; cases.len() + latency_cases.len()];
-    let mut runnable = Vec::with_capacity(cases.len());
-    let mut positions = Vec::with_capacity(cases.len());
+    let mut queue = scheduler::Queue::default();
     for (index, case) in cases.iter().enumerate() {
         // A case that does not fit is skipped with the numbers, and the run goes on.
         // Creation cases check for themselves (ftruncate needs no space at all).
@@ -273,36 +255,15 @@ fn run(args: &RunArgs) -> Result<ExitCode, UsageError> {
             Some(reason) => Err((Status::Skipped, reason)),
             None => prepare_case(index, case, &scratch, &source, &settings),
         };
-        match prepared {
-            Ok(runs) => {
-                positions.push(index);
-                runnable.push((case.clone(), runs));
-            }
-            Err((status, reason)) => done[index] = Some(CaseResult::without_result(case.clone(), status, reason)),
-        }
+        queue.add(case.clone(), prepared);
     }
     // The latency cases' loops join the same rounds (docs/measurement.md); their results
     // come after the others', as their table section does.
     for (number, (plan, unit, mode)) in latency_cases.iter().enumerate() {
-        let index = cases.len() + number;
         let case = writebench::plan::latency::case_of(plan, unit, *mode);
-        match writebench::measure::latency::prepare(index, plan, unit, *mode, &scratch) {
-            Ok(runs) => {
-                positions.push(index);
-                runnable.push((case, runs));
-            }
-            Err((status, reason)) => done[index] = Some(CaseResult::without_result(case, status, reason)),
-        }
+        queue.add(case, writebench::measure::latency::prepare(cases.len() + number, plan, unit, *mode, &scratch));
     }
-    let measured = scheduler::run(runnable, &schedule, &mut |tick| {
-        progress.set_length(tick.planned);
-        progress.set_position(tick.done);
-        progress.set_message(tick.case.id.clone());
-    });
-    for (index, result) in positions.into_iter().zip(measured) {
-        done[index] = Some(result);
-    }
-    let done: Vec<CaseResult> = done.into_iter().map(|result| result.expect("every case has a result")).collect();
+    let done = queue.run(&schedule, &mut |tick| show_tick(&progress, &tick));
     progress.finish_and_clear();
     if settings.keep_files {
         signals::forget_scratch();
@@ -596,6 +557,13 @@ fn probe_file(scratch: &Scratch) -> std::path::PathBuf {
     let path = scratch.path().join("probe");
     let _ = std::fs::File::create(&path);
     path
+}
+
+/// Where the rounds stand, on the progress bar.
+fn show_tick(progress: &ProgressBar, tick: &scheduler::Tick) {
+    progress.set_length(tick.planned);
+    progress.set_position(tick.done);
+    progress.set_message(tick.case.id.clone());
 }
 
 fn progress_bar(total: u64) -> ProgressBar {

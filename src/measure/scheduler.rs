@@ -196,6 +196,39 @@ pub fn run<'a>(
     slots.into_iter().map(|slot| finish(slot, schedule)).collect()
 }
 
+/// The cases of a command in the order of its plan, which is the order of its results:
+/// each either ready for the rounds or refused up front with its status and reason.
+#[derive(Default)]
+pub struct Queue<'a> {
+    runnable: Vec<(Case, Box<dyn CaseRuns + 'a>)>,
+    /// Where each runnable case's result goes.
+    positions: Vec<usize>,
+    done: Vec<Option<CaseResult>>,
+}
+
+impl<'a> Queue<'a> {
+    /// The next case of the plan: ready to run, or its refusal as its result.
+    pub fn add(&mut self, case: Case, prepared: Result<Box<dyn CaseRuns + 'a>, (Status, String)>) {
+        match prepared {
+            Ok(runs) => {
+                self.positions.push(self.done.len());
+                self.runnable.push((case, runs));
+                self.done.push(None);
+            }
+            Err((status, reason)) => self.done.push(Some(CaseResult::without_result(case, status, reason))),
+        }
+    }
+
+    /// Runs the ready cases by `schedule` (see [`run`]): every case's result, in order.
+    pub fn run(self, schedule: &Schedule, on_run: &mut dyn FnMut(Tick)) -> Vec<CaseResult> {
+        let Queue { runnable, positions, mut done } = self;
+        for (index, result) in positions.into_iter().zip(run(runnable, schedule, on_run)) {
+            done[index] = Some(result);
+        }
+        done.into_iter().map(|result| result.expect("every case has a result")).collect()
+    }
+}
+
 /// One run of one case, recorded with its round, sequence and the case run just before
 /// it, then the stopping rule.
 fn step(slot: &mut Slot, round: u32, sequence: u64, schedule: &Schedule, after: Option<String>) {
@@ -374,6 +407,20 @@ mod tests {
         }
         assert_eq!(ticks.first(), Some(&(5 + 3)));
         assert_eq!(ticks.last(), Some(&8));
+    }
+
+    #[test]
+    fn a_queue_gives_every_result_in_the_plans_order_refused_ones_included() {
+        let log: Log = Rc::default();
+        let mut queue = Queue::default();
+        queue.add(case(4096), Err((Status::Unsupported, "no O_DIRECT here".into())));
+        queue.add(case(8192), Ok(Box::new(Given { name: 1, times: vec![2.0], fail_at: None, log: log.clone() })));
+        queue.add(case(16384), Err((Status::Skipped, "too big".into())));
+        let results = queue.run(&Schedule::fixed(2, 0, Order::Interleaved, 1), &mut |_| {});
+        let statuses: Vec<Status> = results.iter().map(|r| r.status).collect();
+        assert_eq!(statuses, [Status::Unsupported, Status::Ok, Status::Skipped]);
+        assert_eq!(results[1].runs.len(), 2);
+        assert_eq!(results[2].error.as_deref(), Some("too big"));
     }
 
     #[test]
