@@ -23,7 +23,7 @@ use writebench::measure::scheduler::{self, Schedule};
 use writebench::measure::source::Source;
 use writebench::measure::target::Scratch;
 use writebench::measure::{estimate, signals};
-use writebench::result::{CaseResult, ResultFile, SCHEMA, Status, Tool};
+use writebench::result::{ResultFile, SCHEMA, Status, Tool};
 
 #[cfg(feature = "mpi")]
 mod mpi_run;
@@ -116,7 +116,8 @@ fn compare(args: &CompareArgs) -> Result<ExitCode, UsageError> {
     Ok(if all_written { ExitCode::SUCCESS } else { ExitCode::from(1) })
 }
 
-/// `writebench latency`: every pattern under every mode, one case each.
+/// `writebench latency`: every pattern under every mode, one case each, their loops
+/// in rounds.
 fn latency(args: &LatencyArgs) -> Result<ExitCode, UsageError> {
     let plan = args.plan()?;
     args.check_paths()?;
@@ -125,9 +126,10 @@ fn latency(args: &LatencyArgs) -> Result<ExitCode, UsageError> {
     let total = cases.len();
     let sizes: Vec<String> = plan.sizes.iter().map(|&bytes| format!("{bytes} B")).collect();
     eprintln!(
-        "writebench: latency of {} x {} operations of {} on {} ({})",
+        "writebench: latency of {} x {} loops of {} operations of {} on {} ({})",
         total,
-        plan.count,
+        plan.loops,
+        plan.per_loop(),
         sizes.join(", "),
         target.path,
         target.fs_type
@@ -136,13 +138,15 @@ fn latency(args: &LatencyArgs) -> Result<ExitCode, UsageError> {
         eprintln!("writebench: {} are native only: no such case for {}", saves.join(", "), runtimes.join(", "));
     }
     let swap_before = context::swapped_out_pages();
-    let progress = progress_bar(total as u64);
-    let mut results = Vec::with_capacity(total);
-    for (unit, durability) in &cases {
-        progress.set_message(writebench::plan::latency::case_of(&plan, unit, *durability).id);
-        results.push(writebench::measure::latency::run_case(results.len(), &plan, unit, *durability, &scratch));
-        progress.inc(1);
+    let progress = progress_bar(total as u64 * u64::from(plan.loops));
+    // Loops warm themselves (their first operations are untimed): no warm-up rounds.
+    let schedule = Schedule::fixed(plan.loops, 0, scheduler::Order::Interleaved, plan.seed);
+    let mut queue = scheduler::Queue::default();
+    for (index, (unit, durability)) in cases.iter().enumerate() {
+        let case = writebench::plan::latency::case_of(&plan, unit, *durability);
+        queue.add(case, writebench::measure::latency::prepare(index, &plan, unit, *durability, &scratch));
     }
+    let results = queue.run(&schedule, &mut |tick| show_tick(&progress, &tick));
     progress.finish_and_clear();
     drop(scratch);
     signals::forget_scratch();
@@ -189,10 +193,14 @@ fn run(args: &RunArgs) -> Result<ExitCode, UsageError> {
         #[cfg(not(feature = "mpi"))]
         return Err(UsageError(writebench::cli::mpi::NOT_BUILT.to_string()));
     }
-    let suite = args.suite()?;
+    let mut suite = args.suite()?;
     args.check_paths()?;
     let settings = args.settings(&suite);
     let schedule = args.schedule(&suite)?;
+    if let Some(latency) = &mut suite.latency {
+        // A latency case has as many loops as the others have runs: --count split over them.
+        latency.loops = schedule.min_runs;
+    }
     let dropped = args.dropped_notes(&suite);
     let cases = suite.cases();
     if cases.is_empty() {
@@ -235,10 +243,8 @@ fn run(args: &RunArgs) -> Result<ExitCode, UsageError> {
         .collect();
     let runs_per_case = u64::from(schedule.warmup + schedule.max_runs);
     let swap_before = context::swapped_out_pages();
-    let progress = progress_bar(cases.len() as u64 * runs_per_case + latency_cases.len() as u64);
-    let mut done: Vec<Option<CaseResult>> = vec![None; cases.len()];
-    let mut runnable = Vec::with_capacity(cases.len());
-    let mut positions = Vec::with_capacity(cases.len());
+    let progress = progress_bar((cases.len() + latency_cases.len()) as u64 * runs_per_case);
+    let mut queue = scheduler::Queue::default();
     for (index, case) in cases.iter().enumerate() {
         // A case that does not fit is skipped with the numbers, and the run goes on.
         // Creation cases check for themselves (ftruncate needs no space at all).
@@ -252,30 +258,15 @@ fn run(args: &RunArgs) -> Result<ExitCode, UsageError> {
             Some(reason) => Err((Status::Skipped, reason)),
             None => prepare_case(index, case, &scratch, &source, &settings),
         };
-        match prepared {
-            Ok(runs) => {
-                positions.push(index);
-                runnable.push((case.clone(), runs));
-            }
-            Err((status, reason)) => done[index] = Some(CaseResult::without_result(case.clone(), status, reason)),
-        }
+        queue.add(case.clone(), prepared);
     }
-    let measured = scheduler::run(runnable, &schedule, &mut |tick| {
-        progress.set_length(tick.planned + latency_cases.len() as u64);
-        progress.set_position(tick.done);
-        progress.set_message(tick.case.id.clone());
-    });
-    for (index, result) in positions.into_iter().zip(measured) {
-        done[index] = Some(result);
-    }
-    let mut done: Vec<CaseResult> = done.into_iter().map(|result| result.expect("every case has a result")).collect();
-    for (index, (plan, unit, mode)) in latency_cases.iter().enumerate() {
+    // The latency cases' loops join the same rounds (docs/measurement.md); their results
+    // come after the others', as their table section does.
+    for (number, (plan, unit, mode)) in latency_cases.iter().enumerate() {
         let case = writebench::plan::latency::case_of(plan, unit, *mode);
-        progress.set_message(case.id);
-        let outcome = writebench::measure::latency::run_case(cases.len() + index, plan, unit, *mode, &scratch);
-        progress.inc(1);
-        done.push(outcome);
+        queue.add(case, writebench::measure::latency::prepare(cases.len() + number, plan, unit, *mode, &scratch));
     }
+    let done = queue.run(&schedule, &mut |tick| show_tick(&progress, &tick));
     progress.finish_and_clear();
     if settings.keep_files {
         signals::forget_scratch();
@@ -580,7 +571,7 @@ fn announce(
     let mut line =
         format!("writebench: {} cases x {runs}{latency_text} on {} ({})", cases.len(), target.path, target.fs_type);
     if let Some(probe) = estimate::probe(scratch, verify) {
-        let operations = latency.map_or(0, |plan| plan.count + plan.warmup);
+        let operations = latency.map_or(0, |plan| plan.operations());
         let mut fixed = estimate::estimate_latency(&latency_cases, operations, &probe);
         if calibrates {
             let effort = writebench::measure::calibrate::Effort::SHORT;
@@ -607,6 +598,13 @@ fn probe_file(scratch: &Scratch) -> std::path::PathBuf {
     let path = scratch.path().join("probe");
     let _ = std::fs::File::create(&path);
     path
+}
+
+/// Where the rounds stand, on the progress bar.
+fn show_tick(progress: &ProgressBar, tick: &scheduler::Tick) {
+    progress.set_length(tick.planned);
+    progress.set_position(tick.done);
+    progress.set_message(tick.case.id.clone());
 }
 
 fn progress_bar(total: u64) -> ProgressBar {

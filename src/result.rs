@@ -4,13 +4,14 @@
 use serde::{Deserialize, Serialize};
 
 pub mod metric;
+mod run;
 
 use crate::analysis::outliers::outliers;
 use crate::analysis::stats::{Summary, ci_relative_half_width};
 use crate::context::calibration::{Calibration, CeilingShare};
 use crate::context::{Host, TargetInfo};
-pub use crate::measure::ring_record::RingRecord;
 use crate::plan::Case;
+pub use run::{CPU_BOUND, DIRTY_AT_START, OTHERS_BUSY, RankRun, RingRecord, Run, cpu_share};
 
 /// v2 added `answer` and the numbers of each observation; v1 files still load (both
 /// fields empty), and `report`/`compare` re-derive them from the cases.
@@ -76,140 +77,6 @@ impl Status {
     }
 }
 
-/// One timed run. Seconds are from the monotonic clock.
-#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
-pub struct Run {
-    /// First call to last call returned, including closing steps the method needs.
-    pub write_seconds: f64,
-    /// The call that makes the data durable (0 when the durability mode has none).
-    pub sync_seconds: f64,
-    /// The method's untimed set-up before the write span (ring creation, buffer
-    /// registration); 0 for methods that have none.
-    #[serde(default)]
-    pub setup_seconds: f64,
-    /// Untimed, before the write span: making the run's files and bringing them into
-    /// their state (the create, the `ftruncate`, the `fallocate`, the prefill) and the
-    /// fsync after it, summed over the files (docs/answer.md: a strategy for a new file
-    /// is judged with what it costs). Absent in results from before it was recorded.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub prepare_seconds: Option<f64>,
-    /// The part of `prepare_seconds` that was the fsync after preparing: a program
-    /// writing a new file pays it only where it makes the file durable.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub prepare_sync_seconds: Option<f64>,
-    /// Untimed, before the run: how long the settle step waited for the previous run's
-    /// writeback and device I/O to be gone (docs/measurement.md, "Between runs").
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub settle_seconds: Option<f64>,
-    /// On a VM that gives freed memory back to its host: how long the settle step took
-    /// to touch as much memory as the run writes (`measure::settle`).
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub warm_seconds: Option<f64>,
-    /// The settle step gave up at its time limit with writeback still under way.
-    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
-    pub settle_timed_out: bool,
-    /// The case whose run came just before this one (warm-ups included), by id: what
-    /// the carry-over check tests a run's time against.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub after: Option<String>,
-    /// For each thread, start of the span to its last call returned: the spread
-    /// between the fastest and the slowest shows stragglers.
-    #[serde(default)]
-    pub thread_seconds: Vec<f64>,
-    /// CPU time over write + sync: each writer thread's over its part (and its own
-    /// sync), plus the executing thread's over the one sync and the closing steps
-    /// (thread CPU clocks, split as getrusage splits); latency cases, the thread's over the timed loop.
-    pub user_seconds: f64,
-    pub sys_seconds: f64,
-    /// The CPU share: `user_seconds + sys_seconds` over the CPU time the writers could
-    /// have had, write + sync seconds times the writers that could run at once (their
-    /// number, at most this machine's CPUs). Near 1: the calls and copies kept them
-    /// busy (CPU-bound); low: they waited, for the device or for each other.
-    #[serde(default)]
-    pub cpu_share: f64,
-    /// /proc/meminfo's Dirty and Writeback just before the run's timed spans and just
-    /// after them, in bytes (all of the machine's, not only this run's): a run that
-    /// starts with much dirty data shares the device with earlier work's writeback.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub dirty_before_bytes: Option<u64>,
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub writeback_before_bytes: Option<u64>,
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub dirty_after_bytes: Option<u64>,
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub writeback_after_bytes: Option<u64>,
-    /// What the block device under the path did from just before the timed spans to
-    /// just after them (/proc/diskstats); absent where the path has no block device.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub device: Option<crate::context::device::DeviceIo>,
-    /// CPU that other processes used during the run, as a share of one CPU over the
-    /// run's write + sync time (/proc/stat less this process and its runner); ticks of
-    /// 10 ms make it rough for runs of less than a few tenths of a second.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub others_cpu_share: Option<f64>,
-    /// Bytes of the run's files still in the page cache once the run was over and its
-    /// data durable (mincore), before verification read them: what RWF_DONTCACHE
-    /// changes. Absent for cases that write no file content.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub resident_bytes: Option<u64>,
-    /// What an io_uring run submitted besides plain writes (linked writes and fsyncs,
-    /// registered files, SQPOLL): the SQE flags strace cannot show.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub ring: Option<RingRecord>,
-    /// Under `--mpi`: each rank's part of the run, in rank order (absent otherwise).
-    #[serde(default, skip_serializing_if = "Vec::is_empty")]
-    pub ranks: Vec<RankRun>,
-    /// The round the run belonged to, warm-up rounds included (the first measured
-    /// round is `options.warmup`). With `--order grouped`, the case's own run count.
-    #[serde(default)]
-    pub round: u32,
-    /// The run's place among every run of the command, warm-ups included, from 0: the
-    /// order in which the runs really happened, so drift can be read against it.
-    #[serde(default)]
-    pub sequence: u64,
-}
-
-/// One MPI rank's part of a run. Times are seconds on the run's common axis, whose 0
-/// is the earliest rank's start (see docs/scale.md for how ranks' clocks are aligned):
-/// the run's write span is the earliest start to the latest end, as IOR reports it.
-#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
-pub struct RankRun {
-    pub rank: u32,
-    /// Its first writer passed the rank's start line.
-    pub start_seconds: f64,
-    /// Its last write returned (with the closing steps, when the mode has no sync).
-    pub end_seconds: f64,
-    /// Its data was durable: its last sync (and closing steps) returned. Absent when
-    /// the mode has no sync.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub synced_seconds: Option<f64>,
-    /// CPU time of its writers and of its executing thread.
-    pub user_seconds: f64,
-    pub sys_seconds: f64,
-    /// Bytes the rank wrote.
-    pub bytes: u64,
-}
-
-impl RankRun {
-    /// The rank's own buffered throughput: its bytes over its own write span.
-    pub fn bytes_per_second(&self) -> f64 {
-        self.bytes as f64 / (self.end_seconds - self.start_seconds).max(f64::MIN_POSITIVE)
-    }
-}
-
-impl Run {
-    /// Write and sync: the time the durable figure divides by.
-    pub fn durable_seconds(&self) -> f64 {
-        self.write_seconds + self.sync_seconds
-    }
-
-    /// What preparing the file cost a program that does not make it durable: the
-    /// preparation less its fsync. None where it was not recorded.
-    pub fn prepare_without_sync(&self) -> Option<f64> {
-        Some((self.prepare_seconds? - self.prepare_sync_seconds.unwrap_or(0.0)).max(0.0))
-    }
-}
-
 /// How a case fared against `--target-ci`.
 #[derive(Debug, Clone, Copy, PartialEq, Serialize, Deserialize)]
 pub struct TargetCi {
@@ -241,9 +108,15 @@ pub struct CaseResult {
     /// alone, with the keys of `latency_ns`.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub sync_latency_ns: Option<serde_json::Value>,
-    /// Latency cases: operations completed per second of the timed loop.
+    /// Latency cases: operations per second, the operations of a loop over the mean
+    /// loop time (results from before loops: of the one timed loop).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub ops_per_second: Option<f64>,
+    /// Latency cases: operations per second over the loops, from the loop times as
+    /// `stats` is from the run times (its mean is `ops_per_second`). Absent in results
+    /// from before latency cases ran in loops.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub ops_stats: Option<Summary>,
     /// Runs (numbered from 1, as `runs` and the CSV's `run` column) whose write time,
     /// or write + sync time, has a modified z-score above 3.5. Kept in the statistics.
     #[serde(default)]
@@ -264,33 +137,6 @@ pub struct CaseResult {
     /// Null without a calibration.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub ceiling: Option<CeilingShare>,
-}
-
-/// A run that starts with more dirty data than this share of its own size starts while
-/// earlier work's writeback may still be running.
-pub const DIRTY_AT_START: f64 = 0.1;
-
-impl Run {
-    /// Whether the run started with more dirty page-cache data than [`DIRTY_AT_START`]
-    /// of its `bytes`.
-    pub fn started_dirty(&self, bytes: u64) -> bool {
-        let waiting = self.dirty_before_bytes.unwrap_or(0) + self.writeback_before_bytes.unwrap_or(0);
-        waiting as f64 > DIRTY_AT_START * bytes as f64
-    }
-}
-
-/// Another process's CPU use, as a share of one CPU, from which a run is said to have
-/// shared the machine.
-pub const OTHERS_BUSY: f64 = 0.5;
-
-/// The CPU share from which a case is called CPU-bound.
-pub const CPU_BOUND: f64 = 0.9;
-
-/// A run's CPU share (see [`Run::cpu_share`]) with `cpus` CPUs to run on.
-pub fn cpu_share(run: &Run, cpus: usize) -> f64 {
-    let writers = run.thread_seconds.len().clamp(1, cpus.max(1)) as f64;
-    let seconds = run.durable_seconds() * writers;
-    if seconds > 0.0 { (run.user_seconds + run.sys_seconds) / seconds } else { 0.0 }
 }
 
 impl CaseResult {
@@ -324,6 +170,7 @@ impl CaseResult {
             latency_ns: None,
             sync_latency_ns: None,
             ops_per_second: None,
+            ops_stats: None,
             outliers,
             target_ci: None,
             cpu_bound,
@@ -343,12 +190,22 @@ impl CaseResult {
             latency_ns: None,
             sync_latency_ns: None,
             ops_per_second: None,
+            ops_stats: None,
             outliers: Vec::new(),
             first_run_outlier: false,
             target_ci: None,
             cpu_bound: false,
             ceiling: None,
         }
+    }
+
+    /// A latency case whose runs are loops of `per_loop` operations each: its
+    /// operations per second over the loops (`ops_stats`, from the loop times as
+    /// `stats` is from the run times) and their mean (`ops_per_second`).
+    pub fn set_loop_rates(&mut self, per_loop: u64) {
+        let times: Vec<f64> = self.runs.iter().map(|run| run.write_seconds).collect();
+        self.ops_stats = Summary::throughput(per_loop as f64, &times);
+        self.ops_per_second = self.ops_stats.map(|ops| ops.mean);
     }
 
     /// The half-width of the 95 % CI of the mean run time, as a fraction of the mean:

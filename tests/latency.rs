@@ -79,6 +79,7 @@ fn bad_latency_options_exit_2() {
         (&["--patterns", "random"][..], "unknown pattern"),
         (&["--count", "0"][..], "--count"),
         (&["--bytes", "0"][..], "--bytes"),
+        (&["--repeat", "0"][..], "--repeat"),
     ] {
         let mut argv = vec!["latency", "."];
         argv.extend_from_slice(args);
@@ -109,6 +110,10 @@ fn the_quick_suite_ends_with_a_short_latency_section_unless_methods_are_named() 
         assert_eq!(case["status"], "ok", "{}: {}", case["id"], case["error"]);
         assert_eq!(case["latency_ns"]["count"], 1000, "{}", case["id"]);
     }
+    // Their loops are in the rounds of the throughput cases, not after them all.
+    let is_latency = |id: &serde_json::Value| id.as_str().is_some_and(|id| id.starts_with("latency "));
+    let mut afters = latency.iter().flat_map(|case| case["runs"].as_array().unwrap().iter().map(|run| &run["after"]));
+    assert!(afters.any(|after| after.is_string() && !is_latency(after)), "after a throughput case");
 
     let narrowed = writebench(&[&quick[..], &[json.to_str().unwrap(), "--methods", "pwrite"]].concat());
     assert!(narrowed.status.success(), "{}", stderr_of(&narrowed));
@@ -152,13 +157,73 @@ fn latency_csv_has_the_percentiles_and_loads_in_duckdb() {
     }
     assert!(types.contains("'latency_mean_ns': 'DOUBLE'"), "{types}");
     let rows: Vec<Vec<&str>> = lines.map(|line| line.split('|').collect()).collect();
-    assert_eq!(rows.len(), cases.len(), "one row per latency case (one run each)");
-    for row in rows {
-        let case = cases.iter().find(|c| c["id"] == row[0]).unwrap();
-        for (cell, key) in row[1..].iter().zip(["p50", "p90", "p99", "p999", "max", "mean"]) {
-            let expected = case["latency_ns"][key].as_f64().unwrap();
-            let got: f64 = cell.parse().unwrap_or_else(|_| panic!("{key}: '{cell}'"));
-            assert!((got - expected).abs() <= 1e-6 * expected.max(1.0), "{}: {key} {got} != {expected}", row[0]);
+    assert_eq!(rows.len(), cases.len() * 5, "one row per loop: five loops per latency case");
+    for case in &cases {
+        let rows: Vec<&Vec<&str>> = rows.iter().filter(|row| case["id"] == row[0]).collect();
+        let runs = case["runs"].as_array().unwrap();
+        assert_eq!(rows.len(), runs.len());
+        // Each row has its own loop's percentiles, in the order of the runs.
+        for (row, run) in rows.iter().zip(runs) {
+            for (cell, key) in row[1..].iter().zip(["p50", "p90", "p99", "p999", "max", "mean"]) {
+                let expected = run["latency_ns"][key].as_f64().unwrap();
+                let got: f64 = cell.parse().unwrap_or_else(|_| panic!("{key}: '{cell}'"));
+                assert!((got - expected).abs() <= 1e-6 * expected.max(1.0), "{}: {key} {got} != {expected}", row[0]);
+            }
         }
     }
+}
+
+/// A latency case is several loops, each a run of its own, in rounds with the other
+/// cases' loops (docs/measurement.md): the case's figures are a summary over them.
+#[test]
+fn latency_cases_run_as_loops_interleaved_in_rounds() {
+    let fs = Tmpfs::mount("16M");
+    let out = tempfile::tempdir().unwrap();
+    let json = out.path().join("l.json");
+    let output = writebench(&[
+        "latency",
+        fs.path().to_str().unwrap(),
+        "--count",
+        "400",
+        "--durability",
+        "none,odsync,every-fdatasync:1",
+        "--export-json",
+        json.to_str().unwrap(),
+    ]);
+    assert!(output.status.success(), "{}", stderr_of(&output));
+    let result = read_json(&json);
+    let cases = result["cases"].as_array().unwrap();
+    assert_eq!(cases.len(), 2 * 3);
+    assert_eq!(result["options"]["loops"], 5);
+    for case in cases {
+        let id = case["id"].as_str().unwrap();
+        let runs = case["runs"].as_array().unwrap();
+        assert!(runs.len() >= 2, "{id}: {} runs", runs.len());
+        // Interleaved: some loop of this case came right after another case's.
+        assert!(
+            runs.iter().any(|run| run["after"].is_string() && run["after"] != id),
+            "{id}: never after another case"
+        );
+        let rounds: Vec<u64> = runs.iter().map(|run| run["round"].as_u64().unwrap()).collect();
+        assert_eq!(rounds, (0..runs.len() as u64).collect::<Vec<_>>(), "{id}: a loop per round");
+        for run in runs {
+            assert_eq!(run["latency_ns"]["count"], 80, "{id}: --count split over the loops");
+            assert!(run["ops_per_second"].as_f64().unwrap() > 0.0, "{id}");
+        }
+        assert_eq!(case["latency_ns"]["count"], 400, "{id}: the case's percentiles cover every loop");
+        assert_eq!(case["ops_stats"]["n"], runs.len(), "{id}");
+        assert!(case["ops_stats"]["ci95_low"].is_number(), "{id}: an interval over the loops");
+    }
+    // The Answer's margin between the two best commit strategies is tested on the loops.
+    let answer = result["answer"].as_array().unwrap();
+    let commits = answer.iter().find(|r| r["goal"] == "small-durable-commits").expect("a commits answer");
+    let text = commits["text"].as_str().unwrap();
+    assert!(!text.contains("untested"), "{text}");
+    let against = &commits["runner_up"];
+    let (low, factor, high) =
+        (against["low"].as_f64().unwrap(), against["factor"].as_f64().unwrap(), against["high"].as_f64().unwrap());
+    assert!(low <= factor && factor <= high && factor >= 1.0, "{against}");
+    assert!(against["p_value"].is_number(), "{against}");
+    assert!(["faster", "tied", "undecided"].contains(&commits["verdict"].as_str().unwrap()), "{commits}");
+    assert!(commits["best"]["ci95_low"].is_number(), "{commits}");
 }

@@ -40,7 +40,8 @@ fn traced_saves(pattern: &str, saves: usize) -> Vec<&'static str> {
     let argv = ["latency", dir.path().to_str().unwrap(), "--patterns", pattern, "--bytes", "4KiB"];
     let (calls, output) = strace(
         "openat,write,pwrite64,fsync,fdatasync,rename,renameat,renameat2,linkat",
-        &[&argv[..], &["--count", &count, "--warmup", "1"]].concat(),
+        // One loop: its saves one after another, then its removal.
+        &[&argv[..], &["--count", &count, "--warmup", "1", "--repeat", "1"]].concat(),
     );
     assert!(output.status.success(), "{pattern}: {}", stderr_of(&output));
     let events: Vec<&'static str> = calls.iter().filter_map(|c| event(&c.line)).collect();

@@ -11,7 +11,7 @@ use crate::plan::units::parse_size;
 
 pub const EXAMPLES: &str = "\
 Examples:
-  writebench latency /data                      10,000 writes of 8 B, overwrite0 and append
+  writebench latency /data                      10,000 writes of 8 B in 5 loops, overwrite0 and append
   writebench latency . --durability none,every-fdatasync:1 --count 1000 --export-json l.json
   writebench latency /data --patterns replace,replace-tmpfile --bytes 4KiB,1MiB
                                                 crash-safe saves of a whole file, once per size";
@@ -22,15 +22,23 @@ pub const MAX_SAVE: usize = 64 << 20;
 /// Most operations per latency case: a histogram is bounded, the wall time is not.
 pub const MAX_LATENCY_COUNT: u64 = 100_000_000;
 
+/// Most loops per latency case, as `run --repeat` allows runs.
+pub const MAX_LATENCY_LOOPS: u32 = super::MAX_RUNS;
+
 #[derive(Debug, Args)]
 pub struct LatencyArgs {
     /// Directory to measure (a private scratch directory is made in it and removed).
     #[arg(default_value = ".")]
     pub path: PathBuf,
 
-    /// Timed operations per case.
+    /// Timed operations per case, split over its --repeat loops.
     #[arg(long, default_value_t = 10_000, value_name = "N")]
     pub count: u64,
+
+    /// Timed loops per case, each of --count/N operations into a new file, run in
+    /// rounds with the other cases' loops (the margins between cases are tested on them).
+    #[arg(long, default_value_t = 5, value_name = "N")]
+    pub repeat: u32,
 
     /// Bytes per write, or of the whole file per save: a list, each size its own case,
     /// e.g. 8 or 4KiB,1MiB (a save is at most 64MiB).
@@ -50,7 +58,7 @@ pub struct LatencyArgs {
     #[arg(long, default_value = "none,odsync,osync,every-fdatasync:1", value_name = "LIST")]
     pub durability: String,
 
-    /// Operations done before the timed ones, per case, not recorded.
+    /// Operations done before the timed ones of each loop, not recorded.
     #[arg(long, default_value_t = 100, value_name = "N")]
     pub warmup: u64,
 
@@ -83,6 +91,9 @@ impl LatencyArgs {
         if !(1..=MAX_LATENCY_COUNT).contains(&self.count) {
             return Err(usage(format!("--count: must be between 1 and {MAX_LATENCY_COUNT}")));
         }
+        if !(1..=MAX_LATENCY_LOOPS).contains(&self.repeat) {
+            return Err(usage(format!("--repeat: must be between 1 and {MAX_LATENCY_LOOPS}")));
+        }
         if self.warmup > MAX_LATENCY_COUNT {
             return Err(usage(format!("--warmup: must be at most {MAX_LATENCY_COUNT}")));
         }
@@ -104,6 +115,7 @@ impl LatencyArgs {
         }
         Ok(crate::plan::latency::Plan {
             count: self.count,
+            loops: self.repeat,
             sizes,
             warmup: self.warmup,
             patterns,

@@ -1,8 +1,9 @@
 //! `--export-csv`: one row per run, with the case's dimensions, for DuckDB's
 //! `read_csv_auto` and seed 004's `group by`. A case without runs (failed,
 //! unsupported, skipped) gets one row with its status and empty numbers, so it is
-//! not lost from the file. Latency cases (one run each) carry their percentiles in
-//! the `latency_*_ns` columns, empty for throughput cases. `prepare_seconds`,
+//! not lost from the file. A latency case's rows are its loops, each with its own
+//! percentiles in the `latency_*_ns` columns (a result from before loops: its one run
+//! with the case's), empty for throughput cases. `prepare_seconds`,
 //! `settle_seconds` and `after` are untimed: what the run cost outside its span.
 
 use std::io::{self, Write};
@@ -76,16 +77,14 @@ pub fn render(result: &ResultFile, out: &mut dyn Write) -> io::Result<()> {
             writer.write_record(&row)?;
             continue;
         }
-        // A latency case has one run; its percentiles go on that row.
-        let latency: Vec<String> = LATENCY_KEYS
-            .iter()
-            .map(|key| {
-                let value = case_result.latency_ns.as_ref().and_then(|latency| latency.get(*key));
-                value.map(|v| v.to_string()).unwrap_or_default()
-            })
-            .collect();
         let syncs = case.durability.syncs();
         for (number, run) in case_result.runs.iter().enumerate() {
+            // A latency loop's own percentiles; a result from before loops had one run,
+            // whose percentiles were the case's.
+            let percentiles = run.latency_ns.as_ref().or(case_result.latency_ns.as_ref());
+            let latency = LATENCY_KEYS.iter().map(|key| {
+                percentiles.and_then(|latency| latency.get(*key)).map(|v| v.to_string()).unwrap_or_default()
+            });
             let bytes = case.bytes as f64;
             let mut row = dimensions.to_vec();
             row.extend([
@@ -108,7 +107,7 @@ pub fn render(result: &ResultFile, out: &mut dyn Write) -> io::Result<()> {
                 run.settle_seconds.map(|s| s.to_string()).unwrap_or_default(),
                 run.after.clone().unwrap_or_default(),
             ]);
-            row.extend(latency.iter().cloned());
+            row.extend(latency);
             // io_uring only: what strace cannot show (the linked fsyncs are SQEs), and
             // the SQPOLL thread's CPU, which is in no writer's user/sys seconds.
             let ring = run.ring.as_ref();

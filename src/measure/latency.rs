@@ -6,17 +6,25 @@
 //! - `append`: `write` at the file position, so the file grows by every call;
 //! - the saves (`replace`, `replace-tmpfile`, `replace-unsafe`): an operation is one
 //!   whole save of the file, every call of it (`measure::save` has them and why), and
-//!   the case runs once, under the save's own syncs rather than a mode. Each save writes
-//!   the next `--bytes` of the case's stream (no two saves alike), and after the loop
-//!   the target must hold exactly the last save's bytes, or the case fails.
+//!   the case is one per size, under the save's own syncs rather than a mode. Each save
+//!   writes the next `--bytes` of the case's stream (no two saves alike), and after each
+//!   loop the target must hold exactly the last save's bytes, or the case fails.
+//!
+//! A case is several timed loops (`Plan::loops`, `--count` split over them), each a run
+//! of its own into a new file, which the scheduler puts in its rounds with the other
+//! cases, after the settle step, as it does write runs (docs/measurement.md): so that
+//! the machine's drift spreads over every case and the margins between cases can be
+//! tested on the spread of their loops. Each run has its loop's own rate and
+//! percentiles; the case's percentiles merge the histograms of all its loops.
 //!
 //! An operation is the write call plus, when the mode syncs after it (`every:N`), the
 //! sync call; the sync call is also recorded alone (`sync_latency_ns`). `end` has one
 //! sync after the loop, timed as the run's sync span. Preparing the file (and opening it
-//! with the mode's flags) is outside the timed loop; the first `warmup` operations are
-//! done but not recorded. The run's `write_seconds` is the wall time of the timed loop
-//! (two clock reads around it), and its CPU times are the thread's over the loop and
-//! the sync (`getrusage` around them): measured, never a 0 standing for "not read".
+//! with the mode's flags) is outside the timed loop; the first `warmup` operations of
+//! each loop are done but not recorded. The run's `write_seconds` is the wall time of
+//! the timed loop (two clock reads around it), and its CPU times are the thread's over
+//! the loop and the sync (`getrusage` around them): measured, never a 0 standing for
+//! "not read".
 
 use std::io;
 use std::os::fd::{AsRawFd, RawFd};
@@ -35,66 +43,136 @@ use crate::measure::methods::{self, NATIVE};
 use crate::measure::runner::open_flags_refusal;
 use crate::measure::runtimes::{self, Launch, latency::Request};
 use crate::measure::save::Saver;
+use crate::measure::scheduler::{self, CaseRuns, Order, Schedule};
 use crate::measure::source::{Shape, Source, Stream, Streams};
 use crate::measure::target::Scratch;
+use crate::plan::FileState;
 use crate::plan::durability::{Durability, SyncCall};
 use crate::plan::latency::{Pattern, Plan, Unit, case_of};
-use crate::plan::{Case, FileState};
 use crate::result::{CaseResult, Run, Status};
 
-/// Runs one pattern under one mode; an error makes the case failed or unsupported.
-pub fn run_case(index: usize, plan: &Plan, unit: &Unit, durability: Durability, scratch: &Scratch) -> CaseResult {
-    let case = case_of(plan, unit, durability);
+/// A latency case ready to run its loops, or why it is refused before any of them
+/// (`unsupported`: a mode the call cannot take, a runner that is missing, no O_TMPFILE;
+/// or `failed`). Each run is one timed loop into a file of its own, and the scheduler
+/// puts the loops in its rounds with the other cases (docs/measurement.md).
+pub fn prepare<'a>(
+    index: usize,
+    plan: &'a Plan,
+    unit: &'a Unit,
+    durability: Durability,
+    scratch: &'a Scratch,
+) -> Result<Box<dyn CaseRuns + 'a>, (Status, String)> {
     let pattern = unit.pattern;
-    let launch = if unit.runtime == NATIVE {
-        None
-    } else {
-        match runtimes::launch(&unit.runtime) {
-            Ok(launch) => Some(launch),
-            Err(reason) => return CaseResult::without_result(case, Status::Unsupported, reason),
-        }
+    let launch = match unit.runtime.as_str() {
+        NATIVE => None,
+        runtime => Some(runtimes::launch(runtime).map_err(|reason| (Status::Unsupported, reason))?),
     };
-    let source = Source::new(plan.seed);
-    let how = How { plan, unit, durability, launch: launch.as_ref() };
-    if pattern.is_save() {
-        // The target and the temp name: both removed after the run, whatever happened.
-        let mut files = RunFiles::new(scratch, format!("latency{index:04}"), 2, false);
-        let names = files.names(0);
-        let saver = match Saver::new(scratch.dir_fd(), pattern, &names[0], &names[1]) {
-            Ok(saver) => saver,
-            Err(error) => return CaseResult::without_result(case, Status::Failed, error.to_string()),
-        };
-        if let Some(reason) = (pattern == Pattern::ReplaceTmpfile).then(|| saver.tmpfile_refusal()).flatten() {
-            return CaseResult::without_result(case, Status::Unsupported, reason);
-        }
-        return finish(case, files.run(0, |names| saves(&saver, &names[0], &how, &source, scratch)));
-    }
-    if let Some(reason) = methods::find(&unit.runtime, unit.method).and_then(|m| m.durability_refusal(durability)) {
-        return CaseResult::without_result(case, Status::Unsupported, reason);
-    }
+    let prefix = format!("latency{index:04}");
     let bytes = unit.bytes as u64;
-    let file_len = if pattern == Pattern::Overwrite0 { bytes } else { case.bytes };
-    let shape = Shape::new(1, bytes, 1, None, bytes);
-    let probe = format!("latency{index:04}-probe.dat");
-    let refusal = open_flags_refusal(&probe, durability, bytes, &[file_len], shape.period(), scratch);
-    if let Err((status, reason)) = refusal {
-        return CaseResult::without_result(case, status, reason);
-    }
-    let mut files = RunFiles::new(scratch, format!("latency{index:04}"), 1, false);
-    finish(case, files.run(0, |names| measure(&names[0], &how, &source, scratch)))
+    let (files, memory) = if pattern.is_save() {
+        // The target and the temp name: both removed after each loop, whatever happened.
+        let files = RunFiles::new(scratch, prefix, 2, false);
+        let names = files.names(0);
+        let saver = Saver::new(scratch.dir_fd(), pattern, &names[0], &names[1])
+            .map_err(|error| (Status::Failed, error.to_string()))?;
+        if let Some(reason) = (pattern == Pattern::ReplaceTmpfile).then(|| saver.tmpfile_refusal()).flatten() {
+            return Err((Status::Unsupported, reason));
+        }
+        // A save replaces the file: the old one and the new one are all it holds at once.
+        (files, 2 * bytes)
+    } else {
+        if let Some(reason) = methods::find(&unit.runtime, unit.method).and_then(|m| m.durability_refusal(durability)) {
+            return Err((Status::Unsupported, reason));
+        }
+        let file_len = if pattern == Pattern::Overwrite0 { bytes } else { bytes * plan.per_loop() };
+        let shape = Shape::new(1, bytes, 1, None, bytes);
+        let probe = format!("{prefix}-probe.dat");
+        open_flags_refusal(&probe, durability, bytes, &[file_len], shape.period(), scratch)?;
+        (RunFiles::new(scratch, prefix, 1, false), file_len)
+    };
+    Ok(Box::new(Loops {
+        plan,
+        unit,
+        durability,
+        launch,
+        source: Source::new(plan.seed),
+        scratch,
+        files,
+        memory,
+        operations: histogram(),
+        syncs: histogram(),
+        merged: 0,
+    }))
 }
 
-/// The case's result from its one run: the histograms, or the error.
-fn finish(case: Case, outcome: Result<Measured, (Status, String)>) -> CaseResult {
-    match outcome {
-        Ok(measured) => {
-            let mut result = CaseResult::measured(case, vec![measured.run]);
-            result.latency_ns = Some(summary(&measured.operations));
-            result.sync_latency_ns = (!measured.syncs.is_empty()).then(|| summary(&measured.syncs));
-            result.ops_per_second = Some(measured.ops_per_second);
-            result
-        }
+/// Runs one latency case's loops back to back, `plan.loops` of them: for the unit
+/// tests; the commands interleave them with the other cases ([`prepare`]).
+pub fn run_case(index: usize, plan: &Plan, unit: &Unit, durability: Durability, scratch: &Scratch) -> CaseResult {
+    let case = case_of(plan, unit, durability);
+    match prepare(index, plan, unit, durability, scratch) {
         Err((status, reason)) => CaseResult::without_result(case, status, reason),
+        Ok(runs) => {
+            let schedule = Schedule::fixed(plan.loops, 0, Order::Grouped, plan.seed);
+            scheduler::run(vec![(case, runs)], &schedule, &mut |_| {}).pop().expect("one case in, one result out")
+        }
+    }
+}
+
+/// The loops of one latency case, and the histograms of every loop so far, merged.
+struct Loops<'a> {
+    plan: &'a Plan,
+    unit: &'a Unit,
+    durability: Durability,
+    /// The runner, for the runtimes other than native.
+    launch: Option<Launch>,
+    source: Source,
+    scratch: &'a Scratch,
+    files: RunFiles<'a>,
+    /// What a loop puts in the page cache, for the settle step before it.
+    memory: u64,
+    operations: Histogram<u64>,
+    syncs: Histogram<u64>,
+    /// Loops whose histograms are merged in.
+    merged: usize,
+}
+
+impl CaseRuns for Loops<'_> {
+    fn run_once(&mut self, number: u32) -> Result<Run, (Status, String)> {
+        let how = How { plan: self.plan, unit: self.unit, durability: self.durability, launch: self.launch.as_ref() };
+        let (source, scratch) = (&self.source, self.scratch);
+        let mut histograms = None;
+        let run = self.files.run_settled(number, self.memory, |names| {
+            let measured = if how.unit.pattern.is_save() {
+                let saver = Saver::new(scratch.dir_fd(), how.unit.pattern, &names[0], &names[1])
+                    .map_err(|error| CallError::new("name the save's files", error))?;
+                saves(&saver, &names[0], &how, source, scratch)?
+            } else {
+                measure(&names[0], &how, source, scratch)?
+            };
+            histograms = Some((measured.operations, measured.syncs));
+            Ok(measured.run)
+        })?;
+        if let Some((operations, syncs)) = histograms {
+            // Same bounds on both sides: adding cannot fail.
+            self.operations.add(&operations).expect("histograms of one shape");
+            self.syncs.add(&syncs).expect("histograms of one shape");
+            self.merged += 1;
+        }
+        Ok(run)
+    }
+
+    /// Every loop is measured: its own untimed operations warm it.
+    fn warmups(&self, _rounds: u32) -> u32 {
+        0
+    }
+
+    /// The case's percentiles cover every operation of every loop; its operations per
+    /// second are a summary over the loops, from their times, as `stats` is.
+    fn conclude(&mut self, result: &mut CaseResult) {
+        debug_assert_eq!(self.merged, result.runs.len(), "no loop is discarded");
+        result.latency_ns = Some(summary(&self.operations));
+        result.sync_latency_ns = (!self.syncs.is_empty()).then(|| summary(&self.syncs));
+        result.set_loop_rates(self.plan.per_loop());
     }
 }
 
@@ -102,11 +180,11 @@ struct Measured {
     run: Run,
     operations: Histogram<u64>,
     syncs: Histogram<u64>,
-    ops_per_second: f64,
 }
 
 impl Measured {
-    /// One timed loop, native's or a runner's: the run is the loop and its `end` sync.
+    /// One timed loop, native's or a runner's: the run is the loop and its `end` sync,
+    /// with the loop's own rate and percentiles.
     fn of_loop(
         plan: &Plan,
         loop_seconds: f64,
@@ -122,9 +200,11 @@ impl Measured {
             thread_seconds: vec![loop_seconds],
             user_seconds: cpu.user,
             sys_seconds: cpu.sys,
+            ops_per_second: Some(plan.per_loop() as f64 / loop_seconds),
+            latency_ns: Some(summary(&operations)),
             ..Run::default()
         };
-        Measured { run, operations, syncs, ops_per_second: plan.count as f64 / loop_seconds }
+        Measured { run, operations, syncs }
     }
 }
 
@@ -165,7 +245,7 @@ fn measure(name: &str, how: &How, source: &Source, scratch: &Scratch) -> Result<
     let mut cursor = streams.writer(0).cursor(0);
     let mut loop_started = Instant::now();
     let mut cpu = CpuClock::now();
-    for number in 0..plan.warmup + plan.count {
+    for number in 0..plan.warmup + plan.per_loop() {
         if number == plan.warmup {
             cpu = CpuClock::now();
             loop_started = Instant::now();
@@ -212,7 +292,7 @@ fn measure(name: &str, how: &How, source: &Source, scratch: &Scratch) -> Result<
 /// last one. Preparing the target, and the source data of each save, are untimed.
 fn saves(saver: &Saver, target: &str, how: &How, source: &Source, scratch: &Scratch) -> Result<Measured, CallError> {
     let (plan, size) = (how.plan, how.unit.bytes);
-    let saves = plan.warmup + plan.count;
+    let saves = plan.warmup + plan.per_loop();
     let shape = Shape::new(1, size as u64, 1, None, (size as u64).saturating_mul(saves));
     let streams = Streams::new(source, &[target.to_string()], &[0], shape)
         .map_err(|e| CallError::new("allocate the source buffer", e))?;
@@ -278,7 +358,7 @@ fn through_runner(
     let request = Request {
         method: unit.method,
         pattern: unit.pattern.name(),
-        count: plan.count,
+        count: plan.per_loop(),
         warmup: plan.warmup,
         durability: how.durability,
         path,
@@ -345,6 +425,7 @@ mod tests {
     fn plan() -> Plan {
         Plan {
             count: 200,
+            loops: 2,
             sizes: vec![8],
             warmup: 10,
             patterns: vec![Pattern::Overwrite0, Pattern::Append],
@@ -375,9 +456,39 @@ mod tests {
                 };
                 assert_eq!(syncs, expected, "{mode}");
                 assert!(result.ops_per_second.unwrap() > 0.0);
+                assert_eq!(result.runs.len(), 2, "{mode}: a run per loop");
             }
         }
         assert_eq!(std::fs::read_dir(scratch.path()).unwrap().count(), 0, "files are removed");
+    }
+
+    #[test]
+    fn each_loop_is_a_run_with_its_own_rate_and_percentiles_and_the_case_merges_them() {
+        let parent = tempfile::tempdir().unwrap();
+        let scratch = Scratch::create(parent.path()).unwrap();
+        let plan = Plan { count: 400, loops: 4, ..plan() };
+        let result = run_case(0, &plan, &native(Pattern::Append), "every:2".parse().unwrap(), &scratch);
+        assert_eq!(result.status, Status::Ok, "{:?}", result.error);
+        assert_eq!(result.runs.len(), 4);
+        assert_eq!(result.case.bytes, 8 * 100, "a run writes one loop's bytes");
+        for run in &result.runs {
+            let own = run.latency_ns.as_ref().expect("the loop's own percentiles");
+            assert_eq!(own["count"], 100);
+            let ops = run.ops_per_second.unwrap();
+            assert!((ops * run.write_seconds - 100.0).abs() < 1e-6, "{run:?}");
+            assert!(run.settle_seconds.is_some(), "settled before each loop, as a write run is");
+        }
+        let merged = result.latency_ns.as_ref().unwrap();
+        assert_eq!(merged["count"], 400, "every operation of every loop");
+        let slowest = result.runs.iter().map(|run| run.latency_ns.as_ref().unwrap()["max"].as_u64().unwrap()).max();
+        assert_eq!(merged["max"].as_u64(), slowest);
+        assert_eq!(result.sync_latency_ns.as_ref().unwrap()["count"], 200, "every second write's sync, every loop");
+        let ops = result.ops_stats.expect("a summary over the loops");
+        assert_eq!(ops.n, 4);
+        assert!(ops.ci95_low.is_some(), "an interval from four loops");
+        let mean_time = result.runs.iter().map(|run| run.write_seconds).sum::<f64>() / 4.0;
+        assert!((ops.mean * mean_time - 100.0).abs() < 1e-6, "a loop's operations over the mean loop time");
+        assert_eq!(result.ops_per_second, Some(ops.mean));
     }
 
     #[test]
@@ -386,7 +497,7 @@ mod tests {
         let scratch = Scratch::create(parent.path()).unwrap();
         // Fewer durable operations: each one is a commit on this disk.
         for (index, (mode, count)) in [("none", 20_000), ("every-fdatasync:1", 500)].into_iter().enumerate() {
-            let plan = Plan { count, ..plan() };
+            let plan = Plan { count, loops: 1, ..plan() };
             let result = run_case(index, &plan, &native(Pattern::Overwrite0), mode.parse().unwrap(), &scratch);
             let run = &result.runs[0];
             // write_seconds is the loop's wall time, of which ops_per_second is made.
@@ -404,7 +515,7 @@ mod tests {
     }
 
     #[test]
-    fn each_save_pattern_runs_once_with_percentiles_and_leaves_nothing() {
+    fn each_save_pattern_runs_once_per_size_with_percentiles_and_leaves_nothing() {
         let parent = tempfile::tempdir().unwrap();
         let scratch = Scratch::create(parent.path()).unwrap();
         let plan = Plan {

@@ -6,7 +6,7 @@
 //! once, in an order shuffled from `--seed`, so that the machine's drift (other tenants,
 //! writeback, thermal state) spreads over every case instead of lining up with the
 //! dimension the cases happen to be sorted by. Rounds `0..warmup` are warm-ups, also
-//! interleaved, and discarded. `--order grouped` runs all runs of one case back to back,
+//! interleaved, and discarded (but for a case that warms itself, [`CaseRuns::warmups`]). `--order grouped` runs all runs of one case back to back,
 //! case after case, as before.
 //!
 //! A case leaves the rounds when it has its runs: `min_runs` of them without a target;
@@ -29,6 +29,20 @@ pub trait CaseRuns {
     /// run (of this case or another) starts clean. An error ends the case: its status
     /// and the OS text, never a number.
     fn run_once(&mut self, number: u32) -> Result<Run, (Status, String)>;
+
+    /// How many of its first runs are discarded, given the schedule's `--warmup`. A
+    /// latency loop warms itself with its own untimed operations (docs/measurement.md),
+    /// so a latency case discards none.
+    fn warmups(&self, rounds: u32) -> u32 {
+        rounds
+    }
+
+    /// Once the case is done, what its runs hold besides their times: `result.runs` are
+    /// its measured runs, the last ones it made. A latency case merges the histograms
+    /// of its loops here.
+    fn conclude(&mut self, result: &mut CaseResult) {
+        let _ = result;
+    }
 }
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -116,6 +130,8 @@ enum End {
 struct Slot<'a> {
     case: Case,
     runs: Box<dyn CaseRuns + 'a>,
+    /// Its first runs to discard ([`CaseRuns::warmups`]).
+    warmups: u32,
     made: u32,
     measured: Vec<Run>,
     end: Option<End>,
@@ -127,8 +143,13 @@ pub fn run<'a>(
     schedule: &Schedule,
     on_run: &mut dyn FnMut(Tick),
 ) -> Vec<CaseResult> {
-    let mut slots: Vec<Slot> =
-        cases.into_iter().map(|(case, runs)| Slot { case, runs, made: 0, measured: Vec::new(), end: None }).collect();
+    let mut slots: Vec<Slot> = cases
+        .into_iter()
+        .map(|(case, runs)| {
+            let warmups = runs.warmups(schedule.warmup);
+            Slot { case, runs, warmups, made: 0, measured: Vec::new(), end: None }
+        })
+        .collect();
     let mut sequence = 0u64;
     // The case whose run came last, warm-ups included: each run records it (`after`),
     // for the carry-over check.
@@ -138,7 +159,7 @@ pub fn run<'a>(
             .iter()
             .map(|slot| match slot.end {
                 Some(_) => u64::from(slot.made),
-                None => u64::from(schedule.warmup) + u64::from(schedule.max_runs.max(1)),
+                None => u64::from(slot.warmups) + u64::from(schedule.max_runs.max(1)),
             })
             .sum();
         on_run(Tick { case: &slots[index].case, done: sequence, planned });
@@ -175,6 +196,39 @@ pub fn run<'a>(
     slots.into_iter().map(|slot| finish(slot, schedule)).collect()
 }
 
+/// The cases of a command in the order of its plan, which is the order of its results:
+/// each either ready for the rounds or refused up front with its status and reason.
+#[derive(Default)]
+pub struct Queue<'a> {
+    runnable: Vec<(Case, Box<dyn CaseRuns + 'a>)>,
+    /// Where each runnable case's result goes.
+    positions: Vec<usize>,
+    done: Vec<Option<CaseResult>>,
+}
+
+impl<'a> Queue<'a> {
+    /// The next case of the plan: ready to run, or its refusal as its result.
+    pub fn add(&mut self, case: Case, prepared: Result<Box<dyn CaseRuns + 'a>, (Status, String)>) {
+        match prepared {
+            Ok(runs) => {
+                self.positions.push(self.done.len());
+                self.runnable.push((case, runs));
+                self.done.push(None);
+            }
+            Err((status, reason)) => self.done.push(Some(CaseResult::without_result(case, status, reason))),
+        }
+    }
+
+    /// Runs the ready cases by `schedule` (see [`run`]): every case's result, in order.
+    pub fn run(self, schedule: &Schedule, on_run: &mut dyn FnMut(Tick)) -> Vec<CaseResult> {
+        let Queue { runnable, positions, mut done } = self;
+        for (index, result) in positions.into_iter().zip(run(runnable, schedule, on_run)) {
+            done[index] = Some(result);
+        }
+        done.into_iter().map(|result| result.expect("every case has a result")).collect()
+    }
+}
+
 /// One run of one case, recorded with its round, sequence and the case run just before
 /// it, then the stopping rule.
 fn step(slot: &mut Slot, round: u32, sequence: u64, schedule: &Schedule, after: Option<String>) {
@@ -186,7 +240,7 @@ fn step(slot: &mut Slot, round: u32, sequence: u64, schedule: &Schedule, after: 
             run.round = round;
             run.sequence = sequence;
             run.after = after;
-            if number < schedule.warmup {
+            if number < slot.warmups {
                 return;
             }
             slot.measured.push(run);
@@ -198,11 +252,12 @@ fn step(slot: &mut Slot, round: u32, sequence: u64, schedule: &Schedule, after: 
     }
 }
 
-fn finish(slot: Slot, schedule: &Schedule) -> CaseResult {
+fn finish(mut slot: Slot, schedule: &Schedule) -> CaseResult {
     match slot.end {
         Some(End::Failed(status, reason)) => CaseResult::without_result(slot.case, status, reason),
         Some(End::Done) | None => {
             let mut result = CaseResult::measured(slot.case, slot.measured);
+            slot.runs.conclude(&mut result);
             if let Some(pct) = schedule.target_ci {
                 let ci = result.ci_relative();
                 result.target_ci = Some(TargetCi {
@@ -304,6 +359,68 @@ mod tests {
         let mut sequences: Vec<u64> = results.iter().flat_map(|r| r.runs.iter().map(|run| run.sequence)).collect();
         sequences.sort_unstable();
         assert_eq!(sequences, (5..25).collect::<Vec<u64>>());
+    }
+
+    /// A case that warms itself (as a latency loop does): no run discarded; what it
+    /// concludes sees its measured runs.
+    struct SelfWarmed {
+        log: Log,
+        concluded: Rc<RefCell<Option<usize>>>,
+    }
+
+    impl CaseRuns for SelfWarmed {
+        fn run_once(&mut self, number: u32) -> Result<Run, (Status, String)> {
+            self.log.borrow_mut().push((9, number));
+            Ok(Run { write_seconds: 1.0 + f64::from(number), ..Run::default() })
+        }
+
+        fn warmups(&self, _rounds: u32) -> u32 {
+            0
+        }
+
+        fn conclude(&mut self, result: &mut CaseResult) {
+            *self.concluded.borrow_mut() = Some(result.runs.len());
+        }
+    }
+
+    #[test]
+    fn a_case_that_warms_itself_is_measured_from_its_first_run_in_the_same_rounds() {
+        let schedule = Schedule::fixed(3, 2, Order::Interleaved, 5);
+        let log: Log = Rc::default();
+        let concluded = Rc::default();
+        let warmed = SelfWarmed { log: log.clone(), concluded: Rc::clone(&concluded) };
+        let other = Given { name: 0, times: vec![1.0], fail_at: None, log: log.clone() };
+        let cases: Vec<(Case, Box<dyn CaseRuns>)> = vec![(case(4096), Box::new(other)), (case(8192), Box::new(warmed))];
+        let mut ticks = Vec::new();
+        let results = run(cases, &schedule, &mut |tick| ticks.push(tick.planned));
+        let times: Vec<f64> = results[1].runs.iter().map(|run| run.write_seconds).collect();
+        assert_eq!(times, vec![1.0, 2.0, 3.0], "its first three runs, none discarded");
+        assert_eq!(results[1].runs.iter().map(|run| run.round).collect::<Vec<_>>(), vec![0, 1, 2]);
+        assert_eq!(results[0].runs.len(), 3, "the other case still discards its two warm-ups");
+        assert_eq!(*concluded.borrow(), Some(3));
+        // In the rounds of the other case: in each of the first three, both ran.
+        let log = log.borrow();
+        for round in log[..6].chunks(2) {
+            let mut names: Vec<usize> = round.iter().map(|(name, _)| *name).collect();
+            names.sort_unstable();
+            assert_eq!(names, vec![0, 9], "{log:?}");
+        }
+        assert_eq!(ticks.first(), Some(&(5 + 3)));
+        assert_eq!(ticks.last(), Some(&8));
+    }
+
+    #[test]
+    fn a_queue_gives_every_result_in_the_plans_order_refused_ones_included() {
+        let log: Log = Rc::default();
+        let mut queue = Queue::default();
+        queue.add(case(4096), Err((Status::Unsupported, "no O_DIRECT here".into())));
+        queue.add(case(8192), Ok(Box::new(Given { name: 1, times: vec![2.0], fail_at: None, log: log.clone() })));
+        queue.add(case(16384), Err((Status::Skipped, "too big".into())));
+        let results = queue.run(&Schedule::fixed(2, 0, Order::Interleaved, 1), &mut |_| {});
+        let statuses: Vec<Status> = results.iter().map(|r| r.status).collect();
+        assert_eq!(statuses, [Status::Unsupported, Status::Ok, Status::Skipped]);
+        assert_eq!(results[1].runs.len(), 2);
+        assert_eq!(results[2].error.as_deref(), Some("too big"));
     }
 
     #[test]

@@ -73,9 +73,15 @@ pub const NOT_DURABLE: &str = "not-durable";
 /// What one `latency` invocation measures.
 #[derive(Debug, Clone)]
 pub struct Plan {
+    /// Timed operations per case (`--count`), split over its loops.
     pub count: u64,
+    /// Timed loops per case (`latency --repeat`; `run`'s runs per case), each a run of
+    /// its own in the rounds (docs/measurement.md). `run` with `--target-ci` may add
+    /// loops up to its `--max-runs`, each of [`Plan::per_loop`] operations.
+    pub loops: u32,
     /// Bytes per write, or per saved file (`--bytes`, a list): each size its own case.
     pub sizes: Vec<usize>,
+    /// Untimed operations before each loop's timed ones (its file is new each loop).
     pub warmup: u64,
     pub patterns: Vec<Pattern>,
     pub durability: Vec<Durability>,
@@ -110,6 +116,17 @@ pub fn methods_of(runtime: &str, pattern: Pattern) -> &'static [&'static str] {
 }
 
 impl Plan {
+    /// Timed operations per loop: `--count` over the loops, rounded up, at least one,
+    /// so that a case times about `--count` operations in all.
+    pub fn per_loop(&self) -> u64 {
+        self.count.div_ceil(u64::from(self.loops.max(1))).max(1)
+    }
+
+    /// Operations a case makes in all, the untimed ones before each loop included.
+    pub fn operations(&self) -> u64 {
+        u64::from(self.loops.max(1)) * (self.per_loop() + self.warmup)
+    }
+
     fn runtimes(&self) -> Vec<String> {
         if self.runtimes.is_empty() { vec![crate::measure::methods::NATIVE.to_string()] } else { self.runtimes.clone() }
     }
@@ -156,6 +173,8 @@ impl Plan {
     pub fn applied(&self) -> serde_json::Value {
         serde_json::json!({
             "count": self.count,
+            "loops": self.loops,
+            "per_loop": self.per_loop(),
             "bytes": self.sizes,
             "warmup": self.warmup,
             "patterns": self.patterns.iter().map(|p| p.name()).collect::<Vec<_>>(),
@@ -224,7 +243,8 @@ pub fn case_of(plan: &Plan, unit: &Unit, durability: Durability) -> Case {
         threads: 1,
         files: 1,
         durability,
-        bytes: bytes * plan.count,
+        // Per run, as for every case: one loop's.
+        bytes: bytes * plan.per_loop(),
         ranks: None,
     }
 }
@@ -236,6 +256,7 @@ mod tests {
     fn plan(patterns: &[Pattern], runtimes: &[&str]) -> Plan {
         Plan {
             count: 10,
+            loops: 1,
             sizes: vec![4096, 1 << 20],
             warmup: 1,
             patterns: patterns.to_vec(),
@@ -268,6 +289,19 @@ mod tests {
         assert!(is_not_durable_save(&cases[6]) && !is_not_durable_save(&cases[4]) && !is_not_durable_save(&cases[0]));
         assert_eq!(pattern_of(&cases[6]), Some(Pattern::ReplaceUnsafe));
         assert_eq!(pattern_of(&cases[0]), Some(Pattern::Append));
+    }
+
+    #[test]
+    fn the_count_is_split_over_the_loops_and_a_case_writes_one_loops_bytes_per_run() {
+        let split = |count, loops| Plan { count, loops, ..plan(&[Pattern::Append], &[]) };
+        assert_eq!(split(10_000, 5).per_loop(), 2000);
+        assert_eq!(split(1001, 5).per_loop(), 201, "rounded up: never fewer than --count in all");
+        assert_eq!(split(3, 5).per_loop(), 1);
+        assert_eq!(split(10, 0).per_loop(), 10, "no loops reads as one");
+        let plan = split(10_000, 5);
+        assert_eq!(plan.operations(), 5 * (2000 + 1), "each loop after its own warm-up");
+        let (unit, mode) = plan.cases()[0].clone();
+        assert_eq!(case_of(&plan, &unit, mode).bytes, 4096 * 2000);
     }
 
     #[test]

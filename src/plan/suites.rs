@@ -218,6 +218,8 @@ pub fn quick() -> Suite {
     let parts = vec![core, parallel, mapped, uring, creation, durable];
     let latency = latency::Plan {
         count: 1000,
+        // As many loops as the other cases have runs: `run` sets them from its schedule.
+        loops: 5,
         sizes: vec![8],
         warmup: 100,
         patterns: vec![latency::Pattern::Overwrite0, latency::Pattern::Append],

@@ -7,6 +7,7 @@ use std::collections::BTreeMap;
 use crate::analysis::significance::{self, Factor, Verdict, holm};
 use crate::analysis::stats::Summary;
 use crate::measure::methods;
+use crate::plan::durability::Commit;
 use crate::plan::latency::is_latency_case;
 use crate::plan::{Durability, FileState};
 use crate::result::{CaseResult, Comparison, Figure, Observation, ResultFile, Status};
@@ -38,9 +39,27 @@ pub enum Metric {
     /// What a program making a new file pays until it is durable: the preparation with
     /// its fsync, the writes and the sync. Only for cases with a durable figure.
     NewFileDurable,
+    /// A latency case (docs/measurement.md): each loop's time over its operations, the
+    /// figure in operations per second.
+    Operations,
+    /// A latency case whose writes are durable: each loop's time over its commits (a
+    /// commit is every write under O_SYNC or O_DSYNC, every N writes under every:N).
+    Commits,
+    /// A latency case of saves: as [`Metric::Operations`], a save being one operation.
+    Saves,
 }
 
 impl Metric {
+    pub const ALL: [Metric; 7] = [
+        Metric::Buffered,
+        Metric::Durable,
+        Metric::NewFile,
+        Metric::NewFileDurable,
+        Metric::Operations,
+        Metric::Commits,
+        Metric::Saves,
+    ];
+
     /// The name `Figure::metric` carries.
     pub fn name(self) -> &'static str {
         match self {
@@ -48,15 +67,26 @@ impl Metric {
             Metric::Durable => "durable",
             Metric::NewFile => "new-file",
             Metric::NewFileDurable => "new-file-durable",
+            Metric::Operations => "ops_per_second",
+            Metric::Commits => "commits_per_second",
+            Metric::Saves => "saves_per_second",
         }
     }
 
-    /// The figure without preparation that this metric adds it to.
+    /// The figure without preparation that this metric adds it to (a latency metric
+    /// adds none).
     pub fn without_preparation(self) -> Metric {
         match self {
             Metric::Buffered | Metric::NewFile => Metric::Buffered,
             Metric::Durable | Metric::NewFileDurable => Metric::Durable,
+            Metric::Operations | Metric::Commits | Metric::Saves => self,
         }
+    }
+
+    /// Whether the times are per operation (a latency case's), rather than per run of
+    /// the case's bytes: two such figures compare whatever each loop's count.
+    pub fn per_operation(self) -> bool {
+        matches!(self, Metric::Operations | Metric::Commits | Metric::Saves)
     }
 
     pub fn summary(self, case: &CaseResult) -> Option<Summary> {
@@ -64,6 +94,9 @@ impl Metric {
             Metric::Buffered => case.stats,
             Metric::Durable => case.durable_stats,
             Metric::NewFile | Metric::NewFileDurable => Summary::throughput(case.case.bytes as f64, &self.times(case)?),
+            // Per second of the time per operation (or commit): the loop's count over
+            // the mean loop time, as `ops_stats` is.
+            Metric::Operations | Metric::Commits | Metric::Saves => Summary::throughput(1.0, &self.times(case)?),
         }
     }
 
@@ -101,7 +134,27 @@ impl Metric {
                     .collect::<Option<Vec<f64>>>()
                     .filter(|times| !times.is_empty())
             }
+            Metric::Operations | Metric::Commits | Metric::Saves => {
+                if !is_latency_case(&case.case) || case.status != Status::Ok || case.runs.is_empty() {
+                    return None;
+                }
+                // A loop's operations: a run's bytes over an operation's (a save's, the file's).
+                let operations = case.case.bytes as f64 / case.case.chunk_bytes.max(1) as f64;
+                let per_loop = if self == Metric::Commits { operations / writes_per_commit(case)? } else { operations };
+                Some(case.runs.iter().map(|run| run.write_seconds / per_loop).collect())
+            }
         }
+    }
+}
+
+/// Writes per commit of a latency case whose writes are made durable as they go: N
+/// under every:N, 1 under O_SYNC, O_DSYNC and the per-call flags; None for any other
+/// mode (a save is a whole file, not a small commit).
+pub fn writes_per_commit(case: &CaseResult) -> Option<f64> {
+    match case.case.durability.commit {
+        Commit::Every(n, _) => Some(f64::from(n)),
+        Commit::OSync | Commit::ODsync | Commit::RwfSync | Commit::RwfDsync => Some(1.0),
+        Commit::None | Commit::End(_) | Commit::WriteBehind(_) | Commit::Save => None,
     }
 }
 
@@ -159,11 +212,13 @@ pub struct Test<'a> {
     pub factor: Factor,
 }
 
-/// None where either side has fewer than two runs, or the two wrote different byte
-/// counts (a ratio of times is a ratio of rates only for the same bytes). Inside
+/// None where either side has fewer than two runs (a latency case from before loops
+/// has one), or the two wrote different byte counts (a ratio of times is a ratio of
+/// rates only for the same bytes; times per operation need no such care). Inside
 /// [`corrected`], the test is judged among every test the observations make.
 pub fn test<'a>(from: Side<'a>, to: Side<'a>) -> Option<Test<'a>> {
-    if from.case.case.bytes != to.case.case.bytes {
+    let per_operation = from.metric.per_operation() && to.metric.per_operation();
+    if !per_operation && from.case.case.bytes != to.case.case.bytes {
         return None;
     }
     let factor = significance::factor(&from.metric.times(from.case)?, &to.metric.times(to.case)?)?;
@@ -316,8 +371,8 @@ impl Dims {
 }
 
 /// The throughput cases of a result that have figures: `ok`, with statistics, neither
-/// a latency case (one timed loop, its own observations) nor a file creation (it writes
-/// no data, so its rate is no write strategy's).
+/// a latency case (a rate of operations, with goals and observations of its own) nor a
+/// file creation (it writes no data, so its rate is no write strategy's).
 pub struct Measured<'a> {
     pub cases: Vec<&'a CaseResult>,
     by_dims: BTreeMap<Dims, &'a CaseResult>,

@@ -1,11 +1,12 @@
 //! Small writes, one at a time (`writebench latency`, and the quick suite's latency
-//! section): what each durability mode does to the rate and the tail. A latency case is
-//! one timed loop, so there is no spread between runs to test a difference against:
-//! these lines state each mode's figures side by side and claim no difference.
+//! section): what each durability mode does to the rate and the tail. These lines state
+//! each mode's figures side by side and claim no difference; the Answer's latency goals
+//! test their margins over the loops (`recommend`). A p99 is of one histogram that
+//! merges every loop, so it has no interval.
 
 use std::collections::BTreeMap;
 
-use super::figures::Finding;
+use super::figures::{Finding, Metric, Side};
 use super::words::{micros, per_second};
 use crate::plan::latency::{Pattern, is_latency_case, is_not_durable_save, pattern_of};
 use crate::plan::units::format_size;
@@ -48,7 +49,7 @@ fn variant(case: &CaseResult) -> String {
     }
 }
 
-/// A figure of one latency loop: its one value stands for the median and the mean.
+/// A figure with one value, which stands for the median and the mean: a p99.
 pub fn figure(case: &CaseResult, metric: &str, value: f64) -> Figure {
     Figure {
         case: case.case.id.clone(),
@@ -60,9 +61,9 @@ pub fn figure(case: &CaseResult, metric: &str, value: f64) -> Figure {
     }
 }
 
-/// One line per pattern (and size): every mode's operations per second and p99.
-/// Ordered among the observations by the ratio of the fastest to the slowest mode,
-/// which is no claim of significance (there is no test with one loop each).
+/// One line per pattern (and size): every mode's operations per second (with its
+/// interval over the loops in the figures) and p99. Ordered among the observations by
+/// the ratio of the fastest to the slowest mode, which is no claim of significance.
 pub fn per_pattern(result: &ResultFile) -> Vec<Finding> {
     let mut groups: BTreeMap<String, Vec<&CaseResult>> = BTreeMap::new();
     for case in cases(result) {
@@ -75,7 +76,7 @@ pub fn per_pattern(result: &ResultFile) -> Vec<Finding> {
         for case in &group {
             let (ops, p99) = (case.ops_per_second.unwrap_or(0.0), p99_ns(case).unwrap_or(0.0));
             parts.push(format!("{} {} ({})", variant(case), per_second(ops), micros(p99)));
-            figures.push(figure(case, "ops_per_second", ops));
+            figures.extend(Side::new(case, Metric::Operations).figure());
             figures.push(figure(case, "p99_ns", p99));
         }
         let rates: Vec<f64> = group.iter().filter_map(|c| c.ops_per_second).collect();
@@ -110,7 +111,7 @@ mod tests {
             ]
         );
         assert_eq!(findings[0].observation.figures.len(), 4);
-        assert!(findings[0].observation.comparison.is_none(), "one loop each: nothing is tested");
+        assert!(findings[0].observation.comparison.is_none(), "side by side: nothing is claimed");
     }
 
     #[test]
@@ -125,6 +126,20 @@ mod tests {
             findings[0].observation.text,
             "save of 8 B (whole file), saves/s (p99): replace 90 (20.0 ms), replace-unsafe (not durable) 800 (1600 µs)"
         );
-        assert!(findings[0].observation.comparison.is_none(), "one loop each: nothing is tested");
+        assert!(findings[0].observation.comparison.is_none(), "side by side: nothing is claimed");
+    }
+
+    #[test]
+    fn a_rate_over_loops_carries_its_interval() {
+        let result = Build::new()
+            .loops(latency_case("overwrite0", "odsync"), &[4000.0, 4100.0, 4200.0, 4050.0, 4150.0], 410_000)
+            .done();
+        let findings = per_pattern(&result);
+        let ops = &findings[0].observation.figures[0];
+        assert_eq!(ops.metric, "ops_per_second");
+        assert!(ops.ci95_low.unwrap() < ops.mean && ops.mean < ops.ci95_high.unwrap(), "{ops:?}");
+        assert!((ops.mean - result.cases[0].ops_per_second.unwrap()).abs() < 1e-6);
+        let p99 = &findings[0].observation.figures[1];
+        assert_eq!((p99.metric.as_str(), p99.ci95_low), ("p99_ns", None), "one merged histogram: no interval");
     }
 }

@@ -21,15 +21,13 @@
 //! best's threads and durability where the run measured them, else one thread and a
 //! mode whose figure means the same (page cache or one fsync at the end).
 
+use super::commits::{commits, saves};
 use super::figures::{Measured, Metric, Side, Test, family, test};
-use super::latency::{self, p99_ns};
-use super::words::{factor, gbps, gbps_change, interval, micros, mode, per_second, strategy, tested, tested_flat};
-use std::collections::BTreeMap;
+use super::words::{gbps, gbps_change, runner_up_words, strategy, tested, tested_flat};
 
 use crate::analysis::significance::Verdict;
 use crate::measure::methods::Family;
 use crate::plan::durability::{Commit, SyncCall};
-use crate::plan::latency::{Pattern, is_not_durable_save, pattern_of};
 use crate::plan::{Case, Durability, FileState};
 use crate::result::{CaseResult, Recommendation, ResultFile};
 
@@ -244,39 +242,6 @@ fn figure_words(case: &CaseResult, metric: Metric) -> String {
     }
 }
 
-/// The fastest against the runner-up: "; 1.08x (1.02–1.15x, p = 0.01) faster than the
-/// runner-up, X (5.00 → 5.40 GB/s)", "; tied with X (…) and 2 more within ±5 %",
-/// "; undecided against X (0.95–1.27x) and 1 more: more runs would tell", or without a test the
-/// ratio of the means, said to be untested. `against` holds the others, fastest first,
-/// each with its test against the fastest.
-fn runner_up_words(against: &[(&CaseResult, Option<Test>)], margin: f64, metric: Metric) -> String {
-    let _ = metric;
-    let Some((runner_up, test)) = against.first() else { return "; the only candidate measured".to_string() };
-    let id = &runner_up.case.id;
-    let Some(t) = test else {
-        return format!("; the runner-up, {id}, untested (fewer than two runs)");
-    };
-    let count =
-        |wanted: Verdict| against[1..].iter().filter(|(_, t)| t.is_some_and(|t| t.verdict(margin) == wanted)).count();
-    let more = |n: usize, what: &str| if n > 0 { format!(" and {n} more {what}") } else { String::new() };
-    match t.verdict(margin) {
-        Verdict::Faster | Verdict::Slower => format!(
-            "; {} faster than the runner-up, {id} ({})",
-            tested(t),
-            gbps_change(Side::new(runner_up, metric).mean(), t.to.mean())
-        ),
-        Verdict::Tied => {
-            let within = format!("within ±{:.0} %", margin * 100.0);
-            format!("; tied with {id} ({}){}", tested_flat(t), more(count(Verdict::Tied), &within))
-        }
-        Verdict::Undecided => {
-            let others = count(Verdict::Undecided);
-            let others = if others > 0 { format!(" and {others} more") } else { String::new() };
-            format!("; undecided against {id} ({}){others}: more runs would tell", interval(t))
-        }
-    }
-}
-
 /// The naive way for `best` (see the module doc), if the run measured it.
 fn naive<'a>(measured: &Measured<'a>, best: &CaseResult, metric: Metric) -> Option<&'a CaseResult> {
     let own = Durability { direct: false, ..best.case.durability };
@@ -303,120 +268,10 @@ fn naive<'a>(measured: &Measured<'a>, best: &CaseResult, metric: Metric) -> Opti
     None
 }
 
-/// Small durable commits, from the latency cases whose every write (or every N) is
-/// durable: the most commits per second. One timed loop per case gives no spread to
-/// test, so the margin over the runner-up is a plain ratio, said to be untested.
-fn commits(result: &ResultFile) -> Option<Recommendation> {
-    let per_commit = |case: &CaseResult| match case.case.durability.commit {
-        Commit::Every(n, _) => Some(f64::from(n)),
-        Commit::OSync | Commit::ODsync | Commit::RwfSync | Commit::RwfDsync => Some(1.0),
-        // A save is a whole file, not a small commit; its own lines are in the observations.
-        Commit::None | Commit::End(_) | Commit::WriteBehind(_) | Commit::Save => None,
-    };
-    let rate = |case: &CaseResult| case.ops_per_second.unwrap_or(0.0) / per_commit(case).unwrap_or(1.0);
-    let mut ranked: Vec<&CaseResult> = latency::cases(result).into_iter().filter(|c| per_commit(c).is_some()).collect();
-    ranked.sort_by(|a, b| rate(b).total_cmp(&rate(a)));
-    let best = *ranked.first()?;
-    let every = per_commit(best).filter(|&n| n > 1.0).map(|n| format!(", {n} writes per commit")).unwrap_or_default();
-    let text = format!(
-        "{} with {}{every}: {} commits/s, p99 {} per write ({})",
-        latency::pattern(best),
-        mode(best.case.durability),
-        per_second(rate(best)),
-        micros(p99_ns(best).unwrap_or(0.0)),
-        best.case.id
-    );
-    Some(one_loop_each(&ranked, &rate, text, "small-durable-commits", "commits_per_second"))
-}
-
-/// The recommendation of a goal answered by latency cases, `ranked` best first by
-/// `rate`: `text` with the margin over the runner-up. One timed loop per case gives no
-/// spread to test, so the margin is a plain ratio, said to be untested.
-fn one_loop_each(
-    ranked: &[&CaseResult],
-    rate: &dyn Fn(&CaseResult) -> f64,
-    mut text: String,
-    goal: &str,
-    figure: &str,
-) -> Recommendation {
-    let best = ranked[0];
-    text += &match ranked.get(1) {
-        None => "; the only candidate measured".to_string(),
-        Some(r) => {
-            format!("; {} the runner-up, {}, untested (one timed loop each)", factor(rate(best) / rate(r)), r.case.id)
-        }
-    };
-    Recommendation {
-        goal: goal.to_string(),
-        text,
-        best: latency::figure(best, figure, rate(best)),
-        runner_up: None,
-        naive: None,
-        tied: false,
-        verdict: None,
-        fastest: None,
-    }
-}
-
-/// Crash-safe saves of a whole file (latency's `replace` patterns), one answer per
-/// size: the durable save pattern with the most saves per second. `replace-unsafe` is
-/// never a candidate: it is not durable. One timed loop each, as for the commits.
-fn saves(result: &ResultFile) -> Vec<Recommendation> {
-    let mut sizes: BTreeMap<u64, Vec<&CaseResult>> = BTreeMap::new();
-    let durable_saves = latency::cases(result).into_iter().filter(|c| {
-        pattern_of(&c.case).is_some_and(|p| p.is_save()) && c.case.durability.syncs() && !is_not_durable_save(&c.case)
-    });
-    for case in durable_saves {
-        sizes.entry(case.case.chunk_bytes).or_default().push(case);
-    }
-    let rate = |case: &CaseResult| case.ops_per_second.unwrap_or(0.0);
-    let mut answers = Vec::new();
-    for (_, mut ranked) in sizes {
-        ranked.sort_by(|a, b| rate(b).total_cmp(&rate(a)));
-        let best = ranked[0];
-        let calls = match pattern_of(&best.case) {
-            Some(Pattern::ReplaceTmpfile) => "O_TMPFILE, write, fsync, linkat, rename, fsync of the directory",
-            _ => "temp file, write, fsync, rename, fsync of the directory",
-        };
-        let text = format!(
-            "{} with {} ({calls}): {} saves/s, p99 {} per save ({})",
-            latency::pattern(best),
-            pattern_of(&best.case).map_or("", |p| p.name()),
-            per_second(rate(best)),
-            micros(p99_ns(best).unwrap_or(0.0)),
-            best.case.id
-        );
-        answers.push(one_loop_each(&ranked, &rate, text, "crash-safe-saves", "saves_per_second"));
-    }
-    answers
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
     use crate::analysis::advice::testkit::{Build, around, case, latency_case};
-
-    #[test]
-    fn saves_answer_per_size_with_a_durable_pattern_never_the_unsafe_one() {
-        let answer = recommendations(
-            &Build::new()
-                .latency(latency_case("replace", "fsync-file+dir"), 120.0, 20_000_000)
-                .latency(latency_case("replace-tmpfile", "fsync-file+dir"), 110.0, 16_000_000)
-                .latency(latency_case("replace-unsafe", "none"), 15_000.0, 130_000)
-                .done(),
-        );
-        assert_eq!(answer.len(), 1, "{answer:?}");
-        let saves = goal(&answer, "crash-safe-saves");
-        assert_eq!(
-            saves.text,
-            "save of 8 B (whole file) with replace (temp file, write, fsync, rename, fsync of the directory): \
-             120 saves/s, p99 20.0 ms per save (latency replace 8B); 1.09x the runner-up, latency replace-tmpfile 8B, \
-             untested (one timed loop each)"
-        );
-        assert!(!saves.text.contains("unsafe"));
-        let only_unsafe = Build::new().latency(latency_case("replace-unsafe", "none"), 15_000.0, 130_000).done();
-        assert!(recommendations(&only_unsafe).is_empty(), "not durable: never an answer");
-    }
 
     fn goal<'a>(answer: &'a [Recommendation], key: &str) -> &'a Recommendation {
         answer.iter().find(|r| r.goal == key).unwrap_or_else(|| panic!("no {key} in {answer:?}"))

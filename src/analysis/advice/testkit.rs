@@ -48,6 +48,7 @@ pub fn sized(mut case: Case, bytes: u64) -> Case {
 pub fn latency_case(pattern: &str, durability: &str) -> Case {
     let plan = crate::plan::latency::Plan {
         count: 1000,
+        loops: 1,
         sizes: vec![8],
         warmup: 0,
         patterns: vec![],
@@ -128,7 +129,8 @@ impl Build {
         self
     }
 
-    /// A latency case: one timed loop of 1000 operations at `ops_per_second`.
+    /// A latency case as results from before loops have it: one timed loop of 1000
+    /// operations at `ops_per_second`, no summary over loops.
     pub fn latency(mut self, case: Case, ops_per_second: f64, p99_ns: u64) -> Build {
         let seconds = 1000.0 / ops_per_second;
         let mut result = CaseResult::measured(case, vec![Run { write_seconds: seconds, ..Run::default() }]);
@@ -136,6 +138,27 @@ impl Build {
                                         "p90": p99_ns / 2, "p99": p99_ns, "p999": p99_ns, "max": p99_ns}));
         result.ops_per_second = Some(ops_per_second);
         self.result.cases.push(result);
+        self
+    }
+
+    /// A latency case of loops of 1000 operations each, at these operations per second.
+    pub fn loops(mut self, case: Case, ops_per_second: &[f64], p99_ns: u64) -> Build {
+        let runs = ops_per_second
+            .iter()
+            .map(|&ops| Run { write_seconds: 1000.0 / ops, ops_per_second: Some(ops), ..Run::default() })
+            .collect();
+        let mut result = CaseResult::measured(case, runs);
+        let count = 1000 * ops_per_second.len();
+        result.latency_ns = Some(json!({"count": count, "mean": 1e9 / ops_per_second[0], "p50": p99_ns / 2,
+                                        "p90": p99_ns / 2, "p99": p99_ns, "p999": p99_ns, "max": p99_ns}));
+        result.set_loop_rates(1000);
+        self.result.cases.push(result);
+        self
+    }
+
+    /// A case as a saved result holds it.
+    pub fn saved(mut self, case: CaseResult) -> Build {
+        self.result.cases.push(case);
         self
     }
 

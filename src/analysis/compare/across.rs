@@ -299,8 +299,7 @@ fn pick_case<'a>(result: &'a ResultFile, case: &str) -> Option<&'a CaseResult> {
 /// The times behind a pick's metric, where it has them (the rates in bytes/s).
 fn pick_times(found: &CaseResult, metric: &str) -> Option<Vec<f64>> {
     use crate::analysis::advice::Metric;
-    let all = [Metric::Buffered, Metric::Durable, Metric::NewFile, Metric::NewFileDurable];
-    all.into_iter().find(|m| m.name() == metric)?.times(found)
+    Metric::ALL.into_iter().find(|m| m.name() == metric)?.times(found)
 }
 
 fn fastest(compared: &CompareResult, files: &[&ResultFile]) -> Vec<Fastest> {

@@ -1,0 +1,255 @@
+//! The Answer's goals that latency cases answer (docs/answer.md): small durable commits
+//! and crash-safe saves of a whole file. The best is the most commits (or saves) per
+//! second; its margin over the runner-up is tested as every goal's is, on the loops'
+//! times per commit (or save), unless the cases come from a result saved before
+//! latency cases ran in loops.
+
+use std::collections::BTreeMap;
+
+use super::figures::{Metric, Side, Test, equivalence_margin, test, writes_per_commit};
+use super::latency::{self, p99_ns};
+use super::words::{factor, micros, mode, per_second, runner_up_words};
+use crate::analysis::significance::Verdict;
+use crate::plan::latency::{Pattern, is_not_durable_save, pattern_of};
+use crate::result::{CaseResult, Recommendation, ResultFile};
+
+/// Small durable commits, from the latency cases whose every write (or every N) is
+/// durable: the most commits per second, and its margin over the runner-up.
+pub fn commits(result: &ResultFile) -> Option<Recommendation> {
+    let side = |case| Side::new(case, Metric::Commits);
+    let mut ranked: Vec<&CaseResult> =
+        latency::cases(result).into_iter().filter(|&c| Metric::Commits.summary(c).is_some()).collect();
+    ranked.sort_by(|a, b| side(b).mean().total_cmp(&side(a).mean()));
+    let best = *ranked.first()?;
+    let every = writes_per_commit(best).filter(|&n| n > 1.0).map(|n| format!(", {n} writes per commit"));
+    let text = format!(
+        "{} with {}{}: {} commits/s, p99 {} per write ({})",
+        latency::pattern(best),
+        mode(best.case.durability),
+        every.unwrap_or_default(),
+        per_second(side(best).mean()),
+        micros(p99_ns(best).unwrap_or(0.0)),
+        best.case.id
+    );
+    latency_answer(&ranked, Metric::Commits, text, "small-durable-commits", equivalence_margin(result))
+}
+
+/// The recommendation of a goal answered by latency cases, `ranked` best first under
+/// `metric`: `text` with the margin over the runner-up, tested as the other goals'
+/// margins are (docs/answer.md): the ratio of the mean times per operation (or commit)
+/// over the loops, Welch's interval, and faster, tied or undecided. A case from before
+/// latency cases ran in loops has one loop: the margin is then a plain ratio, said to be
+/// untested.
+fn latency_answer(
+    ranked: &[&CaseResult],
+    metric: Metric,
+    mut text: String,
+    goal: &str,
+    margin: f64,
+) -> Option<Recommendation> {
+    let side = |case| Side::new(case, metric);
+    let best = *ranked.first()?;
+    let against: Vec<(&CaseResult, Option<Test>)> =
+        ranked[1..].iter().map(|&c| (c, test(side(c), side(best)))).collect();
+    let runner_up = against.first().and_then(|(_, t)| *t);
+    text += &match against.first() {
+        Some((r, None)) => {
+            let ratio = factor(side(best).mean() / side(r).mean());
+            format!("; {ratio} the runner-up, {}, untested (one timed loop each)", r.case.id)
+        }
+        _ => runner_up_words(&against, margin, metric),
+    };
+    let verdict = runner_up.map(|t| t.verdict(margin));
+    Some(Recommendation {
+        goal: goal.to_string(),
+        text,
+        best: side(best).figure()?,
+        runner_up: runner_up.map(|t| t.comparison()),
+        naive: None,
+        tied: verdict == Some(Verdict::Tied),
+        verdict: verdict.map(|v| v.name().to_string()),
+        fastest: None,
+    })
+}
+
+/// Crash-safe saves of a whole file (latency's `replace` patterns), one answer per
+/// size: the durable save pattern with the most saves per second, and its margin over
+/// the runner-up as for the commits. `replace-unsafe` is never a candidate: it is not
+/// durable.
+pub fn saves(result: &ResultFile) -> Vec<Recommendation> {
+    let mut sizes: BTreeMap<u64, Vec<&CaseResult>> = BTreeMap::new();
+    let durable_saves = latency::cases(result).into_iter().filter(|c| {
+        pattern_of(&c.case).is_some_and(|p| p.is_save()) && c.case.durability.syncs() && !is_not_durable_save(&c.case)
+    });
+    for case in durable_saves {
+        sizes.entry(case.case.chunk_bytes).or_default().push(case);
+    }
+    let rate = |case| Side::new(case, Metric::Saves).mean();
+    let mut answers = Vec::new();
+    for (_, mut ranked) in sizes {
+        ranked.sort_by(|a, b| rate(b).total_cmp(&rate(a)));
+        let best = ranked[0];
+        let calls = match pattern_of(&best.case) {
+            Some(Pattern::ReplaceTmpfile) => "O_TMPFILE, write, fsync, linkat, rename, fsync of the directory",
+            _ => "temp file, write, fsync, rename, fsync of the directory",
+        };
+        let text = format!(
+            "{} with {} ({calls}): {} saves/s, p99 {} per save ({})",
+            latency::pattern(best),
+            pattern_of(&best.case).map_or("", |p| p.name()),
+            per_second(rate(best)),
+            micros(p99_ns(best).unwrap_or(0.0)),
+            best.case.id
+        );
+        answers.extend(latency_answer(&ranked, Metric::Saves, text, "crash-safe-saves", equivalence_margin(result)));
+    }
+    answers
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::analysis::advice::recommendations;
+    use crate::analysis::advice::testkit::{Build, around, latency_case};
+
+    /// A latency case as the version before loops saved it (from `writebench latency
+    /// --export-json`): one run, `ops_per_second`, no `ops_stats`, no figures per run.
+    fn saved_before_loops(id: &str, durability: &str, seconds: f64) -> CaseResult {
+        let (pattern, method, state) =
+            if id.contains("append") { ("append", "write", "empty") } else { ("overwrite0", "pwrite", "overwrite") };
+        assert!(id.contains(pattern));
+        let text = format!(
+            r#"{{"id": "{id}", "runtime": "native", "method": "{method}", "state": "{state}", "chunk_bytes": 8,
+            "iov": 1, "queue_depth": null, "threads": 1, "files": 1, "durability": "{durability}", "bytes": 80000,
+            "status": "ok", "error": null, "runs": [{{"write_seconds": {seconds}, "sync_seconds": 0.0,
+            "setup_seconds": 0.0, "thread_seconds": [{seconds}], "user_seconds": 0.0, "sys_seconds": 0.0026,
+            "cpu_share": 1.0, "round": 0, "sequence": 0}}], "stats": null, "durable_stats": null,
+            "latency_ns": {{"count": 10000, "max": 57695, "mean": 237.9, "p50": 226, "p90": 233, "p99": 274,
+            "p999": 1630}}, "ops_per_second": {ops}, "outliers": [], "first_run_outlier": false, "target_ci": null,
+            "cpu_bound": true}}"#,
+            ops = 10_000.0 / seconds
+        );
+        serde_json::from_str(&text).expect("a case saved before loops still loads")
+    }
+
+    #[test]
+    fn a_result_saved_before_loops_loads_and_its_margin_stays_untested() {
+        let result = Build::new()
+            .saved(saved_before_loops("latency append 8B osync", "osync", 0.0025))
+            .saved(saved_before_loops("latency overwrite0 8B odsync", "odsync", 0.0050))
+            .done();
+        assert!(result.cases.iter().all(|c| c.ops_stats.is_none() && c.runs[0].latency_ns.is_none()));
+        let answer = recommendations(&result);
+        let commits = goal(&answer, "small-durable-commits");
+        assert!(
+            commits
+                .text
+                .ends_with("; 2.0x the runner-up, latency overwrite0 8B odsync, untested (one timed loop each)"),
+            "{}",
+            commits.text
+        );
+        assert!((commits.best.mean - 4e6).abs() < 1.0, "{:?}", commits.best);
+        assert!(commits.runner_up.is_none() && commits.verdict.is_none() && !commits.tied);
+    }
+
+    fn goal<'a>(answer: &'a [Recommendation], key: &str) -> &'a Recommendation {
+        answer.iter().find(|r| r.goal == key).unwrap_or_else(|| panic!("no {key} in {answer:?}"))
+    }
+
+    #[test]
+    fn saves_answer_per_size_with_a_durable_pattern_never_the_unsafe_one() {
+        let answer = recommendations(
+            &Build::new()
+                .latency(latency_case("replace", "fsync-file+dir"), 120.0, 20_000_000)
+                .latency(latency_case("replace-tmpfile", "fsync-file+dir"), 110.0, 16_000_000)
+                .latency(latency_case("replace-unsafe", "none"), 15_000.0, 130_000)
+                .done(),
+        );
+        assert_eq!(answer.len(), 1, "{answer:?}");
+        let saves = goal(&answer, "crash-safe-saves");
+        assert_eq!(
+            saves.text,
+            "save of 8 B (whole file) with replace (temp file, write, fsync, rename, fsync of the directory): \
+             120 saves/s, p99 20.0 ms per save (latency replace 8B); 1.09x the runner-up, latency replace-tmpfile 8B, \
+             untested (one timed loop each)"
+        );
+        assert!(!saves.text.contains("unsafe"));
+        let only_unsafe = Build::new().latency(latency_case("replace-unsafe", "none"), 15_000.0, 130_000).done();
+        assert!(recommendations(&only_unsafe).is_empty(), "not durable: never an answer");
+    }
+
+    /// In loops, the runner-up's margin is tested as the other goals' are: faster,
+    /// tied or undecided, with its interval in the text and the JSON.
+    #[test]
+    fn small_durable_commits_in_loops_are_faster_tied_or_undecided() {
+        let commits = |best: &[f64], second: &[f64]| {
+            let result = Build::new()
+                .loops(latency_case("overwrite0", "odsync"), best, 410_000)
+                .loops(latency_case("append", "every-fdatasync:1"), second, 520_000)
+                .done();
+            goal(&recommendations(&result), "small-durable-commits").clone()
+        };
+        let faster = commits(&around(4100.0), &around(3000.0));
+        assert_eq!(faster.verdict.as_deref(), Some("faster"));
+        assert!(
+            faster.text.starts_with(
+                "pwrite of 8 B at offset 0 with O_DSYNC: 4100 commits/s, p99 410 µs per write (latency overwrite0 8B \
+                 odsync); 1.37x (1.35–1.38x, p < 0.001) faster than the runner-up, latency append 8B \
+                 every-fdatasync:1 (3000 → 4100 commits/s)"
+            ),
+            "{}",
+            faster.text
+        );
+        let against = faster.runner_up.as_ref().expect("a tested comparison");
+        assert_eq!(
+            (against.better.as_str(), against.baseline.as_str()),
+            (faster.best.case.as_str(), "latency append 8B every-fdatasync:1")
+        );
+        assert!(
+            against.significant && 1.0 < against.low && against.low < against.factor && against.factor < against.high
+        );
+        assert_eq!(faster.best.metric, "commits_per_second");
+        assert!(faster.best.ci95_low.is_some(), "the best's figure has its interval over the loops");
+
+        let tied = commits(&[4000.0, 4040.0, 3960.0, 4020.0, 3980.0], &[4020.0, 3980.0, 4040.0, 3960.0, 4000.0]);
+        assert_eq!(tied.verdict.as_deref(), Some("tied"));
+        assert!(tied.tied && tied.text.contains("; tied with latency "), "{}", tied.text);
+
+        // 10 % apart at about 8 % noise: neither shown nor ruled out.
+        let undecided = commits(&[4400.0, 3700.0, 4500.0, 3800.0, 4100.0], &[4000.0, 3400.0, 4100.0, 3450.0, 3700.0]);
+        assert_eq!(undecided.verdict.as_deref(), Some("undecided"), "{}", undecided.text);
+        assert!(!undecided.tied && undecided.text.contains(": more runs would tell"), "{}", undecided.text);
+        assert!(!undecided.text.contains("untested"), "{}", undecided.text);
+    }
+
+    /// Under every:N a commit is N writes: cases compare on their time per commit.
+    #[test]
+    fn commits_of_several_writes_compare_per_commit() {
+        let result = Build::new()
+            .loops(latency_case("append", "every:2"), &around(8200.0), 300_000)
+            .loops(latency_case("overwrite0", "odsync"), &around(3000.0), 410_000)
+            .done();
+        let commits = goal(&recommendations(&result), "small-durable-commits").clone();
+        assert_eq!(commits.best.case, "latency append 8B every:2");
+        assert!((commits.best.mean - 4100.0).abs() < 1.0, "{:?}", commits.best);
+        let factor = commits.runner_up.as_ref().unwrap().factor;
+        assert!((factor - 4100.0 / 3000.0).abs() < 0.01, "commits/s against commits/s: {factor}");
+        assert!(commits.text.contains("(3000 → 4100 commits/s)"), "{}", commits.text);
+    }
+
+    #[test]
+    fn crash_safe_saves_in_loops_are_tested_too() {
+        let result = Build::new()
+            .loops(latency_case("replace", "fsync-file+dir"), &around(120.0), 20_000_000)
+            .loops(latency_case("replace-tmpfile", "fsync-file+dir"), &around(100.0), 16_000_000)
+            .done();
+        let saves = goal(&recommendations(&result), "crash-safe-saves").clone();
+        assert_eq!(saves.verdict.as_deref(), Some("faster"));
+        assert!(
+            saves.text.contains("faster than the runner-up, latency replace-tmpfile 8B (100 → 120 saves/s)"),
+            "{}",
+            saves.text
+        );
+        assert_eq!(saves.best.metric, "saves_per_second");
+    }
+}
