@@ -408,7 +408,7 @@ fn report(args: &ReportArgs) -> Result<ExitCode, UsageError> {
     // the stored ones differ, the derived ones are shown, and that is said.
     let (stored_answer, stored_observations) = (result.answer.clone(), result.observations.clone());
     draw_conclusions(&mut result);
-    if let Some(note) = stored_differs(&stored_answer, &stored_observations, &result) {
+    if let Some(note) = advice::stored_differs(&stored_answer, &stored_observations, &result) {
         eprintln!("writebench: note: {note}");
     }
     let files = [
@@ -436,37 +436,6 @@ fn report(args: &ReportArgs) -> Result<ExitCode, UsageError> {
         return Ok(ExitCode::SUCCESS);
     }
     Ok(if export_files(&result, &files) { ExitCode::SUCCESS } else { ExitCode::from(1) })
-}
-
-/// What of a result's stored conclusions differs from those drawn now, in words; None
-/// where nothing was stored (nothing to differ from) or all agree.
-fn stored_differs(
-    answer: &[writebench::result::Recommendation],
-    observations: &[writebench::result::Observation],
-    derived: &ResultFile,
-) -> Option<String> {
-    let texts = |o: &[writebench::result::Observation]| o.iter().map(|o| o.text.clone()).collect::<Vec<_>>();
-    let answers = |a: &[writebench::result::Recommendation]| {
-        a.iter().map(|r| (r.goal.clone(), r.best.case.clone(), r.text.clone())).collect::<Vec<_>>()
-    };
-    if answer.is_empty() && observations.is_empty() {
-        return None;
-    }
-    let parts: Vec<&str> = [
-        (answers(answer) != answers(&derived.answer)).then_some("Answer"),
-        (texts(observations) != texts(&derived.observations)).then_some("observations"),
-    ]
-    .into_iter()
-    .flatten()
-    .collect();
-    (!parts.is_empty()).then(|| {
-        format!(
-            "the {} stored in this result {} from what its cases give by this writebench's rules \
-             (docs/answer.md); shown: what they give now",
-            parts.join(" and "),
-            if parts.len() == 1 && parts[0] == "Answer" { "differs" } else { "differ" }
-        )
-    })
 }
 
 /// Fills each case's share of its ceilings, the observations and the answer, from the

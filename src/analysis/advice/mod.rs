@@ -88,6 +88,37 @@ fn drawn(result: &ResultFile) -> Vec<Observation> {
     order(findings)
 }
 
+/// What of a result's stored conclusions differs from those drawn now, in words; None
+/// where nothing was stored (nothing to differ from) or all agree.
+pub fn stored_differs(
+    answer: &[crate::result::Recommendation],
+    observations: &[crate::result::Observation],
+    derived: &ResultFile,
+) -> Option<String> {
+    let texts = |o: &[crate::result::Observation]| o.iter().map(|o| o.text.clone()).collect::<Vec<_>>();
+    let answers = |a: &[crate::result::Recommendation]| {
+        a.iter().map(|r| (r.goal.clone(), r.best.case.clone(), r.text.clone())).collect::<Vec<_>>()
+    };
+    if answer.is_empty() && observations.is_empty() {
+        return None;
+    }
+    let parts: Vec<&str> = [
+        (answers(answer) != answers(&derived.answer)).then_some("Answer"),
+        (texts(observations) != texts(&derived.observations)).then_some("observations"),
+    ]
+    .into_iter()
+    .flatten()
+    .collect();
+    (!parts.is_empty()).then(|| {
+        format!(
+            "the {} stored in this result {} from what its cases give by this writebench's rules \
+             (docs/answer.md); shown: what they give now",
+            parts.join(" and "),
+            if parts.len() == 1 && parts[0] == "Answer" { "differs" } else { "differ" }
+        )
+    })
+}
+
 /// The best strategy for each goal the result can answer.
 pub fn recommendations(result: &ResultFile) -> Vec<Recommendation> {
     recommend::recommendations(result)
