@@ -1,7 +1,7 @@
 //! writebench: what is the fastest way for a program to write this file here,
 //! and what does it cost to make it durable?
 //!
-//! The code is layered (DESIGN §5); each folder says what it is and imports only from
+//! The code is layered (docs/design.md §5); each folder says what it is and imports only from
 //! the layers below it:
 //! - `cli`: parse and validate the command line;
 //! - `plan`: the vocabulary (case, state, layout, durability), suites and expansion;

@@ -1,4 +1,4 @@
-//! The result of a run as plain data (DESIGN §4): what the exporters render and what
+//! The result of a run as plain data (docs/design.md §4): what the exporters render and what
 //! `report`/`compare` will read back. Nothing here measures or prints.
 
 use serde::{Deserialize, Serialize};

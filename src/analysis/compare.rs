@@ -7,7 +7,7 @@
 //! id alone, and shown with both figures but no factor: a factor is a ratio of mean run
 //! times, which is a ratio of rates only when both wrote the same bytes. The first file
 //! is the baseline; every other file is compared with it, case by case, on
-//! the run times (DESIGN §2.9): the medians are shown, and the factor (the other file's
+//! the run times (docs/design.md §2.9): the medians are shown, and the factor (the other file's
 //! rate over the baseline's, from the mean times) with its 95 % interval and Welch's p
 //! come from [`significance::factor`]. The write time is always tested; the write + sync
 //! time too where the case's durability mode syncs (a mode that never syncs has no

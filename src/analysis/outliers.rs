@@ -1,4 +1,4 @@
-//! Outlying runs (DESIGN §2.9): the modified z-score of Iglewicz and Hoaglin on run
+//! Outlying runs (docs/design.md §2.9): the modified z-score of Iglewicz and Hoaglin on run
 //! times. Outliers are reported, never dropped: a stalled run is a finding about the
 //! machine or the filesystem, and the statistics keep it.
 

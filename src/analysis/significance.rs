@@ -1,5 +1,5 @@
 //! Is a difference between two cases real? Pure functions over run *times* (seconds),
-//! the same samples the statistics are computed on (DESIGN §2.9).
+//! the same samples the statistics are computed on (docs/design.md §2.9).
 //!
 //! The test is Welch's t-test on the run times of two cases, two-sided: it does not
 //! assume equal variances, which a fast and a slow case rarely have, and it works

@@ -3,7 +3,7 @@
 //! reproduce the seed-003 lines so old and new results compare side by side.
 //!
 //! The statistics are computed on run *times* and converted to throughput, as
-//! hyperfine does (DESIGN §2.9): the mean of per-run throughputs is biased upward
+//! hyperfine does (docs/design.md §2.9): the mean of per-run throughputs is biased upward
 //! (runs of 1 s and 2 s of one byte average 0.75 B/s, while the byte rate over the
 //! two runs is 2/3 B/s), whereas bytes / mean time is the rate of the average run.
 

@@ -1,4 +1,4 @@
-//! The command line (DESIGN §3): parsing with clap, then validation into a
+//! The command line (docs/design.md §3): parsing with clap, then validation into a
 //! [`Selection`] and [`RunSettings`]. Every bad input becomes one line and exit 2.
 
 use std::path::{Path, PathBuf};

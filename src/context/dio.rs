@@ -1,4 +1,4 @@
-//! The O_DIRECT alignment of a file (DESIGN §2.7): what the result file records and
+//! The O_DIRECT alignment of a file (docs/design.md §2.7): what the result file records and
 //! what the runner checks every O_DIRECT case against come from this one function,
 //! so the two can never disagree.
 

@@ -1,4 +1,4 @@
-//! The context a result needs to be trusted (DESIGN §2.10): the host, and the
+//! The context a result needs to be trusted (docs/design.md §2.10): the host, and the
 //! filesystem and device under the path.
 
 pub mod backing;

@@ -1,5 +1,5 @@
 //! `--export-csv`: one row per run, with the case's dimensions, for DuckDB's
-//! `read_csv_auto` and seed 004's `group by`. A case without runs (failed,
+//! `read_csv_auto` and the IO Playground's `group by`. A case without runs (failed,
 //! unsupported, skipped) gets one row with its status and empty numbers, so it is
 //! not lost from the file. A latency case's rows are its loops, each with its own
 //! percentiles in the `latency_*_ns` columns (a result from before loops: its one run
@@ -95,7 +95,7 @@ pub fn render(result: &ResultFile, out: &mut dyn Write) -> io::Result<()> {
                 run.write_seconds.to_string(),
                 run.sync_seconds.to_string(),
                 (bytes / run.write_seconds).to_string(),
-                // Empty where nothing was made durable (DESIGN §2.10).
+                // Empty where nothing was made durable (docs/design.md §2.10).
                 if syncs { (bytes / run.durable_seconds()).to_string() } else { String::new() },
                 run.user_seconds.to_string(),
                 run.sys_seconds.to_string(),

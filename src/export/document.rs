@@ -51,7 +51,7 @@ pub fn command_line(result: &ResultFile) -> Option<String> {
     (!words.is_empty()).then(|| words.join(" "))
 }
 
-/// The facts a reader needs to trust the numbers (DESIGN §2.11), as (name, value).
+/// The facts a reader needs to trust the numbers (docs/design.md §2.11), as (name, value).
 pub fn context_facts(result: &ResultFile) -> Vec<(&'static str, String)> {
     let host = &result.host;
     let target = &result.target;

@@ -7,7 +7,7 @@ pub use crate::plan::latency::is_latency_case;
 use crate::plan::latency::{is_not_durable_save, pattern_of};
 use crate::result::{CaseResult, ResultFile, Status};
 
-/// The table: one line per case, in µs as seed 002 prints them.
+/// The table: one line per case, in µs as the C/Python O_SYNC write-up prints them.
 pub fn render(result: &ResultFile, out: &mut dyn Write) -> io::Result<()> {
     let target = &result.target;
     writeln!(out, "# writebench latency on {} ({}, {})", target.path, target.fs_type, target.device)?;

@@ -1,5 +1,5 @@
 //! Names of the lab's objects. Every object carries `writebench-lab-<pid>-` so that it is
-//! recognisably the lab's own (DESIGN §6), and the pid says whether the lab that made it
+//! recognisably the lab's own (docs/design.md §6), and the pid says whether the lab that made it
 //! is still running (its objects are then in use, never leftovers).
 //!
 //! - backing files: `/dev/shm/writebench-lab-<pid>-<fs>-<n>.img` (RAM-backed);

@@ -1,4 +1,4 @@
-//! Removing scratch directories (DESIGN §6): this run's on a signal, and those a killed
+//! Removing scratch directories (docs/design.md §6): this run's on a signal, and those a killed
 //! run left behind (`writebench clean`). Only a real directory (never a symlink) named
 //! like ours and owned by us is touched, and only the files directly in it: entries are
 //! unlinked relative to the directory's descriptor, so a symlink inside is removed as a

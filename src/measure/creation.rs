@@ -1,4 +1,4 @@
-//! The file creation cases (seed 003's "File Creation"): the timed span is open +
+//! The file creation cases (benchmarkIOWrite's "File Creation"): the timed span is open +
 //! `posix_fallocate`/`fallocate`/`ftruncate` + close. With `end`, the fsync comes
 //! before the close, and the sync span runs from the fsync to the close returned (the
 //! close is a closing step after the sync: it is timed where it happens). A size that

@@ -1,4 +1,4 @@
-//! The executor seam (DESIGN §5, after hyperfine's `benchmark/executor.rs`). The runner
+//! The executor seam (docs/design.md §5, after hyperfine's `benchmark/executor.rs`). The runner
 //! prepares a run's files; an executor writes the parts behind a start line, syncs as
 //! the durability mode says, and returns when each part started and ended, when each
 //! sync ended, and the CPU time of each writer. The runner turns that into a `Run`.
@@ -66,7 +66,7 @@ pub struct Execution {
     pub ranks: Vec<crate::result::RankRun>,
 }
 
-/// Writes the parts of a prepared run (DESIGN §5).
+/// Writes the parts of a prepared run (docs/design.md §5).
 pub trait Executor {
     /// What the executor itself adds to what it measures, in words.
     fn overhead(&self) -> &'static str;

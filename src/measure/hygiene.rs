@@ -1,4 +1,4 @@
-//! Between runs (DESIGN §2.4): every run, of every kind, starts after the previous
+//! Between runs (docs/design.md §2.4): every run, of every kind, starts after the previous
 //! run's data and metadata are committed. A run syncs its own files before it returns
 //! (untimed where its mode did not); then its files are removed and the removal is
 //! committed with an fsync of the scratch directory, so that neither the writeback nor

@@ -1,8 +1,9 @@
-//! `writebench latency`: seed 002's experiment done properly. N small writes, each
-//! timed on its own into a histogram (DESIGN §2.1: latency cases time each
-//! operation), under each durability mode and write pattern:
+//! `writebench latency`: the C/Python O_SYNC write-up's experiment done properly. N
+//! small writes, each timed on its own into a histogram (docs/design.md §2.1: latency
+//! cases time each operation), under each durability mode and write pattern:
 //!
-//! - `overwrite0`: `pwrite` of the same bytes at offset 0 (seed 002's device command);
+//! - `overwrite0`: `pwrite` of the same bytes at offset 0 (the C/Python O_SYNC
+//!   write-up's device command);
 //! - `append`: `write` at the file position, so the file grows by every call;
 //! - the saves (`replace`, `replace-tmpfile`, `replace-unsafe`): an operation is one
 //!   whole save of the file, every call of it (`measure::save` has them and why), and
@@ -400,7 +401,7 @@ fn write_once(fd: RawFd, pattern: Pattern, mut buf: &[u8]) -> Result<(), CallErr
     Ok(())
 }
 
-/// DESIGN §4's latency keys, in nanoseconds.
+/// docs/design.md §4's latency keys, in nanoseconds.
 fn summary(histogram: &Histogram<u64>) -> serde_json::Value {
     json!({
         "count": histogram.len(),

@@ -1,4 +1,4 @@
-//! writebench's own peak memory (`options.peak_rss_bytes`, DESIGN §2.5): the high-water
+//! writebench's own peak memory (`options.peak_rss_bytes`, docs/design.md §2.5): the high-water
 //! mark of its resident set, leaving out the memory the settle step touches on purpose
 //! (`measure::settle`), which is no buffer of writebench's and is freed before the run.
 

@@ -1,4 +1,4 @@
-//! Runs cases: refusals up front, then each run (DESIGN §2): the files prepared in
+//! Runs cases: refusals up front, then each run (docs/design.md §2): the files prepared in
 //! their state, the parts written by an executor, the timed spans made into a `Run`,
 //! then the untimed sync, verification and removal. The order of the runs is the
 //! scheduler's. The runner knows nothing of a method's internals: the executor and the

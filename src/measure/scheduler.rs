@@ -2,7 +2,7 @@
 //! It knows nothing about files or methods: each case comes as a [`CaseRuns`], and
 //! what comes back is a [`CaseResult`] per case.
 //!
-//! Interleaved (the default, DESIGN §2.4): round *r* runs every case still running
+//! Interleaved (the default, docs/design.md §2.4): round *r* runs every case still running
 //! once, in an order shuffled from `--seed`, so that the machine's drift (other tenants,
 //! writeback, thermal state) spreads over every case instead of lining up with the
 //! dimension the cases happen to be sorted by. Rounds `0..warmup` are warm-ups, also

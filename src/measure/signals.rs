@@ -1,11 +1,11 @@
-//! Cleanup on SIGINT, SIGTERM and SIGHUP (DESIGN §6), and on SIGBUS.
+//! Cleanup on SIGINT, SIGTERM and SIGHUP (docs/design.md §6), and on SIGBUS.
 //!
 //! Plain handlers that make only async-signal-safe calls (open, getdents64, unlinkat,
 //! rmdir, write, _exit): they unlink the files of this run's scratch directory, remove
 //! it, say so on stderr and end the process with `_exit(128 + the signal's number)`
 //! (SIGBUS too: 135, without the default action's core file in the user's directory).
 //! They work even while a writer
-//! is deep in a 1 GiB write(2), and an interrupted run writes no result file (DESIGN
+//! is deep in a 1 GiB write(2), and an interrupted run writes no result file (docs/design.md
 //! §6 allows that; a half-written one is impossible).
 //!
 //! Why no signal-handling thread: a process with a second thread pays more for every

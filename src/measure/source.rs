@@ -1,4 +1,4 @@
-//! The data every method writes (DESIGN §2.5): incompressible, not dedupable, generated
+//! The data every method writes (docs/design.md §2.5): incompressible, not dedupable, generated
 //! before any timing, and held in bounded buffers reused across the file.
 //!
 //! # What a file holds

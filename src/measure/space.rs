@@ -1,4 +1,4 @@
-//! Free space (DESIGN §6): a run that cannot fit is refused before it starts, and a
+//! Free space (docs/design.md §6): a run that cannot fit is refused before it starts, and a
 //! case that cannot fit any more is skipped with the numbers, instead of filling the
 //! file system the user's data lives on. `statvfs` counts the blocks available to an
 //! unprivileged user (`f_bavail`), so the root reserve stays untouched.

@@ -1,5 +1,5 @@
 //! The scratch directory and the files in it: the only things writebench ever touches
-//! (DESIGN §6). Files are opened relative to the directory's descriptor with
+//! (docs/design.md §6). Files are opened relative to the directory's descriptor with
 //! `O_NOFOLLOW`, created exclusively, and removed by name from that descriptor.
 
 use std::ffi::CString;

@@ -1,4 +1,4 @@
-//! What makes written data durable (DESIGN §1 "durability"): the modes, their
+//! What makes written data durable (docs/design.md §1 "durability"): the modes, their
 //! spelling, the open flags and the sync calls they need. The rule that syncs every N
 //! calls at run time and the O_DIRECT alignment are in `measure::durability`.
 //!
@@ -171,7 +171,7 @@ impl Durability {
     /// Whether the mode makes the data durable at all: `end`, `every:N`, `osync` and
     /// `odsync` do; `none` does not, nor does `direct` alone (O_DIRECT bypasses the page
     /// cache but flushes neither the device's cache nor the metadata). A case whose mode
-    /// does not sync has no durable figure (DESIGN §2.10).
+    /// does not sync has no durable figure (docs/design.md §2.10).
     pub fn syncs(self) -> bool {
         self.commit != Commit::None
     }

@@ -102,8 +102,8 @@ pub struct Unit {
 
 /// The calls a runtime makes for a pattern: at offset 0 with `pwrite` everywhere; at
 /// the file position with `write`, and Python's file objects (raw `io.FileIO` and the
-/// buffered `open()`, seed 002's three variants) and Go's `bufio` too. A save is
-/// native's `write` calls into the new file; the runners make none.
+/// buffered `open()`, the C/Python O_SYNC write-up's three variants) and Go's `bufio`
+/// too. A save is native's `write` calls into the new file; the runners make none.
 pub fn methods_of(runtime: &str, pattern: Pattern) -> &'static [&'static str] {
     match (runtime, pattern) {
         (crate::measure::methods::NATIVE, p) if p.is_save() => &["write"],

@@ -1,4 +1,4 @@
-//! Expands a suite and the user's option lists into the cases to run (DESIGN §1).
+//! Expands a suite and the user's option lists into the cases to run (docs/design.md §1).
 
 pub mod durability;
 pub mod latency;
@@ -66,7 +66,7 @@ impl FromStr for FileState {
 pub enum Layout {
     /// N threads write disjoint ranges of one file (methods with offsets only).
     OneFile,
-    /// The size is split over N files, one per thread (seed 003's "one file per thread").
+    /// The size is split over N files, one per thread (benchmarkIOWrite's "one file per thread").
     FilePerThread,
 }
 

@@ -100,7 +100,7 @@ impl Suite {
     }
 }
 
-/// The options as a suite applies them (DESIGN §4), for the result file: each list is
+/// The options as a suite applies them (docs/design.md §4), for the result file: each list is
 /// the union over the suite's parts, in the order first met, after the user's options
 /// replaced the parts' own; sizes in bytes. A list counts only the parts it applies
 /// to (chunks: parts with a write method, as a creation case's "chunk" is its size;

@@ -1,4 +1,4 @@
-//! Sizes and lists as the user types them (DESIGN §3), and sizes as we print them.
+//! Sizes and lists as the user types them (docs/design.md §3), and sizes as we print them.
 
 /// Parses a byte count: a plain number of bytes, or a number with a unit.
 /// `KiB`/`MiB`/`GiB`/`TiB` and the short `K`/`M`/`G`/`T` are binary; `KB`/`MB`/`GB`/`TB`

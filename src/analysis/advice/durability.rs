@@ -1,5 +1,5 @@
 //! What durability costs: each mode's durable figure against the buffered one, and the
-//! modes against each other. A case that never syncs has no durable figure (DESIGN
+//! modes against each other. A case that never syncs has no durable figure (docs/design.md
 //! §2.10) and takes part only as the page-cache baseline of a mode that syncs inside
 //! its write span (O_SYNC, O_DSYNC, every:N), whose own write time already holds the
 //! syncs, so that comparing its durable figure with its buffered one would show nothing.

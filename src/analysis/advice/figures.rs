@@ -29,7 +29,7 @@ impl Finding {
 /// Which time a figure divides the bytes by.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord)]
 pub enum Metric {
-    /// The write time (DESIGN §2.2): `runs[i].write_seconds`, figure `stats`.
+    /// The write time (docs/design.md §2.2): `runs[i].write_seconds`, figure `stats`.
     Buffered,
     /// Write and sync: `runs[i].durable_seconds()`, figure `durable_stats`.
     Durable,

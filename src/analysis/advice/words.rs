@@ -27,7 +27,7 @@ pub fn three_digits(value: f64) -> String {
     }
 }
 
-/// A throughput in bytes/s as decimal GB/s (DESIGN §3).
+/// A throughput in bytes/s as decimal GB/s (docs/design.md §3).
 pub fn gbps(bytes_per_second: f64) -> String {
     format!("{} GB/s", three_digits(bytes_per_second / 1e9))
 }

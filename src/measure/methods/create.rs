@@ -1,4 +1,4 @@
-//! File creation (seed 003's "File Creation"): how long it takes to make a file of a
+//! File creation (benchmarkIOWrite's "File Creation"): how long it takes to make a file of a
 //! size with `posix_fallocate(3)`, `fallocate(2)` or `ftruncate(2)`. The timed span is
 //! open + call + close, so these are not write methods: the runner times them itself
 //! (`runner::run_creation`), and [`Method::prepare`] is never reached for them.

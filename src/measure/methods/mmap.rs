@@ -1,6 +1,6 @@
 //! `mmap(2)` with `MAP_SHARED`, then `memcpy` into the map: the data goes to the file's
-//! page cache, so it reaches the file (seed 003 used `MAP_PRIVATE`, whose copies never
-//! do). Three ways for N threads to share one file, after seed 003:
+//! page cache, so it reaches the file (benchmarkIOWrite used `MAP_PRIVATE`, whose copies never
+//! do). Three ways for N threads to share one file, after rapidgzip's benchmarkIOWrite results:
 //!
 //! - `mmap`: one map of the whole file; each thread copies its part into it;
 //! - `mmap-maps`: a map per thread over its part, all made from the run's descriptor;

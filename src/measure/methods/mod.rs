@@ -27,7 +27,7 @@ mod vectored;
 mod write;
 mod writev;
 
-/// How the table groups methods, after the sections of seed 003.
+/// How the table groups methods, after the sections of rapidgzip's benchmarkIOWrite results.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord)]
 pub enum Family {
     Mapped,
@@ -212,7 +212,7 @@ pub trait Method: Sync {
 /// `sync` after every part, and in a file-per-thread run each writer calls `sync_part`
 /// for its own file as soon as its part is written; `finish` comes last.
 ///
-/// Which span each call is in (DESIGN §2.2, as the executor times them):
+/// Which span each call is in (docs/design.md §2.2, as the executor times them):
 /// - write span: from the first writer's start to the last `write_part` returned;
 ///   closing steps that must come before the data can be made durable are part of
 ///   `write_part` (fwrite's `fclose` flushes stdio's buffer into the kernel);

@@ -1,4 +1,4 @@
-//! An MPI rank as an executor (DESIGN §5, "one per MPI rank"). Each rank writes its own
+//! An MPI rank as an executor (docs/design.md §5, "one per MPI rank"). Each rank writes its own
 //! parts on its own threads, exactly as [`InProcess`] does, behind two start lines: all
 //! ranks meet at a barrier, then each rank's threads at their own. Then every rank sends
 //! its times to every other, and each makes the same execution of the whole job from

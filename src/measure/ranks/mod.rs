@@ -1,4 +1,4 @@
-//! `writebench run --mpi`: the ranks of an MPI job as executors (DESIGN §5). What the
+//! `writebench run --mpi`: the ranks of an MPI job as executors (docs/design.md §5). What the
 //! ranks do together is a trait ([`collective::Collective`]); the MPI library is behind
 //! it only in the `mpi` cargo feature, so the default build neither needs nor links it.
 

@@ -1,4 +1,4 @@
-//! io_uring writes (seed 004): `IORING_OP_WRITE` at explicit offsets with up to `--qd`
+//! io_uring writes (the IO Playground): `IORING_OP_WRITE` at explicit offsets with up to `--qd`
 //! requests in flight, one ring per thread, and its variants:
 //! - `io_uring-fixed`: the source buffer and the file registered once
 //!   (`IORING_OP_WRITE_FIXED` from a registered buffer, on a registered file);
@@ -10,7 +10,7 @@
 //!
 //! Every request in flight owns a slot, and the slot's index is its `user_data`. A slot
 //! holds exactly the bytes still owed, so a short completion resubmits the remainder
-//! and a completed request is never submitted again (seed 004's program resubmitted
+//! and a completed request is never submitted again (the IO Playground's program resubmitted
 //! stale entries of its last, partial batch). The loop is `drive`; the rings, `ring`.
 //!
 //! Each part has a buffer of its own (`io_uring-fixed` registers it with the part's
