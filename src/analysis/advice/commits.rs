@@ -141,7 +141,7 @@ pub fn saves(result: &ResultFile) -> Vec<Recommendation> {
 mod tests {
     use super::*;
     use crate::analysis::advice::recommendations;
-    use crate::analysis::advice::testkit::{Build, around, latency_case};
+    use crate::analysis::advice::testkit::{Build, around, goal, latency_case};
 
     /// A latency case as the version before loops saved it (from `writebench latency
     /// --export-json`): one run, `ops_per_second`, no `ops_stats`, no figures per run.
@@ -181,10 +181,6 @@ mod tests {
         );
         assert!((commits.best.mean - 4e6).abs() < 1.0, "{:?}", commits.best);
         assert!(commits.runner_up.is_none() && commits.verdict.is_none() && !commits.tied);
-    }
-
-    fn goal<'a>(answer: &'a [Recommendation], key: &str) -> &'a Recommendation {
-        answer.iter().find(|r| r.goal == key).unwrap_or_else(|| panic!("no {key} in {answer:?}"))
     }
 
     #[test]

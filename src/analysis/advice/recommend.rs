@@ -271,11 +271,7 @@ fn naive<'a>(measured: &Measured<'a>, best: &CaseResult, metric: Metric) -> Opti
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::analysis::advice::testkit::{Build, around, case, latency_case};
-
-    fn goal<'a>(answer: &'a [Recommendation], key: &str) -> &'a Recommendation {
-        answer.iter().find(|r| r.goal == key).unwrap_or_else(|| panic!("no {key} in {answer:?}"))
-    }
+    use crate::analysis::advice::testkit::{Build, around, case, goal, latency_case};
 
     /// The acceptance's doctored result: the best 10 % faster than the runner-up at
     /// about 8 % noise, 5 runs each. Nothing is shown: "undecided", never "tied", and

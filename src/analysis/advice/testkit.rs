@@ -9,7 +9,7 @@ use crate::context::{Host, TargetInfo};
 use crate::measure::methods;
 use crate::plan::units::{format_size_compact, parse_size};
 use crate::plan::{Case, FileState, Layout};
-use crate::result::{CaseResult, ResultFile, Run, SCHEMA, Status, TargetCi, Tool};
+use crate::result::{CaseResult, Recommendation, ResultFile, Run, SCHEMA, Status, TargetCi, Tool};
 
 /// Bytes every case writes unless [`sized`] says otherwise.
 pub const BYTES: u64 = 1 << 30;
@@ -60,6 +60,11 @@ pub fn latency_case(pattern: &str, durability: &str) -> Case {
     let method = crate::plan::latency::methods_of("native", pattern)[0];
     let unit = crate::plan::latency::Unit { pattern, runtime: "native".into(), method, bytes: 8 };
     crate::plan::latency::case_of(&plan, &unit, durability.parse().unwrap())
+}
+
+/// The recommendation for goal `key` in `answer`.
+pub fn goal<'a>(answer: &'a [Recommendation], key: &str) -> &'a Recommendation {
+    answer.iter().find(|r| r.goal == key).unwrap_or_else(|| panic!("no {key} in {answer:?}"))
 }
 
 /// Runs around `mean` seconds, ±1 %, five of them: the same spread everywhere.
