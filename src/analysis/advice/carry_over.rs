@@ -9,7 +9,7 @@
 
 use std::collections::HashMap;
 
-use super::figures::{Finding, Measured, Metric};
+use super::figures::{Finding, Measured, Metric, case_figures};
 use super::words::{gbps, p_value};
 use crate::analysis::significance::{ALPHA, holm};
 use crate::analysis::stats::median;
@@ -70,7 +70,7 @@ pub fn carry_over(measured: &Measured, result: &ResultFile) -> Vec<Finding> {
             p_value(p),
             tested.len()
         );
-        findings.push(Finding::new("carry-over", text, figures_of(case), None, 0.0));
+        findings.push(Finding::new("carry-over", text, case_figures(case), None, 0.0));
     }
     let timed_out: Vec<&CaseResult> =
         measured.cases.iter().copied().filter(|c| c.runs.iter().any(|r| r.settle_timed_out)).collect();
@@ -83,7 +83,7 @@ pub fn carry_over(measured: &Measured, result: &ResultFile) -> Vec<Finding> {
             first.case.id,
             if timed_out.len() > 1 { format!(" and {} more cases", timed_out.len() - 1) } else { String::new() }
         );
-        findings.push(Finding::new("settle-timeout", text, figures_of(first), None, 0.0));
+        findings.push(Finding::new("settle-timeout", text, case_figures(first), None, 0.0));
     }
     // The case that waited longest for memory to be warmed carries the figures: the
     // note is about what its runs would have paid without it.
@@ -101,17 +101,9 @@ pub fn carry_over(measured: &Measured, result: &ResultFile) -> Vec<Finding> {
             super::words::seconds(seconds),
             case.case.id
         );
-        findings.push(Finding::new("page-reporting", text, figures_of(case), None, 0.0));
+        findings.push(Finding::new("page-reporting", text, case_figures(case), None, 0.0));
     }
     findings
-}
-
-/// A case's write-alone and durable figures, those it has.
-fn figures_of(case: &CaseResult) -> Vec<crate::result::Figure> {
-    [Metric::Buffered, Metric::Durable]
-        .into_iter()
-        .filter_map(|m| super::figures::Side::new(case, m).figure())
-        .collect()
 }
 
 #[derive(Debug, Clone, Copy, PartialEq)]

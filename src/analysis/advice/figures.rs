@@ -203,6 +203,12 @@ impl<'a> Side<'a> {
     }
 }
 
+/// A case's write-alone and durable figures, those it has: what a note about the case
+/// as a whole (a doubt, not a comparison) rests on.
+pub fn case_figures(case: &CaseResult) -> Vec<Figure> {
+    [Metric::Buffered, Metric::Durable].into_iter().filter_map(|m| Side::new(case, m).figure()).collect()
+}
+
 /// Welch's test of `to` against `from`, with the factor `to` is faster by.
 #[derive(Debug, Clone, Copy)]
 pub struct Test<'a> {

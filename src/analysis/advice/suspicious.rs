@@ -4,12 +4,11 @@
 //! among its figures. (CPU-bound cases are a note of the table, not a doubt: being
 //! limited by the CPU is a finding about the case, not about its figure.)
 
-use super::figures::{Finding, Measured, Metric, Side};
+use super::figures::{Finding, Measured, Metric, Side, case_figures};
 use super::words::gbps;
 use crate::analysis::ceilings::case_kind;
 use crate::context::calibration::{Calibration, DEVICE, MEMORY_COPY};
 use crate::plan::units::format_size;
-use crate::result::Figure;
 
 /// Figures above what this machine can do at all (see `context::calibration`): a
 /// buffered one above every CPU's memory-copy rate at the case's size class (a small
@@ -85,7 +84,7 @@ pub fn ci_missed(measured: &Measured) -> Vec<Finding> {
         target.runs,
         more(missed.len())
     );
-    let figures = missed.iter().flat_map(|(c, _)| figures(c)).collect();
+    let figures = missed.iter().flat_map(|(c, _)| case_figures(c)).collect();
     vec![Finding::new("ci-missed", text, figures, None, 0.0)]
 }
 
@@ -100,12 +99,8 @@ pub fn first_run_outliers(measured: &Measured) -> Vec<Finding> {
         first.case.id,
         more(cases.len())
     );
-    let figures = cases.iter().flat_map(|c| figures(c)).collect();
+    let figures = cases.iter().flat_map(|c| case_figures(c)).collect();
     vec![Finding::new("first-run-outlier", text, figures, None, 0.0)]
-}
-
-fn figures(case: &crate::result::CaseResult) -> Vec<Figure> {
-    [Metric::Buffered, Metric::Durable].into_iter().filter_map(|m| Side::new(case, m).figure()).collect()
 }
 
 fn count(n: usize, noun: &str) -> String {
