@@ -3,6 +3,7 @@
 //!
 //! The code is layered (docs/design.md §5); each folder says what it is and imports only from
 //! the layers below it:
+//! - `app`: one pipeline per subcommand (what `main.rs` dispatches to);
 //! - `cli`: parse and validate the command line;
 //! - `plan`: the vocabulary (case, state, layout, durability), suites and expansion;
 //! - `measure`: the runner, the executor, the methods, and everything that touches files;
@@ -14,6 +15,7 @@
 //! - `result`: the result file as plain data; `error`: a failed call and its OS text.
 
 pub mod analysis;
+pub mod app;
 pub mod cli;
 pub mod context;
 pub mod error;

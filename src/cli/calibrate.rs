@@ -4,7 +4,10 @@ use std::path::PathBuf;
 
 use clap::Args;
 
-use crate::cli::UsageError;
+use crate::cli::export::{CalibrateExports, ExportArgs};
+use crate::cli::parse::check_paths;
+use crate::cli::usage::UsageError;
+use crate::measure::source::DEFAULT_SEED;
 use crate::plan::units::parse_size;
 
 pub const EXAMPLES: &str = "\
@@ -26,12 +29,11 @@ pub struct CalibrateArgs {
     pub size: String,
 
     /// Seed of the pseudo-random data written.
-    #[arg(long, default_value_t = super::DEFAULT_SEED, value_name = "N")]
+    #[arg(long, default_value_t = DEFAULT_SEED, value_name = "N")]
     pub seed: u64,
 
-    /// Write the calibration, with the host and target, as JSON.
-    #[arg(long, value_name = "FILE")]
-    pub export_json: Option<PathBuf>,
+    #[command(flatten)]
+    pub export: ExportArgs<CalibrateExports>,
 }
 
 /// Largest `--size`: the measurement runs four times over and keeps four times free.
@@ -43,7 +45,7 @@ impl CalibrateArgs {
         if !(1 << 20..=MAX_SIZE).contains(&size) {
             return Err(UsageError("--size: must be between 1MiB and 64GiB".into()));
         }
-        super::check_paths(&self.path, &[("--export-json", &self.export_json)])?;
+        check_paths(&self.path, &self.export)?;
         Ok(size)
     }
 }

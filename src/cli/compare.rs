@@ -21,18 +21,8 @@ pub struct CompareArgs {
     #[arg(value_name = "RESULT.json")]
     pub files: Vec<PathBuf>,
 
-    /// Also write the comparison as Markdown.
-    #[arg(long, value_name = "FILE")]
-    pub export_markdown: Option<PathBuf>,
-
-    /// Also write the comparison as one self-contained HTML page with a chart of the
-    /// ratios and their 95 % intervals.
-    #[arg(long, value_name = "FILE")]
-    pub export_html: Option<PathBuf>,
-
-    /// Also write the comparison as JSON (schema writebench.compare.v1).
-    #[arg(long, value_name = "FILE")]
-    pub export_json: Option<PathBuf>,
+    #[command(flatten)]
+    pub export: crate::cli::export::ExportArgs<crate::cli::export::CompareExports>,
 }
 
 impl CompareArgs {
@@ -48,13 +38,8 @@ impl CompareArgs {
             }
             _ => {}
         }
-        for (option, file) in [
-            ("--export-markdown", &self.export_markdown),
-            ("--export-html", &self.export_html),
-            ("--export-json", &self.export_json),
-        ] {
-            let Some(file) = file else { continue };
-            crate::export::check_destination(option, file).map_err(UsageError)?;
+        for (option, file) in self.export.options() {
+            crate::export::check_destination(&option, file).map_err(UsageError)?;
             // Writing the comparison over one of its inputs would lose a result.
             if let Some(input) = self.files.iter().find(|input| same_file(input, file)) {
                 return Err(UsageError(format!("{option}: {} is one of the files compared", input.display())));

@@ -5,7 +5,7 @@ use std::path::{Path, PathBuf};
 
 use clap::Args;
 
-use crate::cli::RunArgs;
+use crate::cli::run::RunArgs;
 use crate::cli::usage::UsageError;
 use crate::lab::driver::{Choice, Plan};
 use crate::lab::filesystems;
@@ -71,7 +71,7 @@ impl LabArgs {
                 self.run.path.display()
             )));
         }
-        if self.run.export_csv.is_some() {
+        if self.run.export.get("csv").is_some() {
             return Err(UsageError(
                 "lab has no --export-csv: each filesystem's result is in --out-dir (writebench report DIR/FS.json --export-csv FILE)".into(),
             ));
@@ -121,15 +121,7 @@ impl LabArgs {
                 }
             }
         }
-        for (option, file) in [
-            ("--export-markdown", &self.run.export_markdown),
-            ("--export-html", &self.run.export_html),
-            ("--export-json", &self.run.export_json),
-        ] {
-            if let Some(file) = file {
-                crate::export::check_destination(option, file).map_err(UsageError)?;
-            }
-        }
+        self.run.export.check()?;
         if self.out_dir.exists() && !self.out_dir.is_dir() {
             return Err(UsageError(format!("--out-dir {} is not a directory", self.out_dir.display())));
         }
@@ -140,9 +132,7 @@ impl LabArgs {
             need: 2 * suite.reference_size + (32 << 20),
             out_dir: self.out_dir.clone(),
             run_args: run_args(argv),
-            export_markdown: self.run.export_markdown.clone(),
-            export_html: self.run.export_html.clone(),
-            export_json: self.run.export_json.clone(),
+            exports: self.run.export.files().to_vec(),
         })
     }
 }
@@ -206,7 +196,7 @@ mod tests {
         assert_eq!(narrowed.filesystems.iter().map(|c| c.fs.name).collect::<Vec<_>>(), ["ext4", "xfs"]);
         assert_eq!(narrowed.filesystems[0].mkfs_options, "-O ^has_journal");
         assert_eq!(narrowed.need, (64 + 32) << 20);
-        assert_eq!(narrowed.export_html, Some(PathBuf::from("/tmp/x.html")));
+        assert_eq!(narrowed.exports, [("html", PathBuf::from("/tmp/x.html"))]);
         assert_eq!(plan(&[]).unwrap().filesystems.len(), filesystems::DEFAULT.len());
         assert_eq!(plan(&["--fs", "all"]).unwrap().filesystems.len(), filesystems::ALL.len());
     }

@@ -5,7 +5,10 @@ use std::path::PathBuf;
 
 use clap::Args;
 
-use super::{DEFAULT_SEED, MAX_CHUNK, UsageError, check_paths, parse_list, parse_runtimes};
+use crate::cli::export::{ExportArgs, LatencyExports};
+use crate::cli::parse::{MAX_CHUNK, check_paths, parse_list, parse_runtimes};
+use crate::cli::usage::UsageError;
+use crate::measure::source::DEFAULT_SEED;
 use crate::plan::durability::parse_mode;
 use crate::plan::units::parse_size;
 
@@ -23,7 +26,7 @@ pub const MAX_SAVE: usize = 64 << 20;
 pub const MAX_LATENCY_COUNT: u64 = 100_000_000;
 
 /// Most loops per latency case, as `run --repeat` allows runs.
-pub const MAX_LATENCY_LOOPS: u32 = super::MAX_RUNS;
+pub const MAX_LATENCY_LOOPS: u32 = crate::cli::run::MAX_RUNS;
 
 #[derive(Debug, Args)]
 pub struct LatencyArgs {
@@ -72,13 +75,8 @@ pub struct LatencyArgs {
     #[arg(long, default_value_t = DEFAULT_SEED, value_name = "N")]
     pub seed: u64,
 
-    /// Write the full result as JSON (schema writebench.v2; latency_ns per case).
-    #[arg(long, value_name = "FILE")]
-    pub export_json: Option<PathBuf>,
-
-    /// Write one row per case as CSV.
-    #[arg(long, value_name = "FILE")]
-    pub export_csv: Option<PathBuf>,
+    #[command(flatten)]
+    pub export: ExportArgs<LatencyExports>,
 }
 
 impl LatencyArgs {
@@ -130,6 +128,6 @@ impl LatencyArgs {
 
     /// PATH must be an existing directory; export files must be creatable.
     pub fn check_paths(&self) -> Result<(), UsageError> {
-        check_paths(&self.path, &[("--export-json", &self.export_json), ("--export-csv", &self.export_csv)])
+        check_paths(&self.path, &self.export)
     }
 }

@@ -1,36 +1,20 @@
 //! `run --mpi`'s options and its plan: the cases every rank runs, made by rank 0 from
 //! the same options as a run of one process, each written by every rank of the job.
 
-use clap::Args;
 use serde::{Deserialize, Serialize};
 
-use crate::cli::{RunArgs, UsageError};
+use crate::cli::run::RunArgs;
+pub use crate::cli::run::{MpiArgs, THREAD_LAYOUT};
+use crate::cli::usage::UsageError;
 use crate::measure::methods;
 use crate::measure::runner::RunSettings;
 use crate::measure::scheduler::{Order, Schedule};
 use crate::plan::units::split_list;
-use crate::plan::{Case, Layout, RankLayout};
+use crate::plan::{Case, RankLayout};
 
 /// What a binary built without the `mpi` feature says to `--mpi`: one line.
 pub const NOT_BUILT: &str = "--mpi needs a build with MPI support: cargo install --path . --features mpi \
      (with an MPI library and libclang installed, e.g. Debian's libopenmpi-dev and libclang-dev)";
-
-#[derive(Debug, Clone, Args)]
-pub struct MpiArgs {
-    /// Run as one rank of an MPI job: `mpirun -np N writebench run --mpi PATH ...`.
-    /// Every rank writes its share of each case at once (--size is what all ranks write
-    /// together); --layout then takes shared-file (ranks write disjoint ranges of one
-    /// file) and/or file-per-rank, and --threads is per rank. Rank 0 prints and writes
-    /// the result. Needs a build with `--features mpi`.
-    #[arg(long)]
-    pub mpi: bool,
-
-    /// With --mpi: PATH is local to each node, so each rank makes its own scratch
-    /// directory in it (file-per-rank only). Without it, PATH must be one directory
-    /// every rank sees (a parallel or network filesystem, or one node's).
-    #[arg(long)]
-    pub mpi_local: bool,
-}
 
 /// What rank 0 sends every rank: the cases, in order, and how to run them.
 #[derive(Debug, Clone, Serialize, Deserialize)]
@@ -154,9 +138,6 @@ pub fn rank_layouts(list: Option<&str>, local: bool) -> Result<Vec<RankLayout>, 
     }
     Ok(layouts)
 }
-
-/// The thread layout inside a rank under --mpi: its threads share its file.
-pub const THREAD_LAYOUT: Layout = Layout::OneFile;
 
 #[cfg(test)]
 mod tests {

@@ -5,6 +5,7 @@ use std::path::PathBuf;
 
 use clap::Args;
 
+use crate::cli::run::StyleName;
 use crate::cli::usage::same_file;
 
 use crate::result::ResultFile;
@@ -21,47 +22,21 @@ pub struct ReportArgs {
     #[arg(value_name = "RESULT.json")]
     pub result: PathBuf,
 
-    /// Write the report in Markdown.
-    #[arg(long, value_name = "FILE")]
-    pub export_markdown: Option<PathBuf>,
-
-    /// Write the report as one self-contained HTML page with charts.
-    #[arg(long, value_name = "FILE")]
-    pub export_html: Option<PathBuf>,
-
-    /// Write the result again as JSON (in this writebench's schema).
-    #[arg(long, value_name = "FILE")]
-    pub export_json: Option<PathBuf>,
-
-    /// Write one row per run as CSV.
-    #[arg(long, value_name = "FILE")]
-    pub export_csv: Option<PathBuf>,
+    #[command(flatten)]
+    pub export: crate::cli::export::ExportArgs<crate::cli::export::ReportExports>,
 
     /// The table on stdout: compact (within 100 columns) or classic (( min, mean ± sd,
     /// max ) lines).
-    #[arg(long, value_enum, default_value_t = super::StyleName::Compact)]
-    pub style: super::StyleName,
+    #[arg(long, value_enum, default_value_t = StyleName::Compact)]
+    pub style: StyleName,
 }
 
 impl ReportArgs {
-    /// The export options given, by name, each with its file.
-    pub fn exports(&self) -> Vec<(&'static str, &PathBuf)> {
-        [
-            ("--export-markdown", &self.export_markdown),
-            ("--export-html", &self.export_html),
-            ("--export-json", &self.export_json),
-            ("--export-csv", &self.export_csv),
-        ]
-        .into_iter()
-        .filter_map(|(option, file)| file.as_ref().map(|file| (option, file)))
-        .collect()
-    }
-
     /// Reads the result after checking every destination, so that a typo in an export
     /// path is said before anything else. One line on any failure.
     pub fn load(&self) -> Result<ResultFile, String> {
-        for (option, file) in self.exports() {
-            crate::export::check_destination(option, file)?;
+        for (option, file) in self.export.options() {
+            crate::export::check_destination(&option, file)?;
             if same_file(file, &self.result) {
                 return Err(format!("{option}: {} is the result being read", file.display()));
             }

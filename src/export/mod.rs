@@ -1,4 +1,6 @@
-//! Output, separate from measurement: each exporter renders a [`ResultFile`].
+//! Output, separate from measurement: each exporter renders a [`ResultFile`] (or a
+//! comparison of saved results). The formats a file can be written in are the two tables
+//! below: a new format is its file here and one line in a table (docs/code.md).
 
 pub mod answer;
 pub mod calibration;
@@ -19,6 +21,45 @@ pub mod wording;
 
 use std::io::{self, Write};
 use std::path::Path;
+
+use crate::analysis::compare::CompareResult;
+use crate::error::plain;
+use crate::result::ResultFile;
+
+/// One file format: its name (`--export-NAME`) and what writes it.
+pub struct Format<T: 'static> {
+    pub name: &'static str,
+    pub render: fn(&T, &mut dyn Write) -> io::Result<()>,
+}
+
+/// Every format a result can be written in.
+pub static RESULT_FORMATS: &[Format<ResultFile>] = &[
+    Format { name: "json", render: json::render },
+    Format { name: "csv", render: csv::render },
+    Format { name: "markdown", render: markdown::render },
+    Format { name: "html", render: html::render },
+];
+
+/// Every format a comparison of saved results can be written in.
+pub static COMPARISON_FORMATS: &[Format<CompareResult>] = &[
+    Format { name: "markdown", render: compare::render_markdown },
+    Format { name: "html", render: compare_html::render },
+    Format { name: "json", render: compare::render_json },
+];
+
+/// Writes `value` into each (format, file), in order, each atomically; false if one
+/// failed (said on stderr, and the others are still written).
+pub fn write_files<T>(formats: &[Format<T>], value: &T, files: &[(&str, &Path)]) -> bool {
+    let mut all_written = true;
+    for &(name, file) in files {
+        let format = formats.iter().find(|format| format.name == name).expect("every offered format is in its table");
+        if let Err(error) = write_atomically(file, |out| (format.render)(value, out)) {
+            eprintln!("writebench: could not write {}: {}", file.display(), plain(&error));
+            all_written = false;
+        }
+    }
+    all_written
+}
 
 /// Checks, before any work, that `file` can be an export's destination: not a
 /// directory, in a directory that exists. `option` names it in the one-line error.

@@ -13,7 +13,7 @@
 use std::io::Write;
 use std::os::fd::AsFd;
 use std::os::unix::process::CommandExt;
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 use std::process::{Command, Stdio};
 
 use super::filesystems::{self, Filesystem, Request};
@@ -43,9 +43,9 @@ pub struct Plan {
     pub out_dir: PathBuf,
     /// The `run` options, passed to each run as given.
     pub run_args: Vec<String>,
-    pub export_markdown: Option<PathBuf>,
-    pub export_html: Option<PathBuf>,
-    pub export_json: Option<PathBuf>,
+    /// The comparison's files asked for: (format, file), formats of
+    /// `export::COMPARISON_FORMATS`.
+    pub exports: Vec<(&'static str, PathBuf)>,
 }
 
 /// How the lab ended.
@@ -307,29 +307,14 @@ fn compare_all(results: &[(String, PathBuf)], plan: &Plan) -> bool {
     };
     let mut stdout = std::io::stdout().lock();
     let _ = crate::export::compare::render(&compared, &mut stdout).and_then(|()| stdout.flush());
-    type Render = fn(&compare::CompareResult, &mut dyn Write) -> std::io::Result<()>;
-    let mut files: Vec<(PathBuf, Render)> = vec![
-        (plan.out_dir.join("comparison.json"), crate::export::compare::render_json),
-        (plan.out_dir.join("comparison.md"), crate::export::compare::render_markdown),
-        (plan.out_dir.join("comparison.html"), crate::export::compare_html::render),
+    let own = [
+        ("json", plan.out_dir.join("comparison.json")),
+        ("markdown", plan.out_dir.join("comparison.md")),
+        ("html", plan.out_dir.join("comparison.html")),
     ];
-    for (file, render) in [
-        (&plan.export_markdown, crate::export::compare::render_markdown as Render),
-        (&plan.export_html, crate::export::compare_html::render),
-        (&plan.export_json, crate::export::compare::render_json),
-    ] {
-        if let Some(file) = file {
-            files.push((file.clone(), render));
-        }
-    }
-    let mut all_written = true;
-    for (file, render) in files {
-        if let Err(error) = write_atomically(&file, |out| render(&compared, out)) {
-            eprintln!("writebench: could not write {}: {}", file.display(), plain(&error));
-            all_written = false;
-        }
-    }
-    all_written
+    let files: Vec<(&str, &Path)> =
+        own.iter().chain(&plan.exports).map(|(format, file)| (*format, file.as_path())).collect();
+    crate::export::write_files(crate::export::COMPARISON_FORMATS, &compared, &files)
 }
 
 #[cfg(test)]

@@ -11,23 +11,27 @@ use std::process::ExitCode;
 
 use serde_json::json;
 
-use writebench::cli::mpi::MpiPlan;
-use writebench::cli::{RunArgs, UsageError, plain};
-use writebench::context::{self, MpiHosts, RankHost};
-use writebench::export::text::Paint;
-use writebench::measure::ranks::Ranks;
-use writebench::measure::ranks::aggregate::clock_of;
-use writebench::measure::ranks::collective::{self, Collective, agree, broadcast, gather};
-use writebench::measure::ranks::executor::{Agreed, RankExecutor};
-use writebench::measure::ranks::mpi::Mpi;
-use writebench::measure::runner::prepare_case;
-use writebench::measure::scheduler::{self, CaseRuns};
-use writebench::measure::source::Source;
-use writebench::measure::target::Scratch;
-use writebench::measure::{signals, space};
-use writebench::result::{CaseResult, ResultFile, SCHEMA, Status, Tool};
+use super::conclude::{assemble, draw_conclusions};
+use super::measure_all::{Setup, measure_all, prepare_all};
+use super::progress::progress_bar;
+use super::run::{options_json, show_and_export};
+use super::start::probe_file;
+use crate::cli::mpi::MpiPlan;
+use crate::cli::{RunArgs, UsageError, plain};
+use crate::context::{self, MpiHosts, RankHost};
+use crate::export::text::Paint;
+use crate::measure::ranks::Ranks;
+use crate::measure::ranks::aggregate::clock_of;
+use crate::measure::ranks::collective::{self, Collective, agree, broadcast, gather};
+use crate::measure::ranks::executor::{Agreed, RankExecutor};
+use crate::measure::ranks::mpi::Mpi;
+use crate::measure::scheduler::CaseRuns;
+use crate::measure::signals;
+use crate::measure::source::Source;
+use crate::measure::target::Scratch;
+use crate::result::Status;
 
-pub fn run(args: &RunArgs) -> Result<ExitCode, UsageError> {
+pub(super) fn run(args: &RunArgs) -> Result<ExitCode, UsageError> {
     let Some(mpi) = Mpi::init() else {
         return Err(UsageError("MPI_Init failed (is MPI already initialised?)".into()));
     };
@@ -80,7 +84,7 @@ fn run_ranks(args: &RunArgs, comm: &'static dyn Collective) -> Result<ExitCode, 
         return refused(rank, &message);
     }
     let mut scratch = scratch.expect("agreed");
-    let target = (rank == 0).then(|| context::target(&args.path, Some(&crate::probe_file(&scratch))));
+    let target = (rank == 0).then(|| context::target(&args.path, Some(&probe_file(&scratch))));
     if let Some(target) = &target {
         for note in &plan.notes {
             eprintln!("writebench: no case for {note}");
@@ -100,39 +104,25 @@ fn run_ranks(args: &RunArgs, comm: &'static dyn Collective) -> Result<ExitCode, 
     let settings = plan.settings(ranks);
     let schedule = plan.schedule();
     let swap_before = context::swapped_out_pages();
-    let mut done: Vec<Option<CaseResult>> = vec![None; plan.cases.len()];
-    let mut runnable: Vec<(writebench::plan::Case, Box<dyn CaseRuns>)> = Vec::new();
-    let mut positions = Vec::new();
-    for (index, case) in plan.cases.iter().enumerate() {
+    let setup = Setup {
+        scratch: &scratch,
+        source: &source,
+        settings: &settings,
+        space_check: !args.no_space_check,
         // On a shared PATH all of the case lands on one filesystem; node-local, a share.
-        let bytes = if args.mpi.mpi_local { case.bytes.div_ceil(size as u64) } else { case.bytes };
-        let prepared = match space::shortfall(scratch.path(), bytes) {
-            Some(reason) => Err((Status::Skipped, reason)),
-            None => prepare_case(index, case, &scratch, &source, &settings),
-        };
+        split: if args.mpi.mpi_local { size as u64 } else { 1 },
+    };
+    // Each case's preparation is agreed by every rank: one that fails anywhere is
+    // skipped everywhere, with the rank and host that failed.
+    let prepared = prepare_all(&plan.cases, &setup, &mut |prepared| {
         let local = prepared.as_ref().map(|_| ()).map_err(Clone::clone);
         let named = |(status, text): (Status, String), rank: usize, host: &str| (status, name(text, rank, host));
-        match (agree(comm, ranks.host, local, named), prepared) {
-            (Ok(()), Ok(runs)) => {
-                positions.push(index);
-                runnable.push((case.clone(), Box::new(Agreed { runs, ranks })));
-            }
-            (Err((status, reason)), _) => done[index] = Some(CaseResult::without_result(case.clone(), status, reason)),
-            (Ok(()), Err(_)) => unreachable!("an agreed step succeeded on every rank"),
-        }
-    }
-    let total = runnable.len() as u64 * u64::from(schedule.warmup + schedule.max_runs);
-    let progress = if rank == 0 { crate::progress_bar(total) } else { indicatif::ProgressBar::hidden() };
-    let measured = scheduler::run(runnable, &schedule, &mut |tick| {
-        progress.set_length(tick.planned);
-        progress.set_position(tick.done);
-        progress.set_message(tick.case.id.clone());
+        agree(comm, ranks.host, local, named)?;
+        Ok(Box::new(Agreed { runs: prepared?, ranks }) as Box<dyn CaseRuns>)
     });
-    progress.finish_and_clear();
-    for (index, result) in positions.into_iter().zip(measured) {
-        done[index] = Some(result);
-    }
-    let cases: Vec<CaseResult> = done.into_iter().map(|result| result.expect("every case has a result")).collect();
+    let total = plan.cases.len() as u64 * u64::from(schedule.warmup + schedule.max_runs);
+    let progress = if rank == 0 { progress_bar(total) } else { indicatif::ProgressBar::hidden() };
+    let cases = measure_all(prepared, &schedule, &progress);
     let any_ok = cases.iter().any(|r| r.status == Status::Ok);
     // Every rank is done with the scratch directory before its owner removes it.
     comm.barrier();
@@ -149,7 +139,7 @@ fn run_ranks(args: &RunArgs, comm: &'static dyn Collective) -> Result<ExitCode, 
     };
 
     let suite = args.suite()?;
-    let mut options = crate::options_json(&suite, &settings, &schedule, args.equivalence);
+    let mut options = options_json(&suite, &settings, &schedule, args.equivalence);
     if let Some(options) = options.as_object_mut() {
         options.insert("executor".into(), json!(RankExecutor::OVERHEAD));
         options.insert(
@@ -170,23 +160,11 @@ fn run_ranks(args: &RunArgs, comm: &'static dyn Collective) -> Result<ExitCode, 
         local: args.mpi.mpi_local,
         ranks: hosts,
     });
-    let mut result = ResultFile {
-        schema: SCHEMA.to_string(),
-        tool: Tool::this(),
-        host,
-        target,
-        options,
-        cases,
-        observations: Vec::new(),
-        observation_tests: None,
-        answer: Vec::new(),
-        calibration: None,
-        complete: true,
-    };
-    crate::draw_conclusions(&mut result);
+    let mut result = assemble(host, target, options, cases, None);
+    draw_conclusions(&mut result);
     // Plain: Open MPI gives each rank a pseudo-terminal for stdout whatever mpirun's own
     // stdout is (a file, a pipe), so a rank cannot tell whether colour would be seen.
-    Ok(crate::show_and_export(&result, args, Paint::PLAIN))
+    Ok(show_and_export(&result, args, Paint::PLAIN))
 }
 
 /// Rank 0's scratch directory, made and sent to the others, who join it; or with

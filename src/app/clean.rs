@@ -1,0 +1,13 @@
+//! `writebench clean`: the scratch directories in PATH, then the leftovers of a killed
+//! lab (mounts, md arrays, loop devices, backing files), wherever PATH is.
+
+use std::process::ExitCode;
+
+use crate::cli::{CleanArgs, UsageError};
+
+pub(super) fn clean(args: &CleanArgs) -> Result<ExitCode, UsageError> {
+    // PATH is checked first (bad input says so before anything is listed).
+    let scratch_done = crate::measure::clean::clean_command(&args.path, args.yes).map_err(UsageError)?;
+    let lab_done = crate::lab::leftovers::clean(args.yes).map_err(UsageError)?;
+    Ok(ExitCode::from(if lab_done && scratch_done { 0 } else { 1 }))
+}

@@ -1,0 +1,89 @@
+//! Measuring a command's cases, for one process and for MPI ranks alike: each case is
+//! prepared (or skipped when it does not fit), handed to its executor, and run in the
+//! rounds of the schedule with the others (docs/measurement.md).
+
+use indicatif::ProgressBar;
+
+use super::progress::show_tick;
+use crate::measure::runner::{RunSettings, prepare_case};
+use crate::measure::scheduler::{CaseRuns, Queue, Schedule};
+use crate::measure::source::Source;
+use crate::measure::target::Scratch;
+use crate::plan::Case;
+use crate::plan::durability::Durability;
+use crate::plan::latency::{Plan, Unit};
+use crate::result::{CaseResult, Status};
+
+/// A case ready for the rounds, or refused up front with its status and reason.
+pub(super) type Prepared<'a> = Result<Box<dyn CaseRuns + 'a>, (Status, String)>;
+
+/// Where the cases are written and how.
+pub(super) struct Setup<'a> {
+    pub scratch: &'a Scratch,
+    pub source: &'a Source,
+    pub settings: &'a RunSettings,
+    /// Whether a case that does not fit in the free space is skipped (`--no-space-check`
+    /// says no: the filesystem's own ENOSPC then ends it).
+    pub space_check: bool,
+    /// The case's bytes are split over this many directories (MPI ranks each with their
+    /// own, `--mpi-local`), so that each needs this share of them.
+    pub split: u64,
+}
+
+/// Every case of `cases`, prepared in order and passed through `executor`: itself in one
+/// process; under MPI, agreed with the other ranks and wrapped in their executor.
+pub(super) fn prepare_all<'a>(
+    cases: &'a [Case],
+    setup: &Setup<'a>,
+    executor: &mut dyn FnMut(Prepared<'a>) -> Prepared<'a>,
+) -> Vec<(Case, Prepared<'a>)> {
+    let mut prepared = Vec::new();
+    for (index, case) in cases.iter().enumerate() {
+        // Creation cases check for themselves (ftruncate needs no space at all).
+        let creates = crate::measure::methods::by_name(&case.method).is_some_and(|m| m.creation().is_some());
+        let too_big = if !setup.space_check || creates {
+            None
+        } else {
+            crate::measure::space::shortfall(setup.scratch.path(), case.bytes.div_ceil(setup.split))
+        };
+        let ready = match too_big {
+            Some(reason) => Err((Status::Skipped, reason)),
+            None => prepare_case(index, case, setup.scratch, setup.source, setup.settings),
+        };
+        prepared.push((case.clone(), executor(ready)));
+    }
+    prepared
+}
+
+/// The latency cases of `plan` (`units` is `plan.cases()`), numbered from `first`.
+pub(super) fn prepare_latency<'a>(
+    plan: &'a Plan,
+    units: &'a [(Unit, Durability)],
+    first: usize,
+    scratch: &'a Scratch,
+) -> Vec<(Case, Prepared<'a>)> {
+    units
+        .iter()
+        .enumerate()
+        .map(|(number, (unit, mode))| {
+            let case = crate::plan::latency::case_of(plan, unit, *mode);
+            (case, crate::measure::latency::prepare(first + number, plan, unit, *mode, scratch))
+        })
+        .collect()
+}
+
+/// Runs the prepared cases in rounds by `schedule`, showing them on `progress`: every
+/// case's result, in the order given.
+pub(super) fn measure_all<'a>(
+    prepared: Vec<(Case, Prepared<'a>)>,
+    schedule: &Schedule,
+    progress: &ProgressBar,
+) -> Vec<CaseResult> {
+    let mut queue = Queue::default();
+    for (case, ready) in prepared {
+        queue.add(case, ready);
+    }
+    let results = queue.run(schedule, &mut |tick| show_tick(progress, &tick));
+    progress.finish_and_clear();
+    results
+}

@@ -1,0 +1,194 @@
+//! `writebench run`: the suite narrowed by the options, a short calibration, every case
+//! (and the suite's latency cases) in rounds, then the table, the Answer and the files
+//! asked for. Under `--mpi`, every rank runs `mpi::run` instead, which shares the
+//! options, the output and the files with this one.
+
+use std::io::Write;
+use std::process::ExitCode;
+
+use serde_json::json;
+
+use super::calibrate::calibrate_in;
+use super::conclude::{argv, assemble, draw_conclusions};
+use super::measure_all::{Setup, measure_all, prepare_all, prepare_latency};
+use super::progress::progress_bar;
+use super::start::{finish, start_in};
+use crate::cli::{RunArgs, UsageError};
+use crate::context::{self, TargetInfo};
+use crate::export::{self, text::Paint};
+use crate::measure::calibrate::Effort;
+use crate::measure::estimate;
+use crate::measure::peak::{peak_rss_bytes, reset_peak_rss};
+use crate::measure::runner::RunSettings;
+use crate::measure::scheduler::Schedule;
+use crate::measure::source::Source;
+use crate::measure::target::Scratch;
+use crate::plan::suites::Suite;
+use crate::plan::{Case, Durability};
+use crate::result::{ResultFile, Status};
+
+pub(super) fn run(args: &RunArgs) -> Result<ExitCode, UsageError> {
+    let mut suite = args.suite()?;
+    args.check_paths()?;
+    let settings = args.settings(&suite);
+    let schedule = args.schedule(&suite)?;
+    if let Some(latency) = &mut suite.latency {
+        // A latency case has as many loops as the others have runs: --count split over them.
+        latency.loops = schedule.min_runs;
+    }
+    let dropped = args.dropped_notes(&suite);
+    let cases = suite.cases();
+    if cases.is_empty() {
+        let why = if dropped.is_empty() { String::new() } else { format!(" ({})", dropped.join("; ")) };
+        return Err(UsageError(format!("the options select no case{why}")));
+    }
+    for note in &dropped {
+        eprintln!("writebench: no case for {note}");
+    }
+    // The seed's pattern; each run's writers get buffers of their own from it, sized
+    // for that case's calls (file creation cases write no data and get none).
+    let source = Source::new(settings.seed);
+    if !args.no_space_check {
+        // --size itself must fit; a larger case of a suite (the full suite's 4 GiB file
+        // creation) is skipped instead of refusing the whole run.
+        crate::measure::space::check_up_front(&args.path, suite.reference_size).map_err(UsageError)?;
+    }
+    let (scratch, target) = start_in(&args.path)?;
+    let verify = settings.verify.is_some();
+    announce(&cases, suite.latency.as_ref(), &schedule, &target, &scratch, (verify, !args.no_calibrate));
+    let calibration = (!args.no_calibrate).then(|| {
+        let sizes: Vec<u64> = cases.iter().map(|case| case.bytes).collect();
+        let calibration = calibrate_in(&scratch, Effort::SHORT, &sizes, settings.seed);
+        // The copy buffers are freed: the peak the result records is the cases' own.
+        reset_peak_rss();
+        eprintln!(
+            "writebench: calibrated in {:.1} s; {}",
+            calibration.seconds,
+            export::calibration::summary_line(&calibration)
+        );
+        calibration
+    });
+
+    let latency_units = suite.latency.as_ref().map(|plan| plan.cases()).unwrap_or_default();
+    let runs_per_case = u64::from(schedule.warmup + schedule.max_runs);
+    let swap_before = context::swapped_out_pages();
+    let progress = progress_bar((cases.len() + latency_units.len()) as u64 * runs_per_case);
+    let setup =
+        Setup { scratch: &scratch, source: &source, settings: &settings, space_check: !args.no_space_check, split: 1 };
+    let mut prepared = prepare_all(&cases, &setup, &mut |ready| ready);
+    // The latency cases' loops join the same rounds (docs/measurement.md); their results
+    // come after the others', as their table section does.
+    if let Some(plan) = &suite.latency {
+        prepared.extend(prepare_latency(plan, &latency_units, cases.len(), &scratch));
+    }
+    let done = measure_all(prepared, &schedule, &progress);
+    finish(scratch, settings.keep_files);
+
+    // Built once the cases are done, so that peak_rss_bytes covers the whole run.
+    let options = options_json(&suite, &settings, &schedule, args.equivalence);
+    let mut result = assemble(context::host(swap_before), target, options, done, calibration);
+    draw_conclusions(&mut result);
+    Ok(show_and_export(&result, args, Paint::for_stdout()))
+}
+
+/// A run's result on stdout (the table unless `--quiet`, the per-rank section of an
+/// `--mpi` run, the Answer) and in the files asked for. 0 when a case was measured and
+/// every file was written, else 1.
+pub(super) fn show_and_export(result: &ResultFile, args: &RunArgs, paint: Paint) -> ExitCode {
+    let any_ok = result.cases.iter().any(|r| r.status == Status::Ok);
+    let mut stdout = std::io::stdout().lock();
+    let table = if args.quiet { Ok(()) } else { export::table::render(result, &mut stdout, args.style.style(), paint) };
+    let _ = table
+        .and_then(|()| export::ranks::render(result, &mut stdout))
+        .and_then(|()| export::answer::render(result, &mut stdout, paint))
+        .and_then(|()| stdout.flush());
+    let exported = export::write_files(export::RESULT_FORMATS, result, &args.export.paths());
+    if any_ok && exported { ExitCode::SUCCESS } else { ExitCode::from(1) }
+}
+
+/// The run's options exactly as they were applied, and the command line.
+pub(super) fn options_json(
+    suite: &Suite,
+    settings: &RunSettings,
+    schedule: &Schedule,
+    equivalence_pct: f64,
+) -> serde_json::Value {
+    let mut options = json!({
+        "command": "run",
+        "suite": suite.name,
+        "size": suite.reference_size,
+        "repeat": schedule.min_runs,
+        "warmup": schedule.warmup,
+        "target_ci": schedule.target_ci,
+        "min_runs": schedule.min_runs,
+        "max_runs": schedule.max_runs,
+        "order": schedule.order.name(),
+        "seed": settings.seed,
+        "verify": settings.verify.is_some(),
+        "drop_cache": settings.drop_cache,
+        // What "tied" means in the Answer (analysis::significance, docs/answer.md).
+        "equivalence_pct": equivalence_pct,
+        "executor": crate::measure::executor::InProcess::OVERHEAD,
+        // Each file's data (measure::source): the seed's pattern with a period of at most
+        // this, every 4 KiB block stamped for its file and run.
+        "source_period_bytes": crate::measure::source::PERIOD,
+        "source_writers_budget_bytes": crate::measure::source::WRITERS_BUDGET,
+        // What the mapped methods ask of the kernel: nothing but mmap-populate's
+        // MADV_POPULATE_WRITE, issued by each thread inside the timed span.
+        "mmap_advice": {"madv_sequential": false, "map_populate": false, "mmap-populate": "MADV_POPULATE_WRITE, timed"},
+        // The cases' peak: the calibration's (freed) copy buffers are in
+        // calibration.peak_rss_bytes, and the mark was reset after them.
+        "peak_rss_bytes": peak_rss_bytes(),
+        // The runners that ran (or could not), with their toolchains' version lines.
+        "runtime_toolchains": crate::measure::runtimes::toolchains(),
+        "runtime_executor": crate::measure::runtimes::External::OVERHEAD,
+        "argv": argv(),
+    });
+    let applied = serde_json::to_value(suite.applied()).expect("plain data serializes");
+    if let (Some(options), serde_json::Value::Object(applied)) = (options.as_object_mut(), applied) {
+        options.extend(applied);
+    }
+    options
+}
+
+/// One line on stderr before the work starts: what will run, and about how long: the
+/// cases' runs with what they cost outside their timed spans (`verify`: the read-back),
+/// the latency cases, and the calibration first (`calibrates`).
+fn announce(
+    cases: &[Case],
+    latency: Option<&crate::plan::latency::Plan>,
+    schedule: &Schedule,
+    target: &TargetInfo,
+    scratch: &Scratch,
+    (verify, calibrates): (bool, bool),
+) {
+    let (least, most) = (schedule.warmup + schedule.min_runs, schedule.warmup + schedule.max_runs);
+    let runs = if least == most { format!("{most} runs") } else { format!("{least} to {most} runs") };
+    let latency_cases: Vec<(bool, Durability)> = latency
+        .map(|plan| plan.cases().into_iter().map(|(unit, mode)| (unit.pattern.is_save(), mode)).collect())
+        .unwrap_or_default();
+    let latency_text =
+        if latency_cases.is_empty() { String::new() } else { format!(" and {} latency cases", latency_cases.len()) };
+    let mut line =
+        format!("writebench: {} cases x {runs}{latency_text} on {} ({})", cases.len(), target.path, target.fs_type);
+    if let Some(probe) = estimate::probe(scratch, verify) {
+        let operations = latency.map_or(0, |plan| plan.operations());
+        let mut fixed = estimate::estimate_latency(&latency_cases, operations, &probe);
+        if calibrates {
+            let effort = Effort::SHORT;
+            let device = target.block_device.is_some();
+            fixed += estimate::estimate_calibration(effort.file_bytes, effort.file_runs, device, &probe);
+        }
+        let (low, high) = (estimate::estimate(cases, least, &probe), estimate::estimate(cases, most, &probe));
+        let (low, high) = (estimate::human(low + fixed), estimate::human(high + fixed));
+        let about = if low == high { high } else { format!("{low} to {high}") };
+        line += &format!(
+            ", about {about} (probe: {:.2} GB/s, {:.2} GB/s with fsync, {:.2} µs per call, {:.1} µs per commit)",
+            probe.buffered_bytes_per_second / 1e9,
+            probe.durable_bytes_per_second / 1e9,
+            probe.seconds_per_call * 1e6,
+            probe.seconds_per_commit * 1e6
+        );
+    }
+    eprintln!("{line}");
+}
