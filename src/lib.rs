@@ -22,3 +22,4 @@ pub mod lab;
 pub mod measure;
 pub mod plan;
 pub mod result;
+pub mod stats;

@@ -6,11 +6,11 @@ use serde::{Deserialize, Serialize};
 pub mod metric;
 mod run;
 
-use crate::analysis::outliers::outliers;
-use crate::analysis::stats::{Summary, ci_relative_half_width};
 use crate::context::calibration::{Calibration, CeilingShare};
 use crate::context::{Host, TargetInfo};
 use crate::plan::Case;
+use crate::stats::outliers::outliers;
+use crate::stats::{Summary, ci_relative_half_width};
 pub use run::{CPU_BOUND, DIRTY_AT_START, OTHERS_BUSY, RankRun, RingRecord, Run, cpu_share};
 
 /// v2 added `answer` and the numbers of each observation; v1 files still load (both
@@ -147,7 +147,7 @@ impl CaseResult {
             run.cpu_share = cpu_share(run, cpus);
         }
         let shares: Vec<f64> = runs.iter().map(|run| run.cpu_share).collect();
-        let cpu_bound = !runs.is_empty() && crate::analysis::stats::median(&shares) >= CPU_BOUND;
+        let cpu_bound = !runs.is_empty() && crate::stats::median(&shares) >= CPU_BOUND;
         let bytes = case.bytes as f64;
         let syncs = case.durability.syncs();
         let write: Vec<f64> = runs.iter().map(|run| run.write_seconds).collect();
@@ -259,7 +259,7 @@ pub struct Figure {
 }
 
 /// Case `better` against case `baseline`: how many times faster, the 95 % interval of
-/// that factor and Welch's p-value on the run times (analysis::significance).
+/// that factor and Welch's p-value on the run times (stats::significance).
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct Comparison {
     pub better: String,

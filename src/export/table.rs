@@ -4,7 +4,6 @@
 
 use std::io::{self, Write};
 
-use crate::analysis::stats::{Summary, format_mean_sd, format_seed_style};
 use crate::export::latency::{is_latency_case, render_cases as render_latency};
 use crate::export::table_compact as compact;
 use crate::export::text::Paint;
@@ -13,6 +12,7 @@ use crate::measure::methods;
 use crate::plan::FileState;
 use crate::plan::units::format_size;
 use crate::result::{CaseResult, ResultFile, Status};
+use crate::stats::{Summary, format_mean_sd, format_seed_style};
 
 /// How the table looks: `Compact` (the default) keeps within 100 columns; `Classic`
 /// prints the `( min: a, mean ± sd, max: b )` lines of the original write-ups.
