@@ -293,7 +293,7 @@ mod tests {
         let method = methods::by_name("pwrite").unwrap();
         let case = Case::new(method, FileState::Prealloc, 1 << 20, 1, mode.parse().unwrap(), 1 << 30);
         let runs = times.iter().map(|&t| Run { write_seconds: t, sync_seconds: 0.1, ..Run::default() }).collect();
-        CaseResult::measured(case, runs)
+        crate::analysis::summarize::measured(case, runs, 1)
     }
 
     fn rendered(rows: &[Row]) -> String {

@@ -3,6 +3,7 @@
 //! neighbours, device traffic, ceilings, residency), the runs wording and the size most
 //! cases write. The table, Markdown and HTML say the same things in the same words.
 
+use crate::analysis::summarize::case_ci_relative;
 use crate::plan::units::format_size;
 use crate::result::{CaseResult, ResultFile};
 use crate::stats::NOISY_CI;
@@ -160,7 +161,7 @@ pub fn noise_note(result: &CaseResult) -> Option<String> {
         }),
         Some(_) => None,
         None => {
-            let ci = result.ci_relative()?;
+            let ci = case_ci_relative(result)?;
             (ci > NOISY_CI).then(|| format!("noisy: CI ±{:.1} %", 100.0 * ci))
         }
     }

@@ -35,6 +35,7 @@ use std::time::Instant;
 use hdrhistogram::Histogram;
 use serde_json::json;
 
+use crate::analysis::summarize;
 use crate::error::{CallError, no_progress, retry_eintr};
 use crate::measure::durability::Pacing;
 use crate::measure::executor::{Cpu, CpuClock};
@@ -173,7 +174,7 @@ impl CaseRuns for Loops<'_> {
         debug_assert_eq!(self.merged, result.runs.len(), "no loop is discarded");
         result.latency_ns = Some(summary(&self.operations));
         result.sync_latency_ns = (!self.syncs.is_empty()).then(|| summary(&self.syncs));
-        result.set_loop_rates(self.plan.per_loop());
+        summarize::set_loop_rates(result, self.plan.per_loop());
     }
 }
 

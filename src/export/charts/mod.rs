@@ -300,7 +300,7 @@ pub(crate) mod tests {
             .with_threads(threads, layout);
         let runs =
             seconds.iter().map(|&t| Run { write_seconds: t, sync_seconds: t / 10.0, ..Run::default() }).collect();
-        CaseResult::measured(case, runs)
+        crate::analysis::summarize::measured(case, runs, 1)
     }
 
     pub fn result(cases: Vec<CaseResult>) -> ResultFile {

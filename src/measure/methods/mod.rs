@@ -238,7 +238,7 @@ pub trait Prepared: Sync {
         Ok(())
     }
     /// What an io_uring run submitted (asked after the sync and the closing steps).
-    fn ring_record(&self) -> Option<crate::measure::ring_record::RingRecord> {
+    fn ring_record(&self) -> Option<crate::result::RingRecord> {
         None
     }
 }

@@ -36,7 +36,7 @@ use std::sync::{Mutex, OnceLock};
 use ::io_uring::{IoUring, Probe, opcode};
 
 use super::{CallError, Family, Job, Method, Prepared};
-use crate::measure::ring_record::RingRecord;
+use crate::result::RingRecord;
 use drive::{Every, Ledger, Slots, Tally, drive};
 use ring::{RingQueue, new_ring, ring_sync, task_cpu_seconds};
 
