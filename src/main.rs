@@ -74,8 +74,9 @@ fn main() -> ExitCode {
 /// lab (mounts, md arrays, loop devices, backing files), wherever PATH is.
 fn clean(args: &writebench::cli::CleanArgs) -> Result<ExitCode, UsageError> {
     // PATH is checked first (bad input says so before anything is listed).
-    let scratch_done = writebench::measure::clean::clean_command(&args.path, args.yes).map_err(UsageError)?;
-    let lab_done = writebench::lab::leftovers::clean(args.yes).map_err(UsageError)?;
+    let mut confirm = writebench::cli::confirm::unless_yes(args.yes);
+    let scratch_done = writebench::measure::clean::clean_command(&args.path, &mut confirm).map_err(UsageError)?;
+    let lab_done = writebench::lab::leftovers::clean(&mut confirm).map_err(UsageError)?;
     Ok(ExitCode::from(if lab_done && scratch_done { 0 } else { 1 }))
 }
 

@@ -7,6 +7,7 @@ use clap::{Args, Parser, Subcommand, ValueEnum};
 
 pub mod calibrate;
 pub mod compare;
+pub mod confirm;
 pub mod lab;
 pub mod latency;
 pub mod mpi;
