@@ -1,18 +1,24 @@
 //! writebench: what is the fastest way for a program to write this file here,
 //! and what does it cost to make it durable?
 //!
-//! The code is layered (docs/design.md §5); each folder says what it is and imports only from
-//! the layers below it:
-//! - `app`: one pipeline per subcommand (what `main.rs` dispatches to);
-//! - `cli`: parse and validate the command line;
-//! - `plan`: the vocabulary (case, state, layout, durability), suites and expansion;
-//! - `measure`: the runner, the executor, the methods, and everything that touches files;
-//! - `context`: what the result needs to be trusted (host, target);
-//! - `analysis`: statistics over runs, significance, advice, and the comparison of saved results;
+//! The code is built in floors (docs/design.md §5), listed here top to bottom; a module
+//! imports only from its own floor or a lower one (`tests/layers.rs` holds the order and
+//! fails on an import that points up it). At the top are `main.rs`, which parses and dispatches, and
+//! `app`: one pipeline per subcommand.
+//! - `cli`: parse and validate the command line; the y/N question of `clean`;
+//! - `lab`: the filesystem lab, which builds filesystems, runs `run` on each and compares them;
+//! - `measure`: the runner, the executor, the methods, and everything that touches files
+//!   (the system calls of a measurement, the sync calls among them);
 //! - `export`: table, JSON, CSV, latency, the Answer, Markdown and HTML (with its charts) and
 //!   compare rendering, reading a result (or a comparison) and nothing else;
-//! - `lab`: the filesystem lab, which builds filesystems, runs `run` on each and compares them;
-//! - `result`: the result file as plain data; `error`: a failed call and its OS text.
+//! - `analysis`: a case's statistics derived from its runs, advice, and the comparison of
+//!   saved results;
+//! - `result`: the result file as plain data, nothing computed;
+//! - `context`: what the result needs to be trusted (host, target); it reads the host's
+//!   facts, yet sits below `result`, which holds its data types;
+//! - `plan`: the vocabulary (case, state, layout, durability), suites and expansion;
+//! - `stats`: statistics, outliers, significance and equivalence, importing nothing else;
+//! - `error`: a failed call and its OS text.
 
 pub mod analysis;
 pub mod app;
@@ -24,3 +30,4 @@ pub mod lab;
 pub mod measure;
 pub mod plan;
 pub mod result;
+pub mod stats;

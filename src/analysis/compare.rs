@@ -29,10 +29,10 @@ pub mod memory;
 
 use serde::{Deserialize, Serialize};
 
-use crate::analysis::significance::{self, ALPHA};
-use crate::analysis::stats::Summary;
 use crate::plan::units::format_size;
 use crate::result::{CaseResult, ResultFile, Run, Status};
+use crate::stats::Summary;
+use crate::stats::significance::{self, ALPHA};
 
 /// The schema of `compare --export-json`.
 pub const SCHEMA: &str = "writebench.compare.v1";

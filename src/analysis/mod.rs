@@ -1,9 +1,8 @@
-//! Statistics over the runs of a case, whether a difference is real, what the cases
-//! show (advice), and `compare` of saved results. Pure functions: no I/O.
+//! A case's statistics derived from its runs (`summarize`), what the cases show (advice),
+//! the ceilings a case is held against, and `compare` of saved results, drawn with the
+//! statistics of [`crate::stats`]. Pure functions: no I/O.
 
 pub mod advice;
 pub mod ceilings;
 pub mod compare;
-pub mod outliers;
-pub mod significance;
-pub mod stats;
+pub mod summarize;

@@ -7,6 +7,7 @@ use clap::{Args, Parser, Subcommand};
 
 pub mod calibrate;
 pub mod compare;
+pub mod confirm;
 pub mod export;
 pub mod lab;
 pub mod latency;

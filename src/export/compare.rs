@@ -6,9 +6,9 @@
 use std::io::{self, Write};
 
 use crate::analysis::compare::{CaseComparison, CompareResult, GoalComparison, Side, Versus};
-use crate::analysis::stats::format_g6;
 use crate::plan::units::format_size;
 use crate::result::Status;
+use crate::stats::format_g6;
 
 /// The terminal rendering.
 pub fn render(compared: &CompareResult, out: &mut dyn Write) -> io::Result<()> {

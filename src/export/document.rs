@@ -2,10 +2,10 @@
 //! context facts, the goals' names, figures and comparisons as text, and what to say
 //! when a result holds no observations or no answer.
 
-use crate::analysis::stats::Summary;
 use crate::context::TargetInfo;
 use crate::plan::units::format_size;
 use crate::result::{CaseResult, Comparison, Figure, ResultFile};
+use crate::stats::Summary;
 
 /// "writebench on /dev/shm (tmpfs)".
 pub fn title(result: &ResultFile) -> String {

@@ -9,13 +9,13 @@ use std::io::{self, Write};
 
 use html_escape::{encode_double_quoted_attribute as attribute, encode_text as text};
 
-use crate::analysis::stats::{format_mean_sd, format_seed_style};
 use crate::export::charts;
 use crate::export::document;
 use crate::export::latency::is_latency_case;
 use crate::export::wording::{most_common_size, notes, runs_wording};
 use crate::plan::units::format_size;
 use crate::result::{CaseResult, ResultFile, Status};
+use crate::stats::{format_mean_sd, format_seed_style};
 
 const STYLE: &str = include_str!("html.css");
 
@@ -167,7 +167,7 @@ fn figure_cell(content: &str) -> String {
 }
 
 /// "a – b", in the unit the summary is in, or why there is no interval.
-fn interval(summary: &crate::analysis::stats::Summary) -> String {
+fn interval(summary: &crate::stats::Summary) -> String {
     match (summary.ci95_low, summary.ci95_high) {
         (Some(low), Some(high)) => format!("{low:.3} – {high:.3}"),
         (Some(low), None) => format!("{low:.3} – (no upper bound)"),

@@ -11,7 +11,6 @@
 
 use std::io::{self, Write};
 
-use crate::analysis::stats::{format_mean_sd, format_seed_style};
 use crate::export::document::{self, one_line};
 use crate::export::latency::is_latency_case;
 use crate::export::wording::{most_common_size, notes, runs_wording};
@@ -19,6 +18,7 @@ use crate::measure::methods::{self, Family};
 use crate::plan::FileState;
 use crate::plan::units::format_size;
 use crate::result::{CaseResult, ResultFile, Status};
+use crate::stats::{format_mean_sd, format_seed_style};
 
 /// Where a case goes in the document.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord)]

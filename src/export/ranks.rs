@@ -161,7 +161,7 @@ mod tests {
                 .with_ranks(2, RankLayout::FilePerRank);
         let runs = [(0.0, 0.001, 0.5, 1.0), (0.0, 0.002, 0.5, 0.75), (0.0, 0.003, 0.5, 2.0)]
             .map(|(s0, s1, e0, e1)| Run { ranks: vec![rank(0, s0, e0), rank(1, s1, e1)], ..Run::default() });
-        let result = CaseResult::measured(case, runs.to_vec());
+        let result = crate::analysis::summarize::measured(case, runs.to_vec(), 1);
         let figures = RankFigures::of(&result);
         assert_eq!(figures.slowest, 1);
         assert_eq!(figures.start_spread, 0.002);
@@ -178,7 +178,7 @@ mod tests {
             Case::new(methods::by_name("pwrite").unwrap(), FileState::Prealloc, 1 << 20, 1, Durability::None, 2 << 20)
                 .with_ranks(2, RankLayout::FilePerRank);
         let runs = vec![Run { ranks: vec![rank(0, 0.0, 0.0248), rank(1, 0.0, 0.0237)], ..Run::default() }];
-        let result = crate::export::charts::tests::result(vec![CaseResult::measured(case, runs)]);
+        let result = crate::export::charts::tests::result(vec![crate::analysis::summarize::measured(case, runs, 1)]);
         let mut out = Vec::new();
         render(&result, &mut out).unwrap();
         let text = String::from_utf8(out).unwrap();

@@ -4,7 +4,6 @@
 
 use std::io::{self, Write};
 
-use crate::analysis::stats::{Summary, format_mean_sd, format_seed_style};
 use crate::export::latency::{is_latency_case, render_cases as render_latency};
 use crate::export::table_compact as compact;
 use crate::export::text::Paint;
@@ -13,6 +12,7 @@ use crate::measure::methods;
 use crate::plan::FileState;
 use crate::plan::units::format_size;
 use crate::result::{CaseResult, ResultFile, Status};
+use crate::stats::{Summary, format_mean_sd, format_seed_style};
 
 /// How the table looks: `Compact` (the default) keeps within 100 columns; `Classic`
 /// prints the `( min: a, mean ± sd, max: b )` lines of the original write-ups.
@@ -171,7 +171,7 @@ mod tests {
         let method = methods::by_name("pwrite").unwrap();
         let case = Case::new(method, FileState::Empty, 1 << 20, 1, mode.parse().unwrap(), 1 << 30);
         let runs = times.iter().map(|&t| Run { write_seconds: t, sync_seconds: 0.1, ..Run::default() }).collect();
-        CaseResult::measured(case, runs)
+        crate::analysis::summarize::measured(case, runs, 1)
     }
 
     #[test]
@@ -188,7 +188,7 @@ mod tests {
         let quiet = measured("none", &[1.0, 1.01, 0.99, 1.0]);
         assert_eq!(row(&quiet, 1 << 30)[3], "");
         let wide = measured("none", &[1.0, 1.5, 0.7, 1.2]);
-        let ci = 100.0 * wide.ci_relative().unwrap();
+        let ci = 100.0 * crate::analysis::summarize::case_ci_relative(&wide).unwrap();
         assert_eq!(row(&wide, 1 << 30)[3], format!("noisy: CI ±{ci:.1} %"));
         let mut met = wide.clone();
         met.target_ci = Some(TargetCi { pct: 50.0, met: true, runs: 4, reached_pct: Some(ci) });

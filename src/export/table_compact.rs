@@ -6,12 +6,12 @@
 
 use std::io::{self, Write};
 
-use crate::analysis::stats::ci_relative_half_width;
 use crate::export::text::{Paint, WIDTH, wrap};
 use crate::export::wording::{cpu_note, detail_notes, noise_note};
 use crate::measure::methods;
 use crate::plan::units::format_size;
 use crate::result::{CaseResult, Run, Status};
+use crate::stats::ci_relative_half_width;
 
 /// Where the notes that do not fit a case's line start.
 const CONTINUATION: &str = "        ";
@@ -85,7 +85,7 @@ pub fn row(result: &CaseResult, usual_size: u64) -> Row {
                 cells: [label, shown(buffered.median, &write), durable, ceiling(result)],
                 noisy: noise_note(result).is_some(),
                 notes: detail_notes(result),
-                cpu: cpu_note(result).map(|note| (note, crate::analysis::stats::median(&shares))),
+                cpu: cpu_note(result).map(|note| (note, crate::stats::median(&shares))),
                 creation: creates,
             }
         }
@@ -293,7 +293,7 @@ mod tests {
         let method = methods::by_name("pwrite").unwrap();
         let case = Case::new(method, FileState::Prealloc, 1 << 20, 1, mode.parse().unwrap(), 1 << 30);
         let runs = times.iter().map(|&t| Run { write_seconds: t, sync_seconds: 0.1, ..Run::default() }).collect();
-        CaseResult::measured(case, runs)
+        crate::analysis::summarize::measured(case, runs, 1)
     }
 
     fn rendered(rows: &[Row]) -> String {

@@ -3,9 +3,10 @@
 //! neighbours, device traffic, ceilings, residency), the runs wording and the size most
 //! cases write. The table, Markdown and HTML say the same things in the same words.
 
-use crate::analysis::stats::NOISY_CI;
+use crate::analysis::summarize::case_ci_relative;
 use crate::plan::units::format_size;
 use crate::result::{CaseResult, ResultFile};
+use crate::stats::NOISY_CI;
 
 /// The size most cases write; lines of other sizes name theirs.
 pub fn most_common_size(result: &ResultFile) -> u64 {
@@ -84,7 +85,7 @@ fn resident_note(result: &CaseResult) -> Option<String> {
     if shares.is_empty() {
         return None;
     }
-    let share = crate::analysis::stats::median(&shares);
+    let share = crate::stats::median(&shares);
     Some(format!("page cache kept {:.0} % of the file", 100.0 * share.min(1.0)))
 }
 
@@ -119,7 +120,7 @@ pub fn cpu_note(result: &CaseResult) -> Option<String> {
         return None;
     }
     let shares: Vec<f64> = result.runs.iter().map(|run| run.cpu_share).collect();
-    let share = crate::analysis::stats::median(&shares);
+    let share = crate::stats::median(&shares);
     Some(format!("CPU-bound (writers on CPU {:.0} % of the time)", 100.0 * share.min(1.0)))
 }
 
@@ -131,7 +132,7 @@ fn sqpoll_note(result: &CaseResult) -> Option<String> {
     if seconds.is_empty() {
         return None;
     }
-    let median = crate::analysis::stats::median(&seconds);
+    let median = crate::stats::median(&seconds);
     Some(format!("SQPOLL thread CPU {median:.3} s a run, not in the CPU figures"))
 }
 
@@ -160,7 +161,7 @@ pub fn noise_note(result: &CaseResult) -> Option<String> {
         }),
         Some(_) => None,
         None => {
-            let ci = result.ci_relative()?;
+            let ci = case_ci_relative(result)?;
             (ci > NOISY_CI).then(|| format!("noisy: CI ±{:.1} %", 100.0 * ci))
         }
     }

@@ -99,9 +99,10 @@ pub fn find_where(wanted: impl Fn(u32) -> bool) -> Leftovers {
     found
 }
 
-/// `writebench clean`'s part for the lab: lists the leftovers and removes them with
-/// `yes` or once the user agrees on a terminal. Ok(false) when a removal failed.
-pub fn clean(yes: bool) -> Result<bool, String> {
+/// `writebench clean`'s part for the lab: lists the leftovers and removes them once
+/// `confirm` agrees (`--yes`, or the user on a terminal; see `measure::clean::clean_command`).
+/// Ok(false) when a removal failed.
+pub fn clean(confirm: &mut dyn FnMut(&str, &str) -> Result<bool, String>) -> Result<bool, String> {
     let found = find();
     if found.is_empty() {
         // Silent: most users never ran a lab, and `clean` is about their PATH.
@@ -117,8 +118,7 @@ pub fn clean(yes: bool) -> Result<bool, String> {
             "removing the lab's leftovers needs root (unmount, mdadm --stop, losetup -d): run clean as root".into()
         );
     }
-    let listed = || "the lab's leftovers are listed, none removed".to_string();
-    if !yes && !crate::measure::clean::confirmed("Tear them down? [y/N] ", listed)? {
+    if !confirm("Tear them down? [y/N] ", "the lab's leftovers are listed, none removed")? {
         println!("nothing removed");
         return Ok(true);
     }

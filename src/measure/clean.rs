@@ -141,25 +141,14 @@ pub fn find_stale(parent: &Path) -> io::Result<Vec<Stale>> {
 }
 
 /// `writebench clean [PATH] [--yes]`: lists the stale scratch directories in PATH on
-/// stdout and removes them once the user agrees on the terminal, or with `--yes`.
-/// Without a terminal and without `--yes` it lists them and refuses (Err: exit 2).
-/// Ok(false) when a removal failed (said on stderr).
-/// Asks `question` on the terminal: true for a yes. Without a terminal to ask on (stdin
-/// or stderr redirected) nothing is asked, and the error says what `listed` was left.
-pub fn confirmed(question: &str, listed: impl FnOnce() -> String) -> Result<bool, String> {
-    use std::io::{BufRead, IsTerminal, Write};
-
-    if !(std::io::stdin().is_terminal() && std::io::stderr().is_terminal()) {
-        return Err(format!("{}: confirm on a terminal or pass --yes", listed()));
-    }
-    eprint!("{question}");
-    let _ = std::io::stderr().flush();
-    let mut answer = String::new();
-    let _ = std::io::stdin().lock().read_line(&mut answer);
-    Ok(matches!(answer.trim(), "y" | "Y" | "yes" | "YES" | "Yes"))
-}
-
-pub fn clean_command(parent: &Path, yes: bool) -> Result<bool, String> {
+/// stdout and removes them once `confirm` agrees (asked with the question and, for its
+/// refusal, what stays listed): the user on the terminal, or `--yes`. Without a terminal
+/// and without `--yes` it lists them and refuses (Err: exit 2). Ok(false) when a
+/// removal failed (said on stderr).
+pub fn clean_command(
+    parent: &Path,
+    confirm: &mut dyn FnMut(&str, &str) -> Result<bool, String>,
+) -> Result<bool, String> {
     let metadata = std::fs::metadata(parent).map_err(|e| format!("PATH {}: {}", parent.display(), plain(&e)))?;
     if !metadata.is_dir() {
         return Err(format!("PATH {} is not a directory", parent.display()));
@@ -181,8 +170,8 @@ pub fn clean_command(parent: &Path, yes: bool) -> Result<bool, String> {
     let count = stale.len();
     let directories = if count == 1 { "y" } else { "ies" };
     let question = format!("Remove {count} director{directories} and the files in them? [y/N] ");
-    let listed = || format!("{count} stale scratch director{directories} listed, none removed");
-    if !yes && !confirmed(&question, listed)? {
+    let listed = format!("{count} stale scratch director{directories} listed, none removed");
+    if !confirm(&question, &listed)? {
         println!("nothing removed");
         return Ok(true);
     }

@@ -10,6 +10,7 @@ use std::os::fd::AsRawFd;
 use std::time::Instant;
 
 use crate::error::CallError;
+use crate::measure::durability::sync_fd;
 use crate::measure::executor::CpuClock;
 use crate::measure::fd;
 use crate::measure::hygiene::RunFiles;
@@ -100,7 +101,7 @@ fn create_once(name: &str, case: &Case, create: CreateCall, scratch: &Scratch) -
     let end_sync = case.durability.end_sync();
     let created = Instant::now();
     if let Some(call) = end_sync {
-        call.call(file.as_raw_fd())?;
+        sync_fd(call, file.as_raw_fd())?;
     }
     fd::close(file).map_err(|error| CallError::new(format!("close {name}"), error))?;
     let closed = Instant::now();

@@ -1,13 +1,26 @@
-//! Durability at run time: the per-call hook that syncs every N calls, and the
-//! O_DIRECT alignment a case must meet (found by `context::dio`, which the result file
-//! records too). The modes themselves are `plan::durability`.
+//! Durability at run time: the sync calls themselves, the per-call hook that syncs
+//! every N calls, and the O_DIRECT alignment a case must meet (found by `context::dio`,
+//! which the result file records too). The modes themselves are `plan::durability`.
 
 use std::os::fd::RawFd;
 use std::sync::atomic::{AtomicU64, AtomicUsize, Ordering};
 
 pub use crate::context::dio::{DioAlignment, dio_alignment};
-use crate::error::CallError;
+use crate::error::{CallError, retry_eintr};
 use crate::plan::durability::{Durability, SyncCall};
+
+/// `call` (fsync or fdatasync) on `fd`, checked, retried on EINTR; its error names it.
+pub fn sync_fd(call: SyncCall, fd: RawFd) -> Result<(), CallError> {
+    // SAFETY: fsync/fdatasync on a descriptor the caller keeps open.
+    retry_eintr(|| unsafe {
+        match call {
+            SyncCall::Fsync => libc::fsync(fd),
+            SyncCall::Fdatasync => libc::fdatasync(fd),
+        }
+    } as isize)
+    .map(drop)
+    .map_err(|error| CallError::new(call.name(), error))
+}
 
 /// The `every:N` rule of one run, shared by all its writers: a sync every N calls *of
 /// the file*. Into one file, the calls are counted across its threads, so that T
@@ -162,7 +175,7 @@ impl Pacer<'_> {
     pub fn sync_now(&mut self, fd: RawFd) -> Result<(), CallError> {
         self.since = 0;
         match self.pacing.every {
-            Some((_, call)) => call.call(fd),
+            Some((_, call)) => sync_fd(call, fd),
             None => Ok(()),
         }
     }

@@ -59,7 +59,7 @@ pub struct Execution {
     /// CPU time of the executing thread over the sync and the closing steps.
     pub cpu: Cpu,
     /// What an io_uring run submitted (see [`Prepared::ring_record`]).
-    pub ring: Option<crate::measure::ring_record::RingRecord>,
+    pub ring: Option<crate::result::RingRecord>,
     /// Under `--mpi`: each rank's own times and CPU, on the run's common axis (empty
     /// for one process).
     #[serde(default)]

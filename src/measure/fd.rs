@@ -20,7 +20,7 @@ pub fn fstat(fd: RawFd) -> io::Result<libc::stat> {
 }
 
 /// `fsync(2)`, retried on EINTR (the untimed syncs of hygiene; timed syncs go through
-/// `SyncCall`, which names the call in its error).
+/// `durability::sync_fd`, which names the call in its error).
 pub fn fsync(fd: RawFd) -> io::Result<()> {
     // SAFETY: fsync of a descriptor; a bad one is EBADF.
     retry_eintr(|| unsafe { libc::fsync(fd) } as isize).map(drop)

@@ -35,8 +35,9 @@ use std::time::Instant;
 use hdrhistogram::Histogram;
 use serde_json::json;
 
+use crate::analysis::summarize;
 use crate::error::{CallError, no_progress, retry_eintr};
-use crate::measure::durability::Pacing;
+use crate::measure::durability::{Pacing, sync_fd};
 use crate::measure::executor::{Cpu, CpuClock};
 use crate::measure::fd;
 use crate::measure::hygiene::RunFiles;
@@ -173,7 +174,7 @@ impl CaseRuns for Loops<'_> {
         debug_assert_eq!(self.merged, result.runs.len(), "no loop is discarded");
         result.latency_ns = Some(summary(&self.operations));
         result.sync_latency_ns = (!self.syncs.is_empty()).then(|| summary(&self.syncs));
-        result.set_loop_rates(self.plan.per_loop());
+        summarize::set_loop_rates(result, self.plan.per_loop());
     }
 }
 
@@ -275,7 +276,7 @@ fn measure(name: &str, how: &How, source: &Source, scratch: &Scratch) -> Result<
     let loop_ended = Instant::now();
     let sync_seconds = match durability.end_sync() {
         Some(call) => {
-            call.call(fd)?;
+            sync_fd(call, fd)?;
             loop_ended.elapsed().as_secs_f64()
         }
         None => 0.0,
@@ -283,7 +284,7 @@ fn measure(name: &str, how: &How, source: &Source, scratch: &Scratch) -> Result<
     let cpu = CpuClock::now().since(cpu);
     if durability.end_sync().is_none() {
         // Untimed: the next case must not pay for this one's writeback.
-        SyncCall::Fsync.call(fd)?;
+        sync_fd(SyncCall::Fsync, fd)?;
     }
     let loop_seconds = (loop_ended - loop_started).as_secs_f64();
     Ok(Measured::of_loop(plan, loop_seconds, sync_seconds, cpu, operations, syncs))
@@ -368,7 +369,7 @@ fn through_runner(
     let samples = runtimes::latency::measure(&unit.runtime, launch, &request)?;
     if how.durability.end_sync().is_none() {
         // Untimed: the next case must not pay for this one's writeback.
-        SyncCall::Fsync.call(fd)?;
+        sync_fd(SyncCall::Fsync, fd)?;
     }
     let mut operations = histogram();
     let mut syncs = histogram();

@@ -17,7 +17,6 @@ pub mod peak;
 pub mod placement;
 pub mod ranks;
 pub mod residency;
-pub mod ring_record;
 pub mod runner;
 pub mod runtimes;
 pub mod save;

@@ -18,8 +18,9 @@ use rand::seq::SliceRandom;
 use rand_xoshiro::Xoshiro256PlusPlus;
 use rand_xoshiro::rand_core::SeedableRng;
 
+use crate::analysis::summarize::{self, ci_relative};
 use crate::plan::Case;
-use crate::result::{CaseResult, Run, Status, TargetCi, ci_relative};
+use crate::result::{CaseResult, Run, Status, TargetCi};
 
 /// One case, ready to run again and again. The runner implements it for write and
 /// file-creation cases; tests implement it with given times.
@@ -256,10 +257,11 @@ fn finish(mut slot: Slot, schedule: &Schedule) -> CaseResult {
     match slot.end {
         Some(End::Failed(status, reason)) => CaseResult::without_result(slot.case, status, reason),
         Some(End::Done) | None => {
-            let mut result = CaseResult::measured(slot.case, slot.measured);
+            let cpus = std::thread::available_parallelism().map_or(1, |n| n.get());
+            let mut result = summarize::measured(slot.case, slot.measured, cpus);
             slot.runs.conclude(&mut result);
             if let Some(pct) = schedule.target_ci {
-                let ci = result.ci_relative();
+                let ci = summarize::case_ci_relative(&result);
                 result.target_ci = Some(TargetCi {
                     pct,
                     met: target_met(ci, pct),

@@ -1,6 +1,7 @@
 //! What makes written data durable (docs/design.md §1 "durability"): the modes, their
-//! spelling, the open flags and the sync calls they need. The rule that syncs every N
-//! calls at run time and the O_DIRECT alignment are in `measure::durability`.
+//! spelling, the open flags and the sync calls they need, as data. Making a sync call,
+//! the rule that syncs every N calls at run time and the O_DIRECT alignment are in
+//! `measure::durability`.
 //!
 //! Spellings (`--durability`, comma-separated):
 //! - `none`: page cache only;
@@ -32,12 +33,9 @@
 //! Result files carry it, so it parses; [`parse_mode`] refuses it for `--durability`.
 
 use std::fmt;
-use std::os::fd::RawFd;
 use std::str::FromStr;
 
 use serde::{Deserialize, Serialize};
-
-use crate::error::{CallError, retry_eintr};
 
 /// The call that makes a file's data durable.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash)]
@@ -52,19 +50,6 @@ impl SyncCall {
             SyncCall::Fsync => "fsync",
             SyncCall::Fdatasync => "fdatasync",
         }
-    }
-
-    /// The call itself, checked, retried on EINTR.
-    pub fn call(self, fd: RawFd) -> Result<(), CallError> {
-        // SAFETY: fsync/fdatasync on a descriptor the caller keeps open.
-        retry_eintr(|| unsafe {
-            match self {
-                SyncCall::Fsync => libc::fsync(fd),
-                SyncCall::Fdatasync => libc::fdatasync(fd),
-            }
-        } as isize)
-        .map(drop)
-        .map_err(|error| CallError::new(self.name(), error))
     }
 }
 

@@ -3,7 +3,7 @@
 
 use serde::{Deserialize, Serialize};
 
-pub use crate::measure::ring_record::RingRecord;
+use super::RingRecord;
 
 /// One timed run. Seconds are from the monotonic clock.
 #[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
@@ -165,10 +165,3 @@ pub const OTHERS_BUSY: f64 = 0.5;
 
 /// The CPU share from which a case is called CPU-bound.
 pub const CPU_BOUND: f64 = 0.9;
-
-/// A run's CPU share (see [`Run::cpu_share`]) with `cpus` CPUs to run on.
-pub fn cpu_share(run: &Run, cpus: usize) -> f64 {
-    let writers = run.thread_seconds.len().clamp(1, cpus.max(1)) as f64;
-    let seconds = run.durable_seconds() * writers;
-    if seconds > 0.0 { (run.user_seconds + run.sys_seconds) / seconds } else { 0.0 }
-}

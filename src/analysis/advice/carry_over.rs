@@ -11,9 +11,9 @@ use std::collections::HashMap;
 
 use super::figures::{Finding, Measured, Metric, case_figures};
 use super::words::{gbps, p_value};
-use crate::analysis::significance::{ALPHA, holm};
-use crate::analysis::stats::median;
 use crate::result::{CaseResult, ResultFile};
+use crate::stats::median;
+use crate::stats::significance::{ALPHA, holm};
 
 /// Fewer runs than this cannot show a rank correlation at 5 % among several cases.
 pub const MIN_RUNS: usize = 6;

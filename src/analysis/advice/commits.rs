@@ -9,9 +9,9 @@ use std::collections::BTreeMap;
 use super::figures::{Metric, Side, Test, equivalence_margin, test, writes_per_commit};
 use super::latency::{self, p99_ns};
 use super::words::{factor, micros, mode, per_second, runner_up_words};
-use crate::analysis::significance::Verdict;
 use crate::plan::latency::{Pattern, is_not_durable_save, pattern_of};
 use crate::result::{CaseResult, Recommendation, ResultFile};
+use crate::stats::significance::Verdict;
 
 /// Small durable commits, from the latency cases whose every write (or every N) is
 /// durable, one answer per write size (a commit of 8 B and one of 4 KiB are different

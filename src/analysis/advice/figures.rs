@@ -4,13 +4,13 @@
 
 use std::collections::BTreeMap;
 
-use crate::analysis::significance::{self, Factor, Verdict, holm};
-use crate::analysis::stats::Summary;
 use crate::measure::methods;
 use crate::plan::durability::Commit;
 use crate::plan::latency::is_latency_case;
 use crate::plan::{Durability, FileState};
 use crate::result::{CaseResult, Comparison, Figure, Observation, ResultFile, Status};
+use crate::stats::Summary;
+use crate::stats::significance::{self, Factor, Verdict, holm};
 
 /// An observation and how much it matters, for ordering (see the module doc of `advice`).
 #[derive(Debug, Clone)]

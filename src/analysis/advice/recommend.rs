@@ -25,11 +25,11 @@ use super::commits::{commits, saves};
 use super::figures::{Measured, Metric, Side, Test, family, test};
 use super::words::{gbps, gbps_change, runner_up_words, strategy, tested, tested_flat};
 
-use crate::analysis::significance::Verdict;
 use crate::measure::methods::Family;
 use crate::plan::durability::{Commit, SyncCall};
 use crate::plan::{Case, Durability, FileState};
 use crate::result::{CaseResult, Recommendation, ResultFile};
+use crate::stats::significance::Verdict;
 
 /// The goals answered from throughput cases.
 struct Goal {

@@ -12,9 +12,9 @@ use std::collections::BTreeMap;
 
 use super::figures::{Finding, Measured, Metric, Side, Test, holm_adjusted, test};
 use super::words::{factor, p_value};
-use crate::analysis::significance::Verdict;
 use crate::measure::methods::NATIVE;
 use crate::plan::units::format_size;
+use crate::stats::significance::Verdict;
 
 /// Calls of at most this many bytes are compared per call.
 pub const SMALL_CALL: u64 = 4096;

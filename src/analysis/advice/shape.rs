@@ -6,9 +6,9 @@ use std::collections::BTreeMap;
 
 use super::figures::{Dims, Finding, Measured, Metric, Side, test};
 use super::words::{Token, direction, factor, gbps, gbps_change, id_without, p_value};
-use crate::analysis::significance::Verdict;
 use crate::plan::units::format_size;
 use crate::result::CaseResult;
+use crate::stats::significance::Verdict;
 
 /// A chunk "reaches" the method's best when its mean throughput is at least this share
 /// of the best mean, or when it cannot be told from the best (Welch p ≥ 0.05).

@@ -130,7 +130,7 @@ impl Build {
                 ..Run::default()
             })
             .collect();
-        self.result.cases.push(CaseResult::measured(case, runs));
+        self.result.cases.push(crate::analysis::summarize::measured(case, runs, 1));
         self
     }
 
@@ -138,7 +138,8 @@ impl Build {
     /// operations at `ops_per_second`, no summary over loops.
     pub fn latency(mut self, case: Case, ops_per_second: f64, p99_ns: u64) -> Build {
         let seconds = 1000.0 / ops_per_second;
-        let mut result = CaseResult::measured(case, vec![Run { write_seconds: seconds, ..Run::default() }]);
+        let mut result =
+            crate::analysis::summarize::measured(case, vec![Run { write_seconds: seconds, ..Run::default() }], 1);
         result.latency_ns = Some(json!({"count": 1000, "mean": 1e9 / ops_per_second, "p50": p99_ns / 2,
                                         "p90": p99_ns / 2, "p99": p99_ns, "p999": p99_ns, "max": p99_ns}));
         result.ops_per_second = Some(ops_per_second);
@@ -152,11 +153,11 @@ impl Build {
             .iter()
             .map(|&ops| Run { write_seconds: 1000.0 / ops, ops_per_second: Some(ops), ..Run::default() })
             .collect();
-        let mut result = CaseResult::measured(case, runs);
+        let mut result = crate::analysis::summarize::measured(case, runs, 1);
         let count = 1000 * ops_per_second.len();
         result.latency_ns = Some(json!({"count": count, "mean": 1e9 / ops_per_second[0], "p50": p99_ns / 2,
                                         "p90": p99_ns / 2, "p99": p99_ns, "p999": p99_ns, "max": p99_ns}));
-        result.set_loop_rates(1000);
+        crate::analysis::summarize::set_loop_rates(&mut result, 1000);
         self.result.cases.push(result);
         self
     }

@@ -8,8 +8,8 @@ use crate::plan::units::{format_size, format_size_compact};
 use crate::plan::{Case, Durability, FileState};
 
 use super::figures::{Metric, Side, Test, family};
-use crate::analysis::significance::Verdict;
 use crate::result::CaseResult;
+use crate::stats::significance::Verdict;
 
 /// Three significant digits: `2.10`, `12.3`, `0.512`; `123` from 100 on.
 pub fn three_digits(value: f64) -> String {
@@ -129,7 +129,7 @@ pub fn p_value(p: f64) -> String {
         "p < 0.001".to_string()
     } else if p < 0.01 {
         format!("p = {p:.3}")
-    } else if p < crate::analysis::significance::ALPHA && format!("{p:.2}") == "0.05" {
+    } else if p < crate::stats::significance::ALPHA && format!("{p:.2}") == "0.05" {
         format!("p = {p:.4}")
     } else {
         format!("p = {p:.2}")

@@ -15,9 +15,9 @@ use serde::{Deserialize, Serialize};
 
 use super::{CompareResult, Sizes, compare};
 use crate::analysis::advice::words;
-use crate::analysis::significance::{self, ALPHA, EQUIVALENCE, Verdict};
 use crate::plan::FileState;
 use crate::result::{CaseResult, ResultFile, Status};
+use crate::stats::significance::{self, ALPHA, EQUIVALENCE, Verdict};
 
 /// One effect across the files.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]

@@ -18,7 +18,7 @@ fn case(method: &str, durability: &str, times: &[(f64, f64)]) -> CaseResult {
         64 * MIB,
     );
     let runs = times.iter().map(|&(write, sync)| Run { write_seconds: write, sync_seconds: sync, ..Run::default() });
-    CaseResult::measured(case, runs.collect())
+    crate::analysis::summarize::measured(case, runs.collect(), 1)
 }
 
 /// Five runs around `mean` seconds, ±1 %: the same spread in every case.

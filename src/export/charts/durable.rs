@@ -4,9 +4,9 @@
 
 use super::bars::{BarChart, Group};
 use super::{Chart, ERROR_BARS, Estimate, Naming, throughput_cases};
-use crate::analysis::stats::Summary;
 use crate::plan::Case;
 use crate::result::{CaseResult, ResultFile};
+use crate::stats::Summary;
 
 /// Most rows when the chart falls back to each method's fastest durable case.
 const FALLBACK_ROWS: usize = 12;

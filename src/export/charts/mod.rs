@@ -26,12 +26,12 @@ use plotters::coord::Shift;
 use plotters::prelude::*;
 use plotters::style::text_anchor::{HPos, Pos, VPos};
 
-use crate::analysis::stats::Summary;
 use crate::export::latency::is_latency_case;
 use crate::measure::methods;
 use crate::plan::Case;
 use crate::plan::units::format_size;
 use crate::result::{CaseResult, ResultFile, Status};
+use crate::stats::Summary;
 
 /// One chart of the report: an SVG element, and the words around it.
 #[derive(Debug, Clone)]
@@ -300,7 +300,7 @@ pub(crate) mod tests {
             .with_threads(threads, layout);
         let runs =
             seconds.iter().map(|&t| Run { write_seconds: t, sync_seconds: t / 10.0, ..Run::default() }).collect();
-        CaseResult::measured(case, runs)
+        crate::analysis::summarize::measured(case, runs, 1)
     }
 
     pub fn result(cases: Vec<CaseResult>) -> ResultFile {

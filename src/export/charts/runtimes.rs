@@ -3,9 +3,9 @@
 
 use super::bars::{BarChart, Group};
 use super::{Chart, ERROR_BARS, Estimate, Naming, throughput_cases};
-use crate::analysis::stats::Summary;
 use crate::plan::Case;
 use crate::result::{CaseResult, ResultFile};
+use crate::stats::Summary;
 
 /// Everything that makes a strategy but its runtime.
 fn strategy(case: &Case) -> (&str, crate::plan::FileState, u64, u32, Option<u32>, u32, u32, String, u64) {

@@ -3,9 +3,9 @@
 
 use super::bars::{BarChart, Group};
 use super::{Chart, ERROR_BARS, Estimate, Naming, throughput_cases};
-use crate::analysis::stats::Summary;
 use crate::plan::{Case, FileState};
 use crate::result::{CaseResult, ResultFile};
+use crate::stats::Summary;
 
 /// Everything that makes a strategy but its state.
 fn strategy(case: &Case) -> (&str, &str, u32, Option<u32>, u32, u32, String, u64) {

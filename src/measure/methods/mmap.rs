@@ -31,6 +31,7 @@ use std::os::fd::{AsRawFd, OwnedFd, RawFd};
 use std::ptr::NonNull;
 
 use super::{CallError, Family, Job, Method, Prepared};
+use crate::measure::durability::sync_fd;
 use crate::measure::source::page_size;
 use crate::measure::{fd, space};
 use crate::plan::durability::{Durability, SyncCall};
@@ -245,7 +246,7 @@ impl MappedRun<'_> {
             }
         }
         match call {
-            SyncCall::Fsync => SyncCall::Fsync.call(self.job.files[file]),
+            SyncCall::Fsync => sync_fd(SyncCall::Fsync, self.job.files[file]),
             SyncCall::Fdatasync => Ok(()),
         }
     }

@@ -9,7 +9,7 @@ use std::os::fd::RawFd;
 
 pub use crate::error::CallError;
 pub(crate) use crate::error::{no_progress, retry_eintr};
-use crate::measure::durability::{Pacer, Pacing};
+use crate::measure::durability::{Pacer, Pacing, sync_fd};
 use crate::measure::source::{Cursor, Streams, Writer};
 use crate::plan::durability::{Durability, SyncCall};
 
@@ -146,7 +146,7 @@ impl Job<'_> {
 
     /// Sync span of a file-per-thread run: the `end` call on part `index`'s file.
     pub fn sync_part_file(&self, index: usize) -> Result<(), CallError> {
-        self.end_call().call(self.files[self.parts[index].file])
+        sync_fd(self.end_call(), self.files[self.parts[index].file])
     }
 }
 
@@ -238,7 +238,7 @@ pub trait Prepared: Sync {
         Ok(())
     }
     /// What an io_uring run submitted (asked after the sync and the closing steps).
-    fn ring_record(&self) -> Option<crate::measure::ring_record::RingRecord> {
+    fn ring_record(&self) -> Option<crate::result::RingRecord> {
         None
     }
 }
@@ -282,7 +282,7 @@ pub fn fsync_all(files: &[RawFd]) -> Result<(), CallError> {
 /// fsync or fdatasync every file of a run, in order.
 pub fn sync_all(files: &[RawFd], call: SyncCall) -> Result<(), CallError> {
     for &fd in files {
-        call.call(fd)?;
+        sync_fd(call, fd)?;
     }
     Ok(())
 }

@@ -36,7 +36,8 @@ use std::sync::{Mutex, OnceLock};
 use ::io_uring::{IoUring, Probe, opcode};
 
 use super::{CallError, Family, Job, Method, Prepared};
-use crate::measure::ring_record::RingRecord;
+use crate::measure::durability::sync_fd;
+use crate::result::RingRecord;
 use drive::{Every, Ledger, Slots, Tally, drive};
 use ring::{RingQueue, new_ring, ring_sync, task_cpu_seconds};
 
@@ -190,7 +191,7 @@ impl UringRun<'_> {
     fn sync_file(&self, file: usize) -> Result<(), CallError> {
         let call = self.job.end_call();
         let Some(ring) = self.sync_rings.get(file) else {
-            return call.call(self.job.files[file]);
+            return sync_fd(call, self.job.files[file]);
         };
         let mut ring = ring.lock().unwrap_or_else(|poisoned| poisoned.into_inner());
         ring_sync(&mut ring, self.job.files[file], call)

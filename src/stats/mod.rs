@@ -1,4 +1,6 @@
-//! Statistics over the runs of one case, and the number formats of the report.
+//! Statistics over the runs of one case, and the number formats of the report: the
+//! lowest floor (docs/design.md §5), which imports nothing else of the crate. Outlying
+//! runs are in [`outliers`], whether a difference is real (and ties) in [`significance`].
 //! Pure (no I/O) so every printed number can be pinned by a unit test; the formats
 //! reproduce the seed-003 lines so old and new results compare side by side.
 //!
@@ -6,6 +8,9 @@
 //! hyperfine does (docs/design.md §2.9): the mean of per-run throughputs is biased upward
 //! (runs of 1 s and 2 s of one byte average 0.75 B/s, while the byte rate over the
 //! two runs is 2/3 B/s), whereas bytes / mean time is the rate of the average run.
+
+pub mod outliers;
+pub mod significance;
 
 use serde::{Deserialize, Serialize};
 

@@ -1,17 +1,19 @@
 //! The result of a run as plain data (docs/design.md §4): what the exporters render and what
-//! `report`/`compare` will read back. Nothing here measures or prints.
+//! `report`/`compare` will read back. Nothing here measures, computes or prints: a case's
+//! statistics are derived from its runs in `analysis::summarize`.
 
 use serde::{Deserialize, Serialize};
 
 pub mod metric;
+mod ring_record;
 mod run;
 
-use crate::analysis::outliers::outliers;
-use crate::analysis::stats::{Summary, ci_relative_half_width};
 use crate::context::calibration::{Calibration, CeilingShare};
 use crate::context::{Host, TargetInfo};
 use crate::plan::Case;
-pub use run::{CPU_BOUND, DIRTY_AT_START, OTHERS_BUSY, RankRun, RingRecord, Run, cpu_share};
+use crate::stats::Summary;
+pub use ring_record::RingRecord;
+pub use run::{CPU_BOUND, DIRTY_AT_START, OTHERS_BUSY, RankRun, Run};
 
 /// v2 added `answer` and the numbers of each observation; v1 files still load (both
 /// fields empty), and `report`/`compare` re-derive them from the cases.
@@ -140,44 +142,6 @@ pub struct CaseResult {
 }
 
 impl CaseResult {
-    /// A case with runs: its statistics are derived here, once, from the run times.
-    pub fn measured(case: Case, mut runs: Vec<Run>) -> CaseResult {
-        let cpus = std::thread::available_parallelism().map_or(1, |n| n.get());
-        for run in &mut runs {
-            run.cpu_share = cpu_share(run, cpus);
-        }
-        let shares: Vec<f64> = runs.iter().map(|run| run.cpu_share).collect();
-        let cpu_bound = !runs.is_empty() && crate::analysis::stats::median(&shares) >= CPU_BOUND;
-        let bytes = case.bytes as f64;
-        let syncs = case.durability.syncs();
-        let write: Vec<f64> = runs.iter().map(|run| run.write_seconds).collect();
-        let durable: Vec<f64> = runs.iter().map(Run::durable_seconds).collect();
-        let mut outlying = outliers(&write);
-        if syncs {
-            outlying.extend(outliers(&durable));
-        }
-        outlying.sort_unstable();
-        outlying.dedup();
-        let outliers: Vec<u32> = outlying.into_iter().map(|index| index as u32 + 1).collect();
-        CaseResult {
-            first_run_outlier: outliers.first() == Some(&1),
-            case,
-            status: Status::Ok,
-            error: None,
-            stats: Summary::throughput(bytes, &write),
-            durable_stats: if syncs { Summary::throughput(bytes, &durable) } else { None },
-            runs,
-            latency_ns: None,
-            sync_latency_ns: None,
-            ops_per_second: None,
-            ops_stats: None,
-            outliers,
-            target_ci: None,
-            cpu_bound,
-            ceiling: None,
-        }
-    }
-
     /// A case without a number: the reason is the only result.
     pub fn without_result(case: Case, status: Status, error: String) -> CaseResult {
         CaseResult {
@@ -198,32 +162,6 @@ impl CaseResult {
             ceiling: None,
         }
     }
-
-    /// A latency case whose runs are loops of `per_loop` operations each: its
-    /// operations per second over the loops (`ops_stats`, from the loop times as
-    /// `stats` is from the run times) and their mean (`ops_per_second`).
-    pub fn set_loop_rates(&mut self, per_loop: u64) {
-        let times: Vec<f64> = self.runs.iter().map(|run| run.write_seconds).collect();
-        self.ops_stats = Summary::throughput(per_loop as f64, &times);
-        self.ops_per_second = self.ops_stats.map(|ops| ops.mean);
-    }
-
-    /// The half-width of the 95 % CI of the mean run time, as a fraction of the mean:
-    /// the worse of the write time and, where the case syncs, the write + sync time.
-    pub fn ci_relative(&self) -> Option<f64> {
-        ci_relative(&self.runs, self.case.durability.syncs())
-    }
-}
-
-/// See [`CaseResult::ci_relative`]; also what `--target-ci` judges after each run.
-pub fn ci_relative(runs: &[Run], syncs: bool) -> Option<f64> {
-    let write: Vec<f64> = runs.iter().map(|run| run.write_seconds).collect();
-    let buffered = ci_relative_half_width(&write)?;
-    if !syncs {
-        return Some(buffered);
-    }
-    let durable: Vec<f64> = runs.iter().map(Run::durable_seconds).collect();
-    Some(buffered.max(ci_relative_half_width(&durable)?))
 }
 
 /// One thing the cases show, as a sentence and the numbers it rests on.
@@ -259,7 +197,7 @@ pub struct Figure {
 }
 
 /// Case `better` against case `baseline`: how many times faster, the 95 % interval of
-/// that factor and Welch's p-value on the run times (analysis::significance).
+/// that factor and Welch's p-value on the run times (stats::significance).
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct Comparison {
     pub better: String,
@@ -324,83 +262,6 @@ mod tests {
     use super::*;
     use crate::measure::methods;
     use crate::plan::{Durability, FileState};
-
-    fn run(write_seconds: f64, sync_seconds: f64) -> Run {
-        Run { write_seconds, sync_seconds, thread_seconds: vec![write_seconds], ..Run::default() }
-    }
-
-    fn case(durability: &str, bytes: u64) -> Case {
-        Case::new(methods::by_name("write").unwrap(), FileState::Empty, 4096, 1, durability.parse().unwrap(), bytes)
-    }
-
-    #[test]
-    fn measured_derives_buffered_and_durable_throughput() {
-        let result = CaseResult::measured(case("end", 1000), vec![run(1.0, 1.0), run(2.0, 0.0)]);
-        let stats = result.stats.unwrap();
-        assert_eq!((stats.min, stats.max), (500.0, 1000.0));
-        let durable = result.durable_stats.unwrap();
-        assert_eq!((durable.min, durable.max), (500.0, 500.0));
-    }
-
-    #[test]
-    fn the_cpu_share_counts_the_writers_that_can_run_at_once() {
-        // 4 writers, 1 s write + 1 s sync, 3 CPU-seconds in all.
-        let run = Run {
-            write_seconds: 1.0,
-            sync_seconds: 1.0,
-            thread_seconds: vec![1.0; 4],
-            user_seconds: 1.0,
-            sys_seconds: 2.0,
-            ..Run::default()
-        };
-        assert_eq!(cpu_share(&run, 8), 3.0 / 8.0);
-        // On 2 CPUs only two of them can run at once.
-        assert_eq!(cpu_share(&run, 2), 3.0 / 4.0);
-        assert_eq!(cpu_share(&Run::default(), 2), 0.0);
-        let busy = Run { write_seconds: 1.0, thread_seconds: vec![1.0], user_seconds: 0.95, ..Run::default() };
-        let idle = Run { write_seconds: 1.0, thread_seconds: vec![1.0], user_seconds: 0.5, ..Run::default() };
-        assert!(CaseResult::measured(case("none", 1), vec![busy.clone(), busy.clone(), idle.clone()]).cpu_bound);
-        assert!(!CaseResult::measured(case("none", 1), vec![busy, idle.clone(), idle]).cpu_bound);
-    }
-
-    #[test]
-    fn the_mean_is_bytes_over_the_mean_time() {
-        // Defect 1.6: runs of 1 s and 2 s gave 750 B/s (the mean of 1000 and 500).
-        let result = CaseResult::measured(case("end", 1000), vec![run(1.0, 0.5), run(2.0, 0.5)]);
-        let mean = result.stats.unwrap().mean;
-        assert!((mean * 1.5 - 1000.0).abs() < 1e-9, "{mean}");
-        let durable = result.durable_stats.unwrap().mean;
-        assert!((durable * 2.0 - 1000.0).abs() < 1e-9, "{durable}");
-    }
-
-    #[test]
-    fn a_case_that_never_syncs_has_no_durable_figure() {
-        // Defect 1.3: none and direct alone stored a durable figure equal to the buffered one.
-        for mode in ["none", "direct"] {
-            let result = CaseResult::measured(case(mode, 1000), vec![run(1.0, 0.0), run(1.1, 0.0)]);
-            assert!(result.stats.is_some(), "{mode}");
-            assert_eq!(result.durable_stats, None, "{mode}");
-            let json = serde_json::to_value(&result).unwrap();
-            assert!(json["durable_stats"].is_null(), "{mode}: {json}");
-        }
-        for mode in ["end", "every:2", "osync", "odsync", "direct+end"] {
-            let result = CaseResult::measured(case(mode, 1000), vec![run(1.0, 0.0), run(1.1, 0.0)]);
-            assert!(result.durable_stats.is_some(), "{mode}");
-        }
-    }
-
-    #[test]
-    fn outliers_are_numbered_from_1_kept_and_a_slow_first_run_is_flagged() {
-        let times = [3.0, 1.0, 1.02, 0.98, 1.01, 0.99];
-        let result = CaseResult::measured(case("none", 1000), times.iter().map(|&t| run(t, 0.0)).collect());
-        assert_eq!(result.outliers, vec![1]);
-        assert!(result.first_run_outlier);
-        assert_eq!(result.stats.unwrap().n, 6, "never dropped");
-        // An outlier of the sync alone shows in the durable time.
-        let runs = vec![run(1.0, 0.1), run(1.0, 0.1), run(1.0, 0.11), run(1.0, 0.09), run(1.0, 5.0)];
-        let result = CaseResult::measured(case("end", 1000), runs);
-        assert_eq!((result.outliers.clone(), result.first_run_outlier), (vec![5], false));
-    }
 
     #[test]
     fn results_written_before_rounds_and_targets_still_load() {

@@ -1,6 +1,6 @@
 //! What an io_uring run submitted besides plain writes, as plain data: the methods
-//! fill it, the result file carries it (`runs[].ring`). Apart from both so that neither
-//! imports the other.
+//! fill it, the result file carries it (`runs[].ring`). Here with the result's other
+//! types, below `measure` (docs/design.md §5), which imports it from here.
 
 use serde::{Deserialize, Serialize};
 
