@@ -415,3 +415,91 @@ fn an_import_up_the_floors_is_reported_with_both_modules_and_floors() {
     let expected = ["measure::runner", "measure::executor", "measure::runner"].map(String::from).to_vec();
     assert_eq!(loop_through("measure::runner", &floors), Some(expected));
 }
+
+/// The floors and the imports between them as an SVG picture (docs/floors.svg): one box
+/// per floor, top to bottom, with its number of files, and one arrow per pair of floors
+/// that one imports from the other, labelled with how many of its files do. Drawn from
+/// the sources alone, so the same code gives the same bytes.
+fn floors_svg(modules: &BTreeMap<String, String>, graph: &BTreeMap<String, BTreeSet<String>>) -> String {
+    let mut files = [0usize; FLOORS.len()];
+    let mut edges: BTreeMap<(usize, usize), BTreeSet<&str>> = BTreeMap::new();
+    for (from, targets) in graph {
+        let Some(high) = floor_of(from, modules) else { continue };
+        files[high] += 1;
+        for to in targets {
+            if let Some(low) = floor_of(to, modules).filter(|&low| low != high) {
+                edges.entry((high, low)).or_default().insert(from);
+            }
+        }
+    }
+    let (top, step, box_h, box_x, box_w) = (40, 46, 30, 20, 250);
+    let y = |floor: usize| top + floor * step;
+    let lane = |index: usize| box_x + box_w + 24 + index * 9;
+    let width = lane(edges.len()) + 20;
+    let height = y(FLOORS.len()) + 10;
+    let mut svg = format!(
+        "<svg xmlns=\"http://www.w3.org/2000/svg\" width=\"{width}\" height=\"{height}\" \
+         font-family=\"sans-serif\" font-size=\"13\">\n\
+         <defs><marker id=\"a\" viewBox=\"0 0 8 8\" refX=\"8\" refY=\"4\" markerWidth=\"7\" markerHeight=\"7\" \
+         orient=\"auto\"><path d=\"M0,0 L8,4 L0,8 z\" fill=\"#555\"/></marker></defs>\n\
+         <text x=\"{box_x}\" y=\"22\" font-weight=\"bold\">The floors of src/, top to bottom: arrows point down only</text>\n"
+    );
+    for (floor, name) in FLOORS.iter().enumerate() {
+        let label = if *name == "main" { "main.rs".to_string() } else { format!("{name}/") };
+        let plural = if files[floor] == 1 { "" } else { "s" };
+        svg += &format!(
+            "<rect x=\"{box_x}\" y=\"{}\" width=\"{box_w}\" height=\"{box_h}\" rx=\"4\" fill=\"#eef3f8\" stroke=\"#345\"/>\n\
+             <text x=\"{}\" y=\"{}\">{label}  ({} file{plural})</text>\n",
+            y(floor),
+            box_x + 10,
+            y(floor) + 20,
+            files[floor]
+        );
+    }
+    // Short arrows in the inner lanes, so that few cross; each floor's arrows leave and
+    // arrive spread over its box's height.
+    let mut ordered: Vec<(&(usize, usize), &BTreeSet<&str>)> = edges.iter().collect();
+    ordered.sort_by_key(|((high, low), _)| (low.abs_diff(*high), *low, *high));
+    let spread = |floor: usize, nth: usize, of: usize| y(floor) + 3 + (box_h - 6) * (nth + 1) / (of + 1);
+    let count = |pick: &dyn Fn(&(usize, usize)) -> usize, floor: usize| {
+        ordered.iter().filter(|(e, _)| pick(e) == floor).count()
+    };
+    let (mut out, mut into) = ([0usize; FLOORS.len()], [0usize; FLOORS.len()]);
+    for (index, ((high, low), from)) in ordered.iter().enumerate() {
+        let (x0, x1) = (box_x + box_w, lane(index));
+        let y0 = spread(*high, out[*high], count(&|e| e.0, *high));
+        let y1 = spread(*low, into[*low], count(&|e| e.1, *low));
+        (out[*high], into[*low]) = (out[*high] + 1, into[*low] + 1);
+        svg += &format!(
+            "<path d=\"M{x0},{y0} H{x1} V{y1} H{x0}\" fill=\"none\" stroke=\"#678\" stroke-width=\"1\" \
+             marker-end=\"url(#a)\"><title>{} → {}: {} file{}</title></path>\n",
+            FLOORS[*high],
+            FLOORS[*low],
+            from.len(),
+            if from.len() == 1 { "" } else { "s" }
+        );
+    }
+    svg + "</svg>\n"
+}
+
+#[test]
+fn the_picture_of_the_floors_is_current() {
+    let root = Path::new(env!("CARGO_MANIFEST_DIR"));
+    let modules = modules(&root.join("src"));
+    let drawn = floors_svg(&modules, &imports(&modules));
+    let file = root.join("docs/floors.svg");
+    if std::env::var_os("WRITEBENCH_DRAW_FLOORS").is_some() {
+        std::fs::write(&file, &drawn).expect("docs/floors.svg is writable");
+    }
+    let saved = std::fs::read_to_string(&file).unwrap_or_default();
+    assert!(
+        saved == drawn,
+        "docs/floors.svg is not the picture of today's imports: redraw it with \
+         WRITEBENCH_DRAW_FLOORS=1 cargo test --test layers the_picture_of_the_floors_is_current"
+    );
+    // The picture shows something: every floor, and arrows between them.
+    for floor in FLOORS {
+        assert!(drawn.contains(&format!(">{floor}")), "{floor} is drawn");
+    }
+    assert!(drawn.matches("<path d=\"M").count() > 10, "the imports between floors are drawn");
+}
