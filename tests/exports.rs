@@ -1,4 +1,4 @@
-//! The result files follow DESIGN §4: JSON with every field, CSV with one row per run
+//! The result files follow docs/design.md §4: JSON with every field, CSV with one row per run
 //! that DuckDB loads, and the query in docs/results.md gives one row per case.
 
 mod common;
@@ -88,7 +88,7 @@ fn json_has_the_design_fields_and_consistent_numbers() {
             assert!(case[stats]["ci95_low"].as_f64().unwrap() <= mean, "{id}");
             assert_eq!(case[stats]["n"], 3);
         }
-        // Statistics on run times, converted (DESIGN §2.9): mean = bytes / mean time.
+        // Statistics on run times, converted (docs/design.md §2.9): mean = bytes / mean time.
         let bytes = case["bytes"].as_f64().unwrap();
         let mean_time = |key: &dyn Fn(&serde_json::Value) -> f64| runs.iter().map(key).sum::<f64>() / runs.len() as f64;
         let write = |r: &serde_json::Value| r["write_seconds"].as_f64().unwrap();

@@ -69,10 +69,10 @@ proptest! {
         durability in prop::option::of(list_like()),
         repeat in prop::option::of(any::<u32>()),
         warmup in prop::option::of(any::<u32>()),
-        seed_suite in any::<bool>(),
+        full_suite in any::<bool>(),
     ) {
         let mut argv = vec!["writebench".to_string(), "run".to_string()];
-        if seed_suite {
+        if full_suite {
             argv.extend(["--suite".to_string(), "seed".to_string()]);
         }
         for (option, value) in [

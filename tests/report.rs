@@ -1,6 +1,6 @@
 //! `writebench report` renders a saved result from the file alone, and `run` writes the
 //! same Markdown and HTML directly. The Markdown keeps the layout and the line format
-//! of rapidgzip's benchmarkIOWrite write-ups (tests/data/seed003-tmpfs-section.txt).
+//! of rapidgzip's benchmarkIOWrite write-ups (tests/data/benchmarkIOWrite-tmpfs.txt).
 
 mod common;
 
@@ -36,7 +36,7 @@ fn quick_result(tmpfs: &Tmpfs, out: &Path) -> PathBuf {
 
 /// The headings of the seed document's first section (its tmpfs run), without its title.
 fn seed_headings() -> Vec<String> {
-    let seed = std::fs::read_to_string(data("seed003-tmpfs-section.txt")).unwrap();
+    let seed = std::fs::read_to_string(data("benchmarkIOWrite-tmpfs.txt")).unwrap();
     let first = seed.split("\n# ").next().unwrap();
     first.lines().filter(|line| line.starts_with("## ") || line.starts_with("### ")).map(String::from).collect()
 }
@@ -100,7 +100,7 @@ fn report_renders_a_saved_quick_run_in_the_layout_of_the_seed_document() {
 
     assert!(markdown.contains("\nNote: tmpfs keeps files in memory: fsync does nothing there"), "{markdown}");
     // One line against the seed's line for the same strategy.
-    let seed = std::fs::read_to_string(data("seed003-tmpfs-section.txt")).unwrap();
+    let seed = std::fs::read_to_string(data("benchmarkIOWrite-tmpfs.txt")).unwrap();
     let seed_line =
         seed.lines().find(|l| l.trim_start().starts_with("writev 1 GiB into an emptied file in  4 KiB")).unwrap();
     let our_line = markdown

@@ -10,7 +10,7 @@ use crate::error::plain;
 use crate::measure::methods;
 use crate::plan::units::split_list;
 
-/// Largest chunk: the seed documents go up to 1 GiB, and Linux moves at most
+/// Largest chunk: rapidgzip's benchmarkIOWrite goes up to 1 GiB, and Linux moves at most
 /// 0x7ffff000 bytes per call anyway.
 pub const MAX_CHUNK: u64 = 1 << 30;
 /// IOV_MAX on Linux.

@@ -80,7 +80,7 @@ pub fn split_list(text: &str) -> Result<Vec<String>, String> {
     Ok(items)
 }
 
-/// Decimal GB/s, as the seed documents print throughput.
+/// Decimal GB/s, as rapidgzip's benchmarkIOWrite results and the IO Playground print throughput.
 pub fn gb_per_s(bytes_per_second: f64) -> f64 {
     bytes_per_second / 1e9
 }

@@ -1,7 +1,7 @@
-//! `--suite seed` reproduces the seed documents' matrices: every row of seed 003's
-//! tmpfs section (except file creation) and of seed 004's Go table has its case. The
-//! rows are read from the documents' text: tests/data holds seed 003's tmpfs section
-//! and seed 004, copied from ../shared/seeds so that a clone anywhere can run this.
+//! `--suite full` reproduces the matrices of the public write-ups it starts from: every row
+//! of the tmpfs section of rapidgzip's benchmarkIOWrite results (except file creation) and
+//! of the IO Playground's Go table has its case. The rows are read from the write-ups' own
+//! text, kept in tests/data so that a clone anywhere can run this.
 
 mod common;
 
@@ -9,7 +9,7 @@ use std::collections::BTreeSet;
 
 use common::{read_json, stderr_of, writebench};
 
-fn seed_document(name: &str) -> String {
+fn write_up(name: &str) -> String {
     let path = concat!(env!("CARGO_MANIFEST_DIR"), "/tests/data/").to_string() + name;
     std::fs::read_to_string(&path).unwrap_or_else(|e| panic!("{path}: {e}"))
 }
@@ -25,9 +25,9 @@ fn threads_of(line: &str) -> u32 {
     after.split_whitespace().next().unwrap().parse().unwrap()
 }
 
-/// Case ids for the rows of seed 003's first (tmpfs) section.
-fn seed003_ids() -> BTreeSet<String> {
-    let text = seed_document("seed003-tmpfs-section.txt");
+/// Case ids for the rows of benchmarkIOWrite's first (tmpfs) section.
+fn benchmarkiowrite_ids() -> BTreeSet<String> {
+    let text = write_up("benchmarkIOWrite-tmpfs.txt");
     let tmpfs_section = text.split("\n# ").next().unwrap();
     let mut ids = BTreeSet::new();
     let mut state = None;
@@ -81,18 +81,18 @@ fn seed003_ids() -> BTreeSet<String> {
         } else if label.starts_with("fwrite ") || label.starts_with("write ") {
             format!("{} {state} {} t1 end", label.split(' ').next().unwrap(), chunk())
         } else {
-            panic!("a seed 003 row this test does not know: {line}");
+            panic!("a benchmarkIOWrite row this test does not know: {line}");
         };
         ids.insert(id);
     }
     // 16 mmap rows, then 42 per state (6 + 6 vectored, 5 + 5 parallel, 10 + 10 simple).
-    assert_eq!(rows, 16 + 3 * 42, "rows read from seed 003's tmpfs section");
+    assert_eq!(rows, 16 + 3 * 42, "rows read from benchmarkIOWrite's tmpfs section");
     ids
 }
 
-/// Case ids for the rows of seed 004's Go table, at the scaled size's tag.
-fn seed004_ids(tag: &str) -> BTreeSet<String> {
-    let text = seed_document("seed004.txt");
+/// Case ids for the rows of the IO Playground's Go table, at the scaled size's tag.
+fn io_playground_ids(tag: &str) -> BTreeSet<String> {
+    let text = write_up("io-playground-go.txt");
     let go_table = text.split("### Zig").next().unwrap();
     let mut ids = BTreeSet::new();
     for line in go_table.lines().filter(|l| l.starts_with('│') && l.contains("B/s")) {
@@ -111,18 +111,19 @@ fn seed004_ids(tag: &str) -> BTreeSet<String> {
         };
         ids.insert(id);
     }
-    assert_eq!(ids.len(), 9, "rows of seed 004's Go table");
+    assert_eq!(ids.len(), 9, "rows of the IO Playground's Go table");
     ids
 }
 
 #[test]
-fn the_seed_suite_has_a_case_for_every_row_of_seeds_003_and_004() {
+fn the_full_suite_has_a_case_for_every_row_of_benchmarkiowrite_and_the_io_playground() {
     let out = tempfile::tempdir().unwrap();
     let json = out.path().join("s.json");
     let output = writebench(&[
         "run",
         "/dev/shm",
         "--suite",
+        // The full suite's old name, still accepted.
         "seed",
         "--size",
         "64MiB",
@@ -143,11 +144,11 @@ fn the_seed_suite_has_a_case_for_every_row_of_seeds_003_and_004() {
     assert!(failed.is_empty(), "{failed:?}");
 
     // 409,600,000 bytes scaled by 64 MiB / 1 GiB = 25,600,000 bytes = 24.41 MiB.
-    let expected: BTreeSet<String> = seed003_ids().into_iter().chain(seed004_ids("24.41MiB")).collect();
+    let expected: BTreeSet<String> = benchmarkiowrite_ids().into_iter().chain(io_playground_ids("24.41MiB")).collect();
     let missing: Vec<_> = expected.difference(&ok).collect();
-    assert!(missing.is_empty(), "seed rows without a case: {missing:?}");
-    let seed004 = cases.iter().find(|c| c["id"] == "write empty 4KiB t1 end 24.41MiB").unwrap();
-    assert_eq!(seed004["bytes"], 25_600_000);
+    assert!(missing.is_empty(), "rows of the write-ups without a case: {missing:?}");
+    let go_row = cases.iter().find(|c| c["id"] == "write empty 4KiB t1 end 24.41MiB").unwrap();
+    assert_eq!(go_row["bytes"], 25_600_000);
     let scaled = cases.iter().find(|c| c["id"] == "write empty 1GiB t1 end").unwrap();
     assert_eq!(scaled["bytes"], 64 << 20, "a chunk above the scaled size writes it all in one call");
 }
