@@ -19,7 +19,7 @@ pub use crate::error::plain;
 use crate::measure::methods;
 use crate::measure::runner::RunSettings;
 use crate::measure::scheduler::{Order, Schedule};
-use crate::measure::source::DEFAULT_SEED;
+use crate::plan::DEFAULT_SEED;
 use crate::plan::durability::parse_mode;
 use crate::plan::suites::Suite;
 use crate::plan::units::{format_size, parse_size, split_list};

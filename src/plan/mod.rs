@@ -6,12 +6,21 @@ pub mod suites;
 pub mod units;
 
 use std::str::FromStr;
+use std::time::Duration;
 
 use serde::{Deserialize, Serialize};
 
 use crate::measure::methods::{self, Method};
 pub use crate::plan::durability::Durability;
 use crate::plan::units::{format_size, format_size_compact};
+
+/// The seed used unless `--seed` says otherwise; recorded in every result file.
+pub const DEFAULT_SEED: u64 = 0x7772_6974_6562_656e; // "writeben"
+
+/// The longest the settle step before each run waits for the previous run's writeback
+/// (docs/measurement.md, "Between runs"): past it, the run goes ahead and says so
+/// (`settle_timed_out`), and the advice names the limit.
+pub const SETTLE_LIMIT: Duration = Duration::from_secs(2);
 
 /// The state of the file before the timed span opens.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Serialize, Deserialize)]

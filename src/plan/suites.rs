@@ -228,7 +228,7 @@ pub fn quick() -> Suite {
             Durability::of(Commit::ODsync),
             Durability::of(Commit::Every(1, SyncCall::Fdatasync)),
         ],
-        seed: crate::measure::source::DEFAULT_SEED,
+        seed: crate::plan::DEFAULT_SEED,
         runtimes: Vec::new(),
     };
     // Repeat until the 95 % CI is within ±5 % of the mean, 5 to 7 runs: most cases are
