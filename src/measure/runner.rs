@@ -644,6 +644,61 @@ mod tests {
         assert!(close_enough(run.write_seconds, 1.25) && run.sync_seconds == 0.0, "{run:?}");
     }
 
+    /// The catalogue (`plan::catalog`) answers every question of the plan and every
+    /// refusal as the methods' own code does, for every runtime, method and mode.
+    #[test]
+    fn the_catalogue_says_what_the_methods_say() {
+        use crate::plan::catalog;
+        let modes: Vec<Durability> = [
+            "none",
+            "end",
+            "end-fdatasync",
+            "every:4",
+            "every-fdatasync:4",
+            "osync",
+            "odsync",
+            "rwf-sync",
+            "rwf-dsync",
+            "writebehind:1MiB",
+            "direct",
+            "direct+end",
+            "direct+every:4",
+            "direct+osync",
+            "direct+rwf-dsync",
+            "direct+writebehind:1MiB",
+        ]
+        .map(|mode| mode.parse().unwrap())
+        .to_vec();
+        assert_eq!(catalog::runtime_names(), methods::runtime_names());
+        assert_eq!(catalog::names(), methods::names());
+        for name in methods::names() {
+            assert_eq!(catalog::position(name), methods::position(name), "{name}");
+            assert_eq!(catalog::by_name(name).map(|m| m.family), methods::by_name(name).map(|m| m.family()));
+        }
+        for (runtime, list) in methods::RUNTIMES {
+            let names: Vec<&str> = list.iter().map(|m| m.name()).collect();
+            assert_eq!(catalog::runtime(runtime).unwrap().method_names(), names, "{runtime}");
+            for method in *list {
+                let data = catalog::find(runtime, method.name()).unwrap();
+                let what = format!("{runtime} {}", method.name());
+                assert_eq!(data.family, method.family(), "{what}");
+                assert_eq!(
+                    (data.vectored, data.queued, data.shares_file, data.file_per_thread),
+                    (method.vectored(), method.queued(), method.shares_file(), method.file_per_thread()),
+                    "{what}"
+                );
+                assert_eq!((data.per_call_flags, data.write_behind), (method.per_call_flags(), method.write_behind()));
+                assert_eq!(data.creation.map(|c| c.allocates()), method.creation().map(|c| c.allocates), "{what}");
+                assert_eq!(data.empty_file_refusal(), method.empty_file_refusal(), "{what}");
+                assert_eq!(data.sized_file_refusal(), method.sized_file_refusal(), "{what}");
+                for &mode in &modes {
+                    assert_eq!(data.durability_refusal(mode), method.durability_refusal(mode), "{what} {mode}");
+                    assert_eq!(data.mode_refusal(mode), mode_refusal(*method, mode), "{what} {mode}");
+                }
+            }
+        }
+    }
+
     #[test]
     fn mmap_refuses_the_empty_state_with_the_reason() {
         let parent = tempfile::tempdir().unwrap();

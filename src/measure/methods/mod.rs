@@ -13,6 +13,7 @@ use crate::measure::durability::{Pacer, Pacing};
 use crate::measure::source::{Cursor, Streams, Writer};
 use crate::plan::durability::{Durability, SyncCall};
 
+pub use crate::plan::catalog::Family;
 pub use create::CreateCall;
 
 mod create;
@@ -26,30 +27,6 @@ pub mod runtimes;
 mod vectored;
 mod write;
 mod writev;
-
-/// How the table groups methods, after the sections of rapidgzip's benchmarkIOWrite results.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord)]
-pub enum Family {
-    Mapped,
-    Vectored,
-    Parallel,
-    Simple,
-    Asynchronous,
-    Creation,
-}
-
-impl Family {
-    pub fn title(self) -> &'static str {
-        match self {
-            Family::Mapped => "Mapped writing (mmap)",
-            Family::Vectored => "Vectorized writing",
-            Family::Parallel => "Parallel writing",
-            Family::Simple => "Simple writing",
-            Family::Asynchronous => "Asynchronous writing (io_uring)",
-            Family::Creation => "File creation (open + call + close)",
-        }
-    }
-}
 
 /// One contiguous range of one open file, and the shape of the calls that write it.
 pub struct Span<'a> {
