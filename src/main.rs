@@ -248,7 +248,7 @@ fn run(args: &RunArgs) -> Result<ExitCode, UsageError> {
     for (index, case) in cases.iter().enumerate() {
         // A case that does not fit is skipped with the numbers, and the run goes on.
         // Creation cases check for themselves (ftruncate needs no space at all).
-        let creates = writebench::measure::methods::by_name(&case.method).is_some_and(|m| m.creation().is_some());
+        let creates = writebench::plan::catalog::by_name(&case.method).is_some_and(|m| m.creation.is_some());
         let too_big = if args.no_space_check || creates {
             None
         } else {

@@ -16,10 +16,10 @@ mod usage;
 pub use crate::cli::compare::CompareArgs;
 pub use crate::cli::usage::UsageError;
 pub use crate::error::plain;
-use crate::measure::methods;
 use crate::measure::runner::RunSettings;
 use crate::measure::scheduler::{Order, Schedule};
 use crate::plan::DEFAULT_SEED;
+use crate::plan::catalog;
 use crate::plan::durability::parse_mode;
 use crate::plan::suites::Suite;
 use crate::plan::units::{format_size, parse_size, split_list};
@@ -141,25 +141,25 @@ const METHOD_NOTES: &[(&str, &str)] = &[
     ("io_uring-sqpoll", "a kernel thread polls the queue; its CPU is recorded apart as sqpoll_cpu_seconds"),
 ];
 
-/// `--methods`'s help: every method of the catalogue (`methods::ALL`, in the table's
+/// `--methods`'s help: every native method of the catalogue (`catalog::native()`, in the table's
 /// order, the file creation methods said as such), then those only other runtimes
 /// have, with the runtimes that have them.
 fn methods_help() -> String {
-    let named = |method: &&dyn methods::Method| match METHOD_NOTES.iter().find(|(name, _)| *name == method.name()) {
+    let named = |method: &&catalog::Method| match METHOD_NOTES.iter().find(|(name, _)| *name == method.name) {
         Some((name, note)) => format!("{name} ({note})"),
-        None => method.name().to_string(),
+        None => method.name.to_string(),
     };
     let (creation, writing): (Vec<_>, Vec<_>) =
-        methods::ALL.iter().partition(|method| method.family() == methods::Family::Creation);
-    let own: Vec<String> = methods::runtimes::OWN
+        catalog::native().iter().partition(|method| method.family == catalog::Family::Creation);
+    let own: Vec<String> = catalog::own()
         .iter()
         .map(|method| {
-            let runtimes: Vec<&str> = methods::RUNTIMES
+            let runtimes: Vec<&str> = catalog::RUNTIMES
                 .iter()
-                .filter(|(_, have)| have.iter().any(|m| m.name() == method.name()))
-                .map(|(runtime, _)| *runtime)
+                .filter(|runtime| runtime.methods.iter().any(|m| m.name == method.name))
+                .map(|runtime| runtime.name)
                 .collect();
-            format!("{} ({})", method.name(), runtimes.join(", "))
+            format!("{} ({})", method.name, runtimes.join(", "))
         })
         .collect();
     format!(
@@ -174,7 +174,7 @@ fn methods_help() -> String {
 /// `--runtimes`: known runtime names, each once.
 fn parse_runtimes(list: &str) -> Result<Vec<String>, UsageError> {
     parse_list(list, "--runtimes", |name| {
-        let known = methods::runtime_names();
+        let known = catalog::runtime_names();
         known
             .iter()
             .find(|known| **known == name)
@@ -425,9 +425,9 @@ impl RunArgs {
         }
         let methods = self.methods.as_deref().map(|list| {
             parse_list(list, "--methods", |name| {
-                methods::by_name(name)
-                    .map(|m| m.name().to_string())
-                    .ok_or_else(|| format!("unknown method '{name}' (known: {})", methods::names().join(", ")))
+                catalog::by_name(name)
+                    .map(|m| m.name.to_string())
+                    .ok_or_else(|| format!("unknown method '{name}' (known: {})", catalog::names().join(", ")))
             })
         });
         let runtimes = self.runtimes.as_deref().map(parse_runtimes);
@@ -487,10 +487,10 @@ impl RunArgs {
         }
         if let (Some(runtimes), None) = (&runtimes, &methods) {
             // The runtimes' own methods (no native twin) join where plain write runs.
-            let own: Vec<String> = methods::runtimes::OWN
+            let own: Vec<String> = catalog::own()
                 .iter()
-                .map(|method| method.name().to_string())
-                .filter(|name| runtimes.iter().any(|runtime| methods::find(runtime, name).is_some()))
+                .map(|method| method.name.to_string())
+                .filter(|name| runtimes.iter().any(|runtime| catalog::find(runtime, name).is_some()))
                 .collect();
             for part in suite.parts.iter_mut().filter(|part| part.methods.iter().any(|m| m == "write")) {
                 part.methods.extend(own.iter().cloned());
@@ -682,7 +682,7 @@ mod tests {
     #[test]
     fn every_method_note_is_of_a_method_in_the_catalogue() {
         for (name, _) in METHOD_NOTES {
-            assert!(methods::ALL.iter().any(|method| method.name() == *name), "a note for '{name}', no such method");
+            assert!(catalog::native().iter().any(|method| method.name == *name), "a note for '{name}', no such method");
         }
     }
 

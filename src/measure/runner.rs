@@ -449,6 +449,7 @@ mod tests {
     use crate::measure::executor::{Cpu, Given, Interval, PartTimes};
     use crate::measure::source::Stream;
     use crate::plan::Layout;
+    use crate::plan::catalog;
 
     fn settings(keep: bool) -> RunSettings {
         RunSettings {
@@ -470,23 +471,23 @@ mod tests {
         let source = Source::new(9);
         let size = 3 * 4096 + 1000; // not a multiple of the chunk
         // Every write method (creation methods write no data).
-        for (index, method) in methods::ALL.iter().filter(|m| m.creation().is_none()).enumerate() {
+        for (index, method) in catalog::native().iter().filter(|m| m.creation.is_none()).enumerate() {
             // pwritev2-append appends, so only to an empty file.
             let state = if method.sized_file_refusal().is_some() { FileState::Empty } else { FileState::Overwrite };
-            let case = Case::new(*method, state, 4096, 3, Durability::End, size);
+            let case = Case::new(method, state, 4096, 3, Durability::End, size);
             let result = run_case(index, &case, &scratch, &source, &settings(true), &mut || {});
-            if method.name() == "pwritev2-atomic" && result.status == Status::Unsupported {
+            if method.name == "pwritev2-atomic" && result.status == Status::Unsupported {
                 // Atomic writes need a unit statx offers, and 4 KiB x3 calls are no power of two.
                 assert!(result.error.as_deref().unwrap_or("").contains("statx"), "{:?}", result.error);
                 continue;
             }
-            assert_eq!(result.status, Status::Ok, "{}: {:?}", method.name(), result.error);
+            assert_eq!(result.status, Status::Ok, "{}: {:?}", method.name, result.error);
             assert_eq!(result.runs.len(), 2, "warm-up runs are discarded");
             let name = format!("case{index:04}-run2-f0.dat");
             let data = std::fs::read(scratch.path().join(&name)).unwrap();
-            assert_eq!(data.len() as u64, size, "{}", method.name());
+            assert_eq!(data.len() as u64, size, "{}", method.name);
             let stream = Stream::timed(9, &name, shape_of(&case).stream_period());
-            assert_eq!(stream.first_mismatch(&source, 0, &data), None, "{}", method.name());
+            assert_eq!(stream.first_mismatch(&source, 0, &data), None, "{}", method.name);
         }
     }
 
@@ -495,7 +496,7 @@ mod tests {
         let parent = tempfile::tempdir().unwrap();
         let scratch = Scratch::create(parent.path()).unwrap();
         let source = Source::new(9);
-        let case = Case::new(methods::by_name("pwrite").unwrap(), FileState::Empty, 4096, 1, Durability::None, 1 << 16);
+        let case = Case::new(catalog::by_name("pwrite").unwrap(), FileState::Empty, 4096, 1, Durability::None, 1 << 16);
         let mut calls = 0;
         let result = run_case(0, &case, &scratch, &source, &settings(false), &mut || calls += 1);
         assert_eq!(calls, 3);
@@ -527,7 +528,7 @@ mod tests {
 
     #[test]
     fn ranks_shares_cover_the_size_once_at_chunk_boundaries() {
-        let pwrite = methods::by_name("pwrite").unwrap();
+        let pwrite = catalog::by_name("pwrite").unwrap();
         let size = 10 * 4096 + 100;
         for layout in crate::plan::RankLayout::ALL {
             let case = Case::new(pwrite, FileState::Prealloc, 4096, 1, Durability::End, size)
@@ -565,7 +566,7 @@ mod tests {
         let scratch = Scratch::create(parent.path()).unwrap();
         let source = Source::new(9);
         let settings = settings(false);
-        let case = Case::new(methods::by_name("pwrite").unwrap(), FileState::Empty, 4096, 1, durability, 8192)
+        let case = Case::new(catalog::by_name("pwrite").unwrap(), FileState::Empty, 4096, 1, durability, 8192)
             .with_threads(2, if files > 1 { Layout::FilePerThread } else { Layout::OneFile });
         let parts = split(case.bytes, case.chunk_bytes, case.threads, case.files);
         let file_lens = if files > 1 { vec![4096, 4096] } else { vec![8192] };
@@ -648,7 +649,6 @@ mod tests {
     /// refusal as the methods' own code does, for every runtime, method and mode.
     #[test]
     fn the_catalogue_says_what_the_methods_say() {
-        use crate::plan::catalog;
         let modes: Vec<Durability> = [
             "none",
             "end",
@@ -705,7 +705,7 @@ mod tests {
         let scratch = Scratch::create(parent.path()).unwrap();
         let source = Source::new(9);
         for method in ["mmap", "mmap-maps", "mmap-fds", "mmap-populate"] {
-            let case = Case::new(methods::by_name(method).unwrap(), FileState::Empty, 4096, 1, Durability::End, 8192);
+            let case = Case::new(catalog::by_name(method).unwrap(), FileState::Empty, 4096, 1, Durability::End, 8192);
             let result = run_case(0, &case, &scratch, &source, &settings(false), &mut || {});
             assert_eq!(result.status, Status::Unsupported, "{method}");
             let reason = result.error.unwrap();

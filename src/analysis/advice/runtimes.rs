@@ -13,7 +13,7 @@ use std::collections::BTreeMap;
 use super::figures::{Finding, Measured, Metric, Side, Test, holm_adjusted, test};
 use super::words::{factor, p_value};
 use crate::analysis::significance::Verdict;
-use crate::measure::methods::NATIVE;
+use crate::plan::catalog::NATIVE;
 use crate::plan::units::format_size;
 
 /// Calls of at most this many bytes are compared per call.
