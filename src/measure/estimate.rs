@@ -78,8 +78,8 @@ pub fn probe(scratch: &Scratch, verify: bool) -> Option<Probe> {
     // probe 32 million calls).
     let chunk = 1 << 20;
     let source = &Source::new(0);
-    let pwrite = methods::by_name("pwrite")?;
-    let time_with = |method: &dyn methods::Method,
+    let pwrite = methods::engine("pwrite")?;
+    let time_with = |method: &dyn methods::Engine,
                      queue_depth: usize,
                      name: &str,
                      state: FileState,
@@ -150,10 +150,10 @@ pub fn probe(scratch: &Scratch, verify: bool) -> Option<Probe> {
     // Where the kernel or the method refuses, the plan's own cases will say so; the
     // estimate falls back to what a call costs.
     let ring_bytes = PROBE_RING_OPS * 4096;
-    let seconds_per_ring_op = methods::by_name("io_uring")
+    let seconds_per_ring_op = methods::engine("io_uring")
         .and_then(|ring| time_with(ring, 1, "probe-ring", FileState::Empty, ring_bytes, 4096, Durability::End))
         .map_or(0.0, |timed| timed.written / PROBE_RING_OPS as f64);
-    let mapped_bytes_per_second = methods::by_name("mmap")
+    let mapped_bytes_per_second = methods::engine("mmap")
         .and_then(|mmap| time_with(mmap, 1, "probe-mapped", FileState::Sparse, PROBE_BYTES, chunk, Durability::End))
         .map_or(buffered_bytes_per_second, |timed| bytes / timed.written.max(1e-9));
     Some(Probe {

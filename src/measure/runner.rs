@@ -14,11 +14,12 @@ use crate::measure::durability::{Pacing, direct_refusal};
 use crate::measure::executor::{Execution, Executor, InProcess};
 use crate::measure::fd;
 use crate::measure::hygiene::{RunFiles, status_of};
-use crate::measure::methods::{self, Job, Part, fsync_all};
+use crate::measure::methods::{self, CreateCall, Job, Part, fsync_all};
 use crate::measure::runtimes;
 use crate::measure::scheduler::{self, CaseRuns, Order, Schedule};
 use crate::measure::source::{Shape, Source, Streams};
 use crate::measure::target::Scratch;
+use crate::plan::catalog::{self, NATIVE};
 use crate::plan::{Case, Durability, FileState};
 use crate::result::{CaseResult, Run, Status};
 
@@ -70,14 +71,17 @@ pub fn prepare_case<'a>(
     source: &'a Source,
     settings: &'a RunSettings,
 ) -> Result<Box<dyn CaseRuns + 'a>, (Status, String)> {
-    let Some(method) = methods::find(&case.runtime, &case.method) else {
+    let Some(method) = catalog::find(&case.runtime, &case.method) else {
         let reason = format!("the {} runtime has no method {}", case.runtime, case.method);
         return Err((Status::Unsupported, reason));
     };
-    let refusal = method
-        .unsupported_reason()
+    // Native write methods have an engine here; the other runtimes' methods are written
+    // by their runner process, and the creation methods by `creation`.
+    let engine = if case.runtime == NATIVE { methods::engine(&case.method) } else { None };
+    let refusal = engine
+        .and_then(|engine| engine.unsupported_reason())
         .or_else(|| method.durability_refusal(case.durability))
-        .or_else(|| mode_refusal(method, case.durability))
+        .or_else(|| method.mode_refusal(case.durability))
         .or_else(|| {
             if case.state == FileState::Empty { method.empty_file_refusal() } else { method.sized_file_refusal() }
         });
@@ -85,7 +89,7 @@ pub fn prepare_case<'a>(
         return Err((Status::Unsupported, reason));
     }
     let share = match (settings.ranks, case.ranks) {
-        (Some(_), Some(_)) if method.creation().is_some() || case.runtime != methods::NATIVE => {
+        (Some(_), Some(_)) if method.creation.is_some() || case.runtime != NATIVE => {
             return Err((Status::Unsupported, "under --mpi only the native write methods run".to_string()));
         }
         (Some(ranks), Some(size)) if size as usize == ranks.size() => Share::of_rank(case, ranks.rank(), ranks.size()),
@@ -98,21 +102,21 @@ pub fn prepare_case<'a>(
     // On a shared file, only rank 0 creates and removes it; the others join it.
     let keep = settings.keep_files || share.joins;
     let files = RunFiles::new(scratch, format!("case{index:04}{}", share.suffix), share.file_lens.len() as u32, keep);
-    if let Some(create) = method.creation() {
-        let runs = creation::prepare(files, case, create, scratch, settings.space_check)?;
+    if let Some(create) = method.creation {
+        let runs = creation::prepare(files, case, CreateCall::of(create), scratch, settings.space_check)?;
         return Ok(Box::new(runs));
     }
     // Each rank probes a file of its own, also in a shared directory.
     let rank = settings.ranks.map(|ranks| format!("-rank{}", ranks.rank())).unwrap_or_default();
     let probe = format!("case{index:04}{rank}-probe.dat");
     open_flags_refusal(&probe, case.durability, case.chunk_bytes, &share.file_lens, share.shape.period(), scratch)?;
-    let executor: Box<dyn Executor> = if let Some(ranks) = settings.ranks {
-        Box::new(crate::measure::ranks::executor::RankExecutor::new(method, ranks))
-    } else if case.runtime == methods::NATIVE {
-        Box::new(InProcess::new(method))
-    } else {
-        let launch = runtimes::launch(&case.runtime).map_err(|reason| (Status::Unsupported, reason))?;
-        Box::new(runtimes::External::new(&case.runtime, &case.method, launch))
+    let executor: Box<dyn Executor> = match (engine, settings.ranks) {
+        (Some(engine), Some(ranks)) => Box::new(crate::measure::ranks::executor::RankExecutor::new(engine, ranks)),
+        (Some(engine), None) => Box::new(InProcess::new(engine)),
+        (None, _) => {
+            let launch = runtimes::launch(&case.runtime).map_err(|reason| (Status::Unsupported, reason))?;
+            Box::new(runtimes::External::new(&case.runtime, &case.method, launch))
+        }
     };
     let device = BlockDevice::of(scratch.path());
     let Share { parts, file_lens, shape, joins, shared, .. } = share;
@@ -162,23 +166,6 @@ impl Share {
             Share { parts, file_lens: vec![bytes], shape, suffix: format!("-rank{rank}"), shared: false, joins: false }
         }
     }
-}
-
-/// Modes only some methods can carry: per-call `RWF_*` flags (the pwritev2 methods) and
-/// write-behind (methods that write through a descriptor at offsets they know).
-fn mode_refusal(method: &dyn methods::Method, durability: Durability) -> Option<String> {
-    let name = method.name();
-    if durability.rwf_flags() != 0 && !method.per_call_flags() {
-        return Some(format!(
-            "{name}: {durability} is a flag of each pwritev2 call; only the pwritev2 methods take it"
-        ));
-    }
-    if durability.write_behind().is_some() && !method.write_behind() {
-        return Some(format!(
-            "{name}: {durability} needs calls through a descriptor at known offsets (write, pwrite, writev, pwritev, pwritev2)"
-        ));
-    }
-    None
 }
 
 /// What preparing a run's files took: (seconds, of which their fsyncs), summed over
@@ -274,7 +261,7 @@ impl WriteCase<'_> {
                 .filter(|other| ranks.hosts.get(other.rank as usize).is_some_and(|host| host == ranks.host))
                 .map(|other| other.user_seconds + other.sys_seconds)
                 .sum(),
-            None if case.runtime == methods::NATIVE => 0.0,
+            None if case.runtime == NATIVE => 0.0,
             None => run.user_seconds + run.sys_seconds,
         };
         run.others_cpu_share = cpu_before.zip(cpu_after).map(|(before, after)| {
@@ -449,7 +436,6 @@ mod tests {
     use crate::measure::executor::{Cpu, Given, Interval, PartTimes};
     use crate::measure::source::Stream;
     use crate::plan::Layout;
-    use crate::plan::catalog;
 
     fn settings(keep: bool) -> RunSettings {
         RunSettings {
@@ -643,60 +629,6 @@ mod tests {
         };
         let run = run_with(execution, 1, Durability::None);
         assert!(close_enough(run.write_seconds, 1.25) && run.sync_seconds == 0.0, "{run:?}");
-    }
-
-    /// The catalogue (`plan::catalog`) answers every question of the plan and every
-    /// refusal as the methods' own code does, for every runtime, method and mode.
-    #[test]
-    fn the_catalogue_says_what_the_methods_say() {
-        let modes: Vec<Durability> = [
-            "none",
-            "end",
-            "end-fdatasync",
-            "every:4",
-            "every-fdatasync:4",
-            "osync",
-            "odsync",
-            "rwf-sync",
-            "rwf-dsync",
-            "writebehind:1MiB",
-            "direct",
-            "direct+end",
-            "direct+every:4",
-            "direct+osync",
-            "direct+rwf-dsync",
-            "direct+writebehind:1MiB",
-        ]
-        .map(|mode| mode.parse().unwrap())
-        .to_vec();
-        assert_eq!(catalog::runtime_names(), methods::runtime_names());
-        assert_eq!(catalog::names(), methods::names());
-        for name in methods::names() {
-            assert_eq!(catalog::position(name), methods::position(name), "{name}");
-            assert_eq!(catalog::by_name(name).map(|m| m.family), methods::by_name(name).map(|m| m.family()));
-        }
-        for (runtime, list) in methods::RUNTIMES {
-            let names: Vec<&str> = list.iter().map(|m| m.name()).collect();
-            assert_eq!(catalog::runtime(runtime).unwrap().method_names(), names, "{runtime}");
-            for method in *list {
-                let data = catalog::find(runtime, method.name()).unwrap();
-                let what = format!("{runtime} {}", method.name());
-                assert_eq!(data.family, method.family(), "{what}");
-                assert_eq!(
-                    (data.vectored, data.queued, data.shares_file, data.file_per_thread),
-                    (method.vectored(), method.queued(), method.shares_file(), method.file_per_thread()),
-                    "{what}"
-                );
-                assert_eq!((data.per_call_flags, data.write_behind), (method.per_call_flags(), method.write_behind()));
-                assert_eq!(data.creation.map(|c| c.allocates()), method.creation().map(|c| c.allocates), "{what}");
-                assert_eq!(data.empty_file_refusal(), method.empty_file_refusal(), "{what}");
-                assert_eq!(data.sized_file_refusal(), method.sized_file_refusal(), "{what}");
-                for &mode in &modes {
-                    assert_eq!(data.durability_refusal(mode), method.durability_refusal(mode), "{what} {mode}");
-                    assert_eq!(data.mode_refusal(mode), mode_refusal(*method, mode), "{what} {mode}");
-                }
-            }
-        }
     }
 
     #[test]

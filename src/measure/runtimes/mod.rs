@@ -1,7 +1,7 @@
 //! The runners of the other runtimes (C, Python, Go, Zig): one small program per
 //! language, embedded in the binary, built on demand into the user's cache, started
 //! once per case, and driven over the protocol of docs/runtimes.md. Which methods each
-//! runtime has is `measure::methods::runtimes`; this module makes and drives the
+//! runtime has is the catalogue's (`plan::catalog`); this module makes and drives the
 //! processes. A new runtime is one file here (its toolchain) and one line in
 //! [`TOOLCHAINS`], plus its line in the method registry.
 

@@ -52,6 +52,8 @@ fn refusals_come_from_the_data() {
         by_name("pwritev2-append").unwrap().sized_file_refusal().unwrap(),
         "pwritev2-append writes at the end of the file: only into an empty file (state empty)"
     );
+    assert_eq!(by_name("pwritev2").unwrap().sized_file_refusal(), None);
+    assert!(!by_name("pwritev2-append").unwrap().shares_file && by_name("pwritev2-atomic").unwrap().shares_file);
     assert_eq!(
         by_name("fwrite").unwrap().durability_refusal(mode("direct")).unwrap(),
         "fwrite: stdio's buffer is not aligned for O_DIRECT"
