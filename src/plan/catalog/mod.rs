@@ -5,12 +5,17 @@
 //! runner of any other runtime. What depends on the system at hand (whether this kernel
 //! has io_uring or an `RWF_*` flag) is no data: the engine says it.
 //!
+//! A new method is its engine file (`measure/methods/`, listed in its `ENGINES`) and one
+//! entry in `native.rs`; a new runtime is its runner (`runners/`) and one entry in
+//! `runtimes.rs` (docs/code.md).
 
 mod native;
 mod runtimes;
+mod toolchain;
 
 use crate::plan::durability::{Commit, Durability};
 pub use runtimes::RUNTIMES;
+pub use toolchain::{Build, Toolchain};
 
 /// The runtime whose methods are this crate's own code: raw syscalls, C-equivalent.
 pub const NATIVE: &str = "native";
@@ -198,12 +203,15 @@ impl Method {
     }
 }
 
-/// A runtime and its methods.
+/// A runtime: its methods and, for every runtime but native, its runner's toolchain.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct Runtime {
     pub name: &'static str,
     /// Its methods; native's in the order the table shows them within a family.
     pub methods: &'static [Method],
+    /// How its runner is built and started; None for native, whose methods are this
+    /// crate's own engines (`measure::methods`).
+    pub toolchain: Option<Toolchain>,
 }
 
 impl Runtime {

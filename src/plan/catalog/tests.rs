@@ -72,3 +72,15 @@ fn refusals_come_from_the_data() {
     assert_eq!(by_name("write").unwrap().mode_refusal(mode("writebehind:1MiB")), None);
     assert!(find("go", "write").unwrap().mode_refusal(mode("writebehind:1MiB")).unwrap().contains("known offsets"));
 }
+
+#[test]
+fn every_runtime_but_native_has_a_runner_to_build() {
+    for runtime in RUNTIMES {
+        let toolchain = runtime.toolchain.as_ref();
+        assert_eq!(toolchain.is_none(), runtime.name == NATIVE, "{}", runtime.name);
+        if let Some(toolchain) = toolchain {
+            assert!(!toolchain.sources.is_empty() && toolchain.sources.iter().all(|(_, text)| !text.is_empty()));
+            assert!(toolchain.version.iter().all(|command| command.len() >= 2), "{}", runtime.name);
+        }
+    }
+}
