@@ -13,6 +13,8 @@ mod native;
 mod runtimes;
 mod toolchain;
 
+use std::collections::BTreeSet;
+
 use crate::plan::durability::{Commit, Durability};
 pub use runtimes::RUNTIMES;
 pub use toolchain::{Build, Toolchain};
@@ -218,6 +220,19 @@ impl Runtime {
     /// Its method names, in the catalogue's order.
     pub fn method_names(&self) -> Vec<&'static str> {
         self.methods.iter().map(|method| method.name).collect()
+    }
+
+    /// Whether a runner's hello line offers the methods the catalogue lists for its
+    /// runtime, in any order (docs/runtimes.md): a runner and the catalogue that
+    /// disagree would plan cases the runner refuses, or leave some of its methods unused.
+    pub fn check_offer(&self, offered: &[String]) -> Result<(), String> {
+        let listed = self.method_names();
+        let same = offered.iter().map(String::as_str).collect::<BTreeSet<_>>() == listed.iter().copied().collect();
+        if same {
+            return Ok(());
+        }
+        let offered = if offered.is_empty() { "nothing".to_string() } else { offered.join(", ") };
+        Err(format!("the {} runner offers {offered} but the catalogue lists {}", self.name, listed.join(", ")))
     }
 }
 

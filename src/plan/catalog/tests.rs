@@ -84,3 +84,23 @@ fn every_runtime_but_native_has_a_runner_to_build() {
         }
     }
 }
+
+#[test]
+fn a_runner_must_offer_what_the_catalogue_lists_in_any_order() {
+    let go = runtime("go").unwrap();
+    let words = |list: &[&str]| list.iter().map(|word| word.to_string()).collect::<Vec<_>>();
+    assert_eq!(go.check_offer(&words(&["io_uring", "pwrite", "bufio", "write"])), Ok(()));
+    assert_eq!(
+        go.check_offer(&words(&["write", "pwrite"])),
+        Err("the go runner offers write, pwrite but the catalogue lists write, bufio, pwrite, io_uring".to_string())
+    );
+    assert_eq!(
+        go.check_offer(&words(&["write", "bufio", "pwrite", "io_uring", "writev"])),
+        Err("the go runner offers write, bufio, pwrite, io_uring, writev but the catalogue lists write, bufio, pwrite, io_uring"
+            .to_string())
+    );
+    assert_eq!(
+        go.check_offer(&[]),
+        Err("the go runner offers nothing but the catalogue lists write, bufio, pwrite, io_uring".to_string())
+    );
+}
