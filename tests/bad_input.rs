@@ -74,9 +74,8 @@ fn run_help_names_every_method_of_the_catalogue() {
     // Whole words: `pwritev2` must be there itself, not only inside `pwritev2-atomic`.
     let words: Vec<&str> =
         text.split(|c: char| !(c.is_ascii_alphanumeric() || c == '_' || c == '-')).filter(|w| !w.is_empty()).collect();
-    let catalogue = writebench::measure::methods::ALL.iter().chain(writebench::measure::methods::runtimes::OWN);
-    for method in catalogue {
-        assert!(words.contains(&method.name()), "'{}' is not in run --help:\n{text}", method.name());
+    for name in writebench::plan::catalog::names() {
+        assert!(words.contains(&name), "'{name}' is not in run --help:\n{text}");
     }
 }
 

@@ -9,7 +9,7 @@ use proptest::test_runner::{Config, TestRunner};
 
 use clap::Parser;
 use writebench::cli::{Cli, Command};
-use writebench::measure::methods;
+use writebench::plan::catalog;
 use writebench::plan::units::{format_size, parse_size, split_list};
 
 const CASES: u32 = 2000;
@@ -112,7 +112,7 @@ fn some_of(items: &'static [&'static str]) -> impl Strategy<Value = String> {
 /// a size below it (a few percent of the lines).
 fn valid_command_line() -> impl Strategy<Value = Vec<(&'static str, String)>> {
     let sizes = prop::sample::select(&["1MiB", "1M", "3000000", "1500KB", "2MiB", "8MiB", "64MiB"][..]);
-    let methods = prop::sample::select(methods::names()).prop_flat_map(|first| {
+    let methods = prop::sample::select(catalog::names()).prop_flat_map(|first| {
         some_of(&["write", "pwrite", "writev", "pwritev", "fwrite", "mmap", "mmap-fds", "io_uring", "ftruncate"])
             .prop_map(move |more| format!("{first},{more}"))
     });
@@ -191,7 +191,7 @@ fn valid_command_lines_validate_and_expand_into_the_cases_they_name() {
         let cases = suite.cases();
         let mut ids = std::collections::HashSet::new();
         for case in &cases {
-            let method = methods::by_name(&case.method).unwrap();
+            let method = catalog::by_name(&case.method).unwrap();
             prop_assert!(ids.insert(case.id.clone()), "{argv:?}: {} twice", case.id);
             prop_assert!(case.chunk_bytes >= 1 && case.bytes >= 1, "{argv:?}: {}", case.id);
             prop_assert!(allows("--methods", case.method.clone()), "{argv:?}: {}", case.id);
@@ -204,7 +204,7 @@ fn valid_command_lines_validate_and_expand_into_the_cases_they_name() {
                 prop_assert!(allows("--layout", layout.to_string()), "{argv:?}: {}", case.id);
             }
             prop_assert!(u64::from(case.threads) <= case.bytes.div_ceil(case.chunk_bytes), "{argv:?}: {}", case.id);
-            if method.creation().is_some() {
+            if method.creation.is_some() {
                 prop_assert_eq!(case.chunk_bytes, case.bytes, "{:?}: {}", argv, case.id);
                 continue;
             }
@@ -216,16 +216,16 @@ fn valid_command_lines_validate_and_expand_into_the_cases_they_name() {
                 prop_assert_eq!(case.bytes, size, "{:?}: {}", argv, case.id);
                 prop_assert!(case.chunk_bytes <= size, "{argv:?}: {}", case.id);
             }
-            if method.vectored() {
+            if method.vectored {
                 prop_assert!(allows("--iov", case.iov.to_string()), "{argv:?}: {}", case.id);
             } else {
                 prop_assert_eq!(case.iov, 1, "{:?}: {}", argv, case.id);
             }
             match case.queue_depth {
                 Some(depth) => {
-                    prop_assert!(method.queued() && allows("--qd", depth.to_string()), "{argv:?}: {}", case.id)
+                    prop_assert!(method.queued && allows("--qd", depth.to_string()), "{argv:?}: {}", case.id)
                 }
-                None => prop_assert!(!method.queued(), "{argv:?}: {}", case.id),
+                None => prop_assert!(!method.queued, "{argv:?}: {}", case.id),
             }
         }
         Ok(())

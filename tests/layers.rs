@@ -13,33 +13,6 @@ use std::path::Path;
 const FLOORS: [&str; 12] =
     ["main", "app", "cli", "lab", "measure", "export", "analysis", "result", "context", "plan", "stats", "error"];
 
-/// Upward imports that stay until the method catalogue moves from `measure::methods` into
-/// `plan` (issue 27, on another branch): the vocabulary, the analysis and the exporters
-/// still name the catalogue, the source's default seed and the settle step's time limit
-/// in `measure`. Each pair is (importing module, imported module); the test fails on a
-/// pair that no longer exists, so the list shrinks as they go and goes with the last one.
-/// Nothing else may point up.
-const KNOWN_UNTIL_CATALOGUE: &[(&str, &str)] = &[
-    ("analysis::advice::carry_over", "measure::settle"),
-    ("analysis::advice::effects", "measure::methods"),
-    ("analysis::advice::figures", "measure::methods"),
-    ("analysis::advice::recommend", "measure::methods"),
-    ("analysis::advice::runtimes", "measure::methods"),
-    ("analysis::advice::words", "measure::methods"),
-    ("analysis::ceilings", "measure::methods"),
-    ("export::charts", "measure::methods"),
-    ("export::charts::runtimes", "measure::methods"),
-    ("export::charts::side_by_side", "measure::methods"),
-    ("export::document", "measure::methods"),
-    ("export::markdown", "measure::methods"),
-    ("export::table", "measure::methods"),
-    ("export::table_compact", "measure::methods"),
-    ("plan", "measure::methods"),
-    ("plan::latency", "measure::methods"),
-    ("plan::suites", "measure::methods"),
-    ("plan::suites", "measure::source"),
-];
-
 /// Module path (`measure::runner`) and text of every shipped source file under `src/` but
 /// the library's root (`lib.rs` only declares the floors): `main` for `main.rs`. Files of
 /// modules declared under `#[cfg(test)]` are left out.
@@ -336,14 +309,7 @@ fn every_import_points_down_the_floors_and_none_closes_a_loop() {
     let nowhere: Vec<&String> = modules.keys().filter(|m| floor_of(m, &modules).is_none()).collect();
     assert!(nowhere.is_empty(), "modules on no floor (add the folder to FLOORS where it belongs): {nowhere:?}");
 
-    let mut upward = upward(&graph, &modules);
-    let gone: Vec<String> = KNOWN_UNTIL_CATALOGUE
-        .iter()
-        .filter(|(from, to)| upward.remove(&(from.to_string(), to.to_string())).is_none())
-        .map(|(from, to)| format!("{from} → {to}"))
-        .collect();
-    assert!(gone.is_empty(), "no longer imported, remove from KNOWN_UNTIL_CATALOGUE:\n{}", gone.join("\n"));
-    let upward: Vec<String> = upward.into_values().collect();
+    let upward: Vec<String> = upward(&graph, &modules).into_values().collect();
     assert!(upward.is_empty(), "imports that point up the floors:\n{}", upward.join("\n"));
 
     let floors = within_floors(&graph, &modules);

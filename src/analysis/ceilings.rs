@@ -2,8 +2,8 @@
 //! what "% of ceiling" in the table and the JSON is.
 
 use crate::context::calibration::CaseKind;
-use crate::measure::methods;
 use crate::plan::Case;
+use crate::plan::catalog;
 use crate::result::{ResultFile, Status};
 
 /// What decides a case's ceilings: its writers, whether the kernel copies for it in
@@ -27,7 +27,7 @@ pub fn apply(result: &mut ResultFile) {
         let Some(buffered) = case.stats else { continue };
         // Latency cases have per-operation figures, not a stream's rate; file creation
         // writes no data (ftruncate of 64 MiB in microseconds is no copy at all).
-        let creates = methods::by_name(&case.case.method).is_some_and(|m| m.creation().is_some());
+        let creates = catalog::by_name(&case.case.method).is_some_and(|m| m.creation.is_some());
         if case.latency_ns.is_some() || creates {
             continue;
         }

@@ -84,15 +84,15 @@ pub fn ci_relative(runs: &[Run], syncs: bool) -> Option<f64> {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::measure::methods;
     use crate::plan::FileState;
+    use crate::plan::catalog;
 
     fn run(write_seconds: f64, sync_seconds: f64) -> Run {
         Run { write_seconds, sync_seconds, thread_seconds: vec![write_seconds], ..Run::default() }
     }
 
     fn case(durability: &str, bytes: u64) -> Case {
-        Case::new(methods::by_name("write").unwrap(), FileState::Empty, 4096, 1, durability.parse().unwrap(), bytes)
+        Case::new(catalog::by_name("write").unwrap(), FileState::Empty, 4096, 1, durability.parse().unwrap(), bytes)
     }
 
     #[test]

@@ -7,7 +7,7 @@ use clap::Args;
 use crate::cli::export::{CalibrateExports, ExportArgs};
 use crate::cli::parse::check_paths;
 use crate::cli::usage::UsageError;
-use crate::measure::source::DEFAULT_SEED;
+use crate::plan::DEFAULT_SEED;
 use crate::plan::units::parse_size;
 
 pub const EXAMPLES: &str = "\

@@ -8,7 +8,7 @@ use clap::Args;
 use crate::cli::export::{ExportArgs, LatencyExports};
 use crate::cli::parse::{MAX_CHUNK, check_paths, parse_list, parse_runtimes};
 use crate::cli::usage::UsageError;
-use crate::measure::source::DEFAULT_SEED;
+use crate::plan::DEFAULT_SEED;
 use crate::plan::durability::parse_mode;
 use crate::plan::units::parse_size;
 

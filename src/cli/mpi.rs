@@ -6,9 +6,9 @@ use serde::{Deserialize, Serialize};
 use crate::cli::run::RunArgs;
 pub use crate::cli::run::{MpiArgs, THREAD_LAYOUT};
 use crate::cli::usage::UsageError;
-use crate::measure::methods;
 use crate::measure::runner::RunSettings;
 use crate::measure::scheduler::{Order, Schedule};
+use crate::plan::catalog;
 use crate::plan::units::split_list;
 use crate::plan::{Case, RankLayout};
 
@@ -45,12 +45,12 @@ impl MpiPlan {
         let mut notes = args.dropped_notes(&suite);
         let mut cases = Vec::new();
         for case in suite.cases() {
-            let method = methods::by_name(&case.method);
-            if case.runtime != methods::NATIVE || method.is_none_or(|m| m.creation().is_some()) {
+            let method = catalog::by_name(&case.method);
+            if case.runtime != catalog::NATIVE || method.is_none_or(|m| m.creation.is_some()) {
                 note(&mut notes, format!("{} under --mpi: only the native write methods run", case.method));
                 continue;
             }
-            let shares = method.is_some_and(|m| m.shares_file());
+            let shares = method.is_some_and(|m| m.shares_file);
             for &layout in &layouts {
                 let writers = if layout == RankLayout::SharedFile { ranks * case.threads } else { case.threads };
                 if writers > 1 && !shares {

@@ -7,7 +7,7 @@ use std::path::Path;
 use crate::cli::export::ExportArgs;
 use crate::cli::usage::UsageError;
 use crate::error::plain;
-use crate::measure::methods;
+use crate::plan::catalog;
 use crate::plan::units::split_list;
 
 /// Largest chunk: rapidgzip's benchmarkIOWrite goes up to 1 GiB, and Linux moves at most
@@ -33,25 +33,25 @@ pub(crate) const METHOD_NOTES: &[(&str, &str)] = &[
     ("io_uring-sqpoll", "a kernel thread polls the queue; its CPU is recorded apart as sqpoll_cpu_seconds"),
 ];
 
-/// `--methods`'s help: every method of the catalogue (`methods::ALL`, in the table's
+/// `--methods`'s help: every native method of the catalogue (`catalog::native()`, in the table's
 /// order, the file creation methods said as such), then those only other runtimes
 /// have, with the runtimes that have them.
 pub(crate) fn methods_help() -> String {
-    let named = |method: &&dyn methods::Method| match METHOD_NOTES.iter().find(|(name, _)| *name == method.name()) {
+    let named = |method: &&catalog::Method| match METHOD_NOTES.iter().find(|(name, _)| *name == method.name) {
         Some((name, note)) => format!("{name} ({note})"),
-        None => method.name().to_string(),
+        None => method.name.to_string(),
     };
     let (creation, writing): (Vec<_>, Vec<_>) =
-        methods::ALL.iter().partition(|method| method.family() == methods::Family::Creation);
-    let own: Vec<String> = methods::runtimes::OWN
+        catalog::native().iter().partition(|method| method.family == catalog::Family::Creation);
+    let own: Vec<String> = catalog::own()
         .iter()
         .map(|method| {
-            let runtimes: Vec<&str> = methods::RUNTIMES
+            let runtimes: Vec<&str> = catalog::RUNTIMES
                 .iter()
-                .filter(|(_, have)| have.iter().any(|m| m.name() == method.name()))
-                .map(|(runtime, _)| *runtime)
+                .filter(|runtime| runtime.methods.iter().any(|m| m.name == method.name))
+                .map(|runtime| runtime.name)
                 .collect();
-            format!("{} ({})", method.name(), runtimes.join(", "))
+            format!("{} ({})", method.name, runtimes.join(", "))
         })
         .collect();
     format!(
@@ -66,7 +66,7 @@ pub(crate) fn methods_help() -> String {
 /// `--runtimes`: known runtime names, each once.
 pub(crate) fn parse_runtimes(list: &str) -> Result<Vec<String>, UsageError> {
     parse_list(list, "--runtimes", |name| {
-        let known = methods::runtime_names();
+        let known = catalog::runtime_names();
         known
             .iter()
             .find(|known| **known == name)
@@ -129,7 +129,7 @@ mod tests {
     #[test]
     fn every_method_note_is_of_a_method_in_the_catalogue() {
         for (name, _) in METHOD_NOTES {
-            assert!(methods::ALL.iter().any(|method| method.name() == *name), "a note for '{name}', no such method");
+            assert!(catalog::native().iter().any(|method| method.name == *name), "a note for '{name}', no such method");
         }
     }
 }

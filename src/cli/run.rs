@@ -9,10 +9,10 @@ use crate::cli::export::{ExportArgs, RunExports};
 use crate::cli::parse::{MAX_CHUNK, MAX_IOV, MAX_QUEUE_DEPTH, MAX_THREADS};
 use crate::cli::parse::{check_paths, methods_help, override_with, parse_count, parse_list, parse_runtimes};
 use crate::cli::usage::UsageError;
-use crate::measure::methods;
 use crate::measure::runner::RunSettings;
 use crate::measure::scheduler::{Order, Schedule};
-use crate::measure::source::DEFAULT_SEED;
+use crate::plan::DEFAULT_SEED;
+use crate::plan::catalog;
 use crate::plan::durability::parse_mode;
 use crate::plan::suites::Suite;
 use crate::plan::units::{format_size, parse_size};
@@ -267,9 +267,9 @@ impl RunArgs {
         }
         let methods = self.methods.as_deref().map(|list| {
             parse_list(list, "--methods", |name| {
-                methods::by_name(name)
-                    .map(|m| m.name().to_string())
-                    .ok_or_else(|| format!("unknown method '{name}' (known: {})", methods::names().join(", ")))
+                catalog::by_name(name)
+                    .map(|m| m.name.to_string())
+                    .ok_or_else(|| format!("unknown method '{name}' (known: {})", catalog::names().join(", ")))
             })
         });
         let runtimes = self.runtimes.as_deref().map(parse_runtimes);
@@ -329,10 +329,10 @@ impl RunArgs {
         }
         if let (Some(runtimes), None) = (&runtimes, &methods) {
             // The runtimes' own methods (no native twin) join where plain write runs.
-            let own: Vec<String> = methods::runtimes::OWN
+            let own: Vec<String> = catalog::own()
                 .iter()
-                .map(|method| method.name().to_string())
-                .filter(|name| runtimes.iter().any(|runtime| methods::find(runtime, name).is_some()))
+                .map(|method| method.name.to_string())
+                .filter(|name| runtimes.iter().any(|runtime| catalog::find(runtime, name).is_some()))
                 .collect();
             for part in suite.parts.iter_mut().filter(|part| part.methods.iter().any(|m| m == "write")) {
                 part.methods.extend(own.iter().cloned());

@@ -14,8 +14,8 @@ use std::io::{self, Write};
 use crate::export::document::{self, one_line};
 use crate::export::latency::is_latency_case;
 use crate::export::wording::{most_common_size, notes, runs_wording};
-use crate::measure::methods::{self, Family};
 use crate::plan::FileState;
+use crate::plan::catalog::{self, Family};
 use crate::plan::units::format_size;
 use crate::result::{CaseResult, ResultFile, Status};
 use crate::stats::{format_mean_sd, format_seed_style};
@@ -53,9 +53,9 @@ fn place(case: &CaseResult) -> Place {
     if is_latency_case(&case.case) {
         return Place::Latency;
     }
-    let Some(method) = methods::by_name(&case.case.method) else { return Place::Other };
+    let Some(method) = catalog::by_name(&case.case.method) else { return Place::Other };
     let several = case.case.threads > 1;
-    match method.family() {
+    match method.family {
         Family::Creation => Place::Creation,
         Family::Mapped => Place::Mmap,
         Family::Asynchronous => Place::Asynchronous,
@@ -161,10 +161,10 @@ fn write_lines(out: &mut dyn Write, place: Place, cases: &[(Place, &CaseResult)]
 /// chunks (x128)", with the durability mode after it, then its figures.
 fn line(place: Place, result: &CaseResult, chunk_width: usize) -> String {
     let case = &result.case;
-    let runtime = if case.runtime == methods::NATIVE { String::new() } else { format!("{}: ", case.runtime) };
+    let runtime = if case.runtime == catalog::NATIVE { String::new() } else { format!("{}: ", case.runtime) };
     let size = format_size(case.bytes);
     let chunk = format!("{:>chunk_width$}", format_size(case.chunk_bytes));
-    let vectored = methods::by_name(&case.method).is_some_and(|m| m.vectored());
+    let vectored = catalog::by_name(&case.method).is_some_and(|m| m.vectored);
     let iov = if vectored { format!(" (x{})", case.iov) } else { String::new() };
     let threads = case.threads;
     let into = |state: FileState| format!("into {}", state.description());

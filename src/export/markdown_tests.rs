@@ -14,7 +14,7 @@ fn headings(markdown: &str) -> Vec<&str> {
 }
 
 fn latency_case() -> CaseResult {
-    let method = methods::by_name("pwrite").unwrap();
+    let method = catalog::by_name("pwrite").unwrap();
     let mut case = Case::new(method, FileState::Overwrite, 8, 1, "odsync".parse().unwrap(), 8);
     case.id = "latency overwrite0 8B odsync".into();
     let mut result = crate::analysis::summarize::measured(case, vec![Run { write_seconds: 1.0, ..Run::default() }], 1);

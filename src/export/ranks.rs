@@ -146,7 +146,7 @@ fn seconds(value: f64) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::measure::methods;
+    use crate::plan::catalog;
     use crate::plan::{Case, Durability, FileState, RankLayout};
     use crate::result::{RankRun, Run};
 
@@ -157,7 +157,7 @@ mod tests {
     #[test]
     fn the_slowest_rank_and_the_spreads_are_the_medians_over_the_runs() {
         let case =
-            Case::new(methods::by_name("pwrite").unwrap(), FileState::Prealloc, 1 << 20, 1, Durability::None, 2 << 20)
+            Case::new(catalog::by_name("pwrite").unwrap(), FileState::Prealloc, 1 << 20, 1, Durability::None, 2 << 20)
                 .with_ranks(2, RankLayout::FilePerRank);
         let runs = [(0.0, 0.001, 0.5, 1.0), (0.0, 0.002, 0.5, 0.75), (0.0, 0.003, 0.5, 2.0)]
             .map(|(s0, s1, e0, e1)| Run { ranks: vec![rank(0, s0, e0), rank(1, s1, e1)], ..Run::default() });
@@ -175,7 +175,7 @@ mod tests {
     #[test]
     fn the_section_keeps_to_the_terminals_width() {
         let case =
-            Case::new(methods::by_name("pwrite").unwrap(), FileState::Prealloc, 1 << 20, 1, Durability::None, 2 << 20)
+            Case::new(catalog::by_name("pwrite").unwrap(), FileState::Prealloc, 1 << 20, 1, Durability::None, 2 << 20)
                 .with_ranks(2, RankLayout::FilePerRank);
         let runs = vec![Run { ranks: vec![rank(0, 0.0, 0.0248), rank(1, 0.0, 0.0237)], ..Run::default() }];
         let result = crate::export::charts::tests::result(vec![crate::analysis::summarize::measured(case, runs, 1)]);

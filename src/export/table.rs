@@ -8,8 +8,8 @@ use crate::export::latency::{is_latency_case, render_cases as render_latency};
 use crate::export::table_compact as compact;
 use crate::export::text::Paint;
 use crate::export::wording::{most_common_size, notes, runs_wording};
-use crate::measure::methods;
 use crate::plan::FileState;
+use crate::plan::catalog;
 use crate::plan::units::format_size;
 use crate::result::{CaseResult, ResultFile, Status};
 use crate::stats::{Summary, format_mean_sd, format_seed_style};
@@ -103,9 +103,9 @@ pub fn render(result: &ResultFile, out: &mut dyn Write, style: Style, paint: Pai
 
 /// The subsection of a case: its method's family, except that plain and vectored calls
 /// from several threads go under "Parallel writing", as in those results.
-fn family_of(case: &CaseResult) -> methods::Family {
-    use methods::Family;
-    let family = methods::by_name(&case.case.method).map(|m| m.family()).unwrap_or(Family::Simple);
+fn family_of(case: &CaseResult) -> catalog::Family {
+    use catalog::Family;
+    let family = catalog::by_name(&case.case.method).map(|m| m.family).unwrap_or(Family::Simple);
     match family {
         Family::Simple | Family::Vectored if case.case.threads > 1 => Family::Parallel,
         other => other,
@@ -114,7 +114,7 @@ fn family_of(case: &CaseResult) -> methods::Family {
 
 fn row(result: &CaseResult, usual_size: u64) -> [String; 4] {
     // Creation labels name their size already.
-    let creates = methods::by_name(&result.case.method).is_some_and(|m| m.creation().is_some());
+    let creates = catalog::by_name(&result.case.method).is_some_and(|m| m.creation.is_some());
     let size = if result.case.bytes == usual_size || creates {
         String::new()
     } else {
@@ -168,7 +168,7 @@ mod tests {
     use crate::result::{Run, TargetCi};
 
     fn measured(mode: &str, times: &[f64]) -> CaseResult {
-        let method = methods::by_name("pwrite").unwrap();
+        let method = catalog::by_name("pwrite").unwrap();
         let case = Case::new(method, FileState::Empty, 1 << 20, 1, mode.parse().unwrap(), 1 << 30);
         let runs = times.iter().map(|&t| Run { write_seconds: t, sync_seconds: 0.1, ..Run::default() }).collect();
         crate::analysis::summarize::measured(case, runs, 1)

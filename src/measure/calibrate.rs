@@ -17,11 +17,11 @@ use std::time::Instant;
 use crate::context::calibration::{self, Calibration, Ceiling};
 use crate::context::copy;
 use crate::context::device::BlockDevice;
-use crate::measure::methods;
 use crate::measure::runner::{RunSettings, run_case};
 use crate::measure::source::Source;
 use crate::measure::space;
 use crate::measure::target::Scratch;
+use crate::plan::catalog;
 use crate::plan::durability::Commit;
 use crate::plan::{Case, Durability, FileState};
 use crate::result::{CaseResult, Status};
@@ -131,7 +131,7 @@ fn room_for(scratch: &Scratch, bytes: u64) -> Option<String> {
 }
 
 fn case(method: &str, chunk: u64, depth: Option<u32>, durability: Durability, bytes: u64) -> Case {
-    let method = methods::by_name(method).expect("calibration methods are registered");
+    let method = catalog::by_name(method).expect("calibration methods are registered");
     let case = Case::new(method, FileState::Prealloc, chunk, 1, durability, bytes);
     match depth {
         Some(depth) => case.with_queue_depth(depth),

@@ -6,9 +6,10 @@
 use std::time::{Duration, Instant};
 
 use crate::measure::durability::Pacing;
-use crate::measure::methods::{self, Family, Job, Part};
+use crate::measure::methods::{self, Job, Part};
 use crate::measure::source::{Shape, Source, Streams};
 use crate::measure::target::Scratch;
+use crate::plan::catalog::{self, Family};
 use crate::plan::durability::{Commit, SyncCall};
 use crate::plan::{Case, Durability, FileState};
 
@@ -77,8 +78,8 @@ pub fn probe(scratch: &Scratch, verify: bool) -> Option<Probe> {
     // probe 32 million calls).
     let chunk = 1 << 20;
     let source = &Source::new(0);
-    let pwrite = methods::by_name("pwrite")?;
-    let time_with = |method: &dyn methods::Method,
+    let pwrite = methods::engine("pwrite")?;
+    let time_with = |method: &dyn methods::Engine,
                      queue_depth: usize,
                      name: &str,
                      state: FileState,
@@ -149,10 +150,10 @@ pub fn probe(scratch: &Scratch, verify: bool) -> Option<Probe> {
     // Where the kernel or the method refuses, the plan's own cases will say so; the
     // estimate falls back to what a call costs.
     let ring_bytes = PROBE_RING_OPS * 4096;
-    let seconds_per_ring_op = methods::by_name("io_uring")
+    let seconds_per_ring_op = methods::engine("io_uring")
         .and_then(|ring| time_with(ring, 1, "probe-ring", FileState::Empty, ring_bytes, 4096, Durability::End))
         .map_or(0.0, |timed| timed.written / PROBE_RING_OPS as f64);
-    let mapped_bytes_per_second = methods::by_name("mmap")
+    let mapped_bytes_per_second = methods::engine("mmap")
         .and_then(|mmap| time_with(mmap, 1, "probe-mapped", FileState::Sparse, PROBE_BYTES, chunk, Durability::End))
         .map_or(buffered_bytes_per_second, |timed| bytes / timed.written.max(1e-9));
     Some(Probe {
@@ -211,7 +212,7 @@ pub fn estimate_latency(cases: &[(bool, Durability)], operations: u64, probe: &P
 pub fn estimate_calibration(bytes: u64, runs: u32, device: bool, probe: &Probe) -> Duration {
     // 64 MiB three times with one thread and with every CPU, at a few GB/s: about 0.1 s.
     let copies = 0.1;
-    let pwrite = methods::by_name("pwrite").expect("pwrite is a method");
+    let pwrite = catalog::by_name("pwrite").expect("pwrite is a method");
     let buffered = Case::new(pwrite, FileState::Empty, 1 << 20, 1, Durability::None, bytes);
     let mut seconds = copies + f64::from(runs + 1) * run_seconds(&buffered, probe);
     if device {
@@ -223,7 +224,7 @@ pub fn estimate_calibration(bytes: u64, runs: u32, device: bool, probe: &Probe) 
 
 fn run_seconds(case: &Case, probe: &Probe) -> f64 {
     let bytes = case.bytes as f64;
-    let family = methods::by_name(&case.method).map(|method| method.family());
+    let family = catalog::by_name(&case.method).map(|method| method.family);
     let mapped = family == Some(Family::Mapped);
     let rate = if mapped { probe.mapped_bytes_per_second } else { probe.buffered_bytes_per_second };
     // What a sync at the end adds: the device's time for the bytes beyond the copy.
@@ -294,6 +295,7 @@ pub fn human(duration: Duration) -> String {
 mod tests {
     use super::*;
     use crate::plan::Case;
+    use crate::plan::catalog;
 
     /// 1 GB/s buffered, 0.5 GB/s durable, 1 µs per call, 100 µs per commit, and
     /// nothing untimed.
@@ -317,7 +319,7 @@ mod tests {
     #[test]
     fn estimate_adds_bandwidth_calls_and_prefill() {
         let probe = probe();
-        let write = methods::by_name("write").unwrap();
+        let write = catalog::by_name("write").unwrap();
         // 1 GB at 0.5 GB/s durable = 2 s, plus 1e9/1e6 = 1000 calls x 1 µs = 1 ms.
         let case = Case::new(write, FileState::Empty, 1_000_000, 1, Durability::End, 1_000_000_000);
         assert!((run_seconds(&case, &probe) - 2.001).abs() < 1e-9);
@@ -331,7 +333,7 @@ mod tests {
     #[test]
     fn commits_inside_the_loop_are_counted() {
         let probe = probe();
-        let pwrite = methods::by_name("pwrite").unwrap();
+        let pwrite = catalog::by_name("pwrite").unwrap();
         let end = Case::new(pwrite, FileState::Empty, 1_000_000, 1, Durability::End, 1_000_000_000);
         let base = run_seconds(&end, &probe);
         // 1000 calls: every:10 commits 100 times, odsync 1000 times, 100 µs each.
@@ -355,7 +357,7 @@ mod tests {
             prealloc_seconds_per_byte: 3e-10,
             ..probe()
         };
-        let write = methods::by_name("write").unwrap();
+        let write = catalog::by_name("write").unwrap();
         let empty = Case::new(write, FileState::Empty, 1_000_000, 1, Durability::End, 1_000_000_000);
         // 2 s + 1 ms of calls, then 1 ms of file, 0.1 s removal, 0.2 s verification.
         assert!((run_seconds(&empty, &probe) - (2.001 + 0.001 + 0.1 + 0.2)).abs() < 1e-9);
@@ -371,7 +373,7 @@ mod tests {
     fn io_uring_pays_its_round_trip_shared_by_those_in_flight_and_mmap_its_own_rate() {
         // 41 µs per 4 KiB op with one in flight: 4.096 µs of copy at 1 GB/s, 36.9 µs waited.
         let probe = Probe { seconds_per_ring_op: 41e-6, mapped_bytes_per_second: 5e8, ..probe() };
-        let ring = methods::by_name("io_uring").unwrap();
+        let ring = catalog::by_name("io_uring").unwrap();
         let one = Case::new(ring, FileState::Empty, 4096, 1, Durability::None, 4096 * 1000);
         // The copy at 1 GB/s, then (untimed) the writeback a mode that never syncs is
         // given afterwards: as long again at 0.5 GB/s durable.
@@ -384,7 +386,7 @@ mod tests {
         let very_deep = one.clone().with_queue_depth(4096);
         assert!((run_seconds(&very_deep, &probe) - (copy + 1000.0 * 1e-6)).abs() < 1e-9);
         // mmap: no calls, at the mapped rate, plus the sync's extra when it syncs.
-        let mmap = methods::by_name("mmap").unwrap();
+        let mmap = catalog::by_name("mmap").unwrap();
         let mapped = Case::new(mmap, FileState::Empty, 1 << 20, 1, Durability::End, 1_000_000_000);
         assert!((run_seconds(&mapped, &probe) - (2.0 + (2.0 - 1.0))).abs() < 1e-9);
     }
@@ -392,7 +394,7 @@ mod tests {
     #[test]
     fn each_writers_source_buffer_is_paid_before_every_run() {
         let probe = Probe { source_seconds_per_byte: 1e-9, ..probe() };
-        let write = methods::by_name("write").unwrap();
+        let write = catalog::by_name("write").unwrap();
         let one = Case::new(write, FileState::Empty, 1 << 20, 1, Durability::End, 64 << 20);
         let without = run_seconds(&one, &Probe { source_seconds_per_byte: 0.0, ..probe });
         // One writer: an 8 MiB period and one 1 MiB call more, at 1 ns a byte.
@@ -406,7 +408,7 @@ mod tests {
     #[test]
     fn calls_of_a_page_or_more_pay_the_page_call_and_smaller_ones_the_one_byte_call() {
         let probe = Probe { seconds_per_page_call: 3e-6, ..probe() };
-        let write = methods::by_name("write").unwrap();
+        let write = catalog::by_name("write").unwrap();
         let at = |chunk: u64| Case::new(write, FileState::Empty, chunk, 1, Durability::End, 1 << 20);
         // 1 MiB at 0.5 GB/s durable, plus the calls.
         let bytes = (1u64 << 20) as f64 / 5e8;

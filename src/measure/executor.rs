@@ -15,7 +15,7 @@ use std::time::{Duration, Instant};
 use serde::{Deserialize, Serialize};
 
 use crate::error::CallError;
-use crate::measure::methods::{Job, Method, Prepared};
+use crate::measure::methods::{Engine, Job, Prepared};
 
 pub use crate::measure::cpu::{Cpu, CpuClock};
 
@@ -84,7 +84,7 @@ pub trait Executor {
 
 /// The native methods on threads of this process.
 pub struct InProcess {
-    method: &'static dyn Method,
+    method: &'static dyn Engine,
     /// Runs in each writer thread before it arrives at the start line (tests make
     /// start-up slow with it).
     startup: fn(usize),
@@ -99,18 +99,18 @@ impl InProcess {
     pub const OVERHEAD: &'static str =
         "in-process threads, no copy: each writer calls the method on its own source buffer";
 
-    pub fn new(method: &'static dyn Method) -> InProcess {
+    pub fn new(method: &'static dyn Engine) -> InProcess {
         InProcess { method, startup: |_| {}, place: true }
     }
 
     /// As [`InProcess::new`], leaving the writers where the scheduler puts them.
-    pub fn unplaced(method: &'static dyn Method) -> InProcess {
+    pub fn unplaced(method: &'static dyn Engine) -> InProcess {
         InProcess { place: false, ..InProcess::new(method) }
     }
 
     /// As [`InProcess::new`], with `startup(part)` run by each writer thread before it
     /// arrives at the start line.
-    pub fn with_startup(method: &'static dyn Method, startup: fn(usize)) -> InProcess {
+    pub fn with_startup(method: &'static dyn Engine, startup: fn(usize)) -> InProcess {
         InProcess { method, startup, place: true }
     }
 
@@ -332,7 +332,7 @@ mod tests {
 
     use super::*;
     use crate::measure::durability::Pacing;
-    use crate::measure::methods::{Family, Part};
+    use crate::measure::methods::Part;
     use crate::measure::source::{Shape, Source, Streams};
     use crate::plan::Durability;
 
@@ -367,12 +367,9 @@ mod tests {
 
     struct FakeRun<'a>(&'a Fake);
 
-    impl Method for Fake {
+    impl Engine for Fake {
         fn name(&self) -> &'static str {
             "fake"
-        }
-        fn family(&self) -> Family {
-            Family::Simple
         }
         fn prepare<'a>(&'a self, _job: &'a Job<'a>) -> Result<Box<dyn Prepared + 'a>, CallError> {
             Ok(Box::new(FakeRun(self)))

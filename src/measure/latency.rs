@@ -41,7 +41,6 @@ use crate::measure::durability::{Pacing, sync_fd};
 use crate::measure::executor::{Cpu, CpuClock};
 use crate::measure::fd;
 use crate::measure::hygiene::RunFiles;
-use crate::measure::methods::{self, NATIVE};
 use crate::measure::runner::open_flags_refusal;
 use crate::measure::runtimes::{self, Launch, latency::Request};
 use crate::measure::save::Saver;
@@ -49,6 +48,7 @@ use crate::measure::scheduler::{self, CaseRuns, Order, Schedule};
 use crate::measure::source::{Shape, Source, Stream, Streams};
 use crate::measure::target::Scratch;
 use crate::plan::FileState;
+use crate::plan::catalog::{self, NATIVE};
 use crate::plan::durability::{Durability, SyncCall};
 use crate::plan::latency::{Pattern, Plan, Unit, case_of};
 use crate::result::{CaseResult, Run, Status};
@@ -83,7 +83,7 @@ pub fn prepare<'a>(
         // A save replaces the file: the old one and the new one are all it holds at once.
         (files, 2 * bytes)
     } else {
-        if let Some(reason) = methods::find(&unit.runtime, unit.method).and_then(|m| m.durability_refusal(durability)) {
+        if let Some(reason) = catalog::find(&unit.runtime, unit.method).and_then(|m| m.durability_refusal(durability)) {
             return Err((Status::Unsupported, reason));
         }
         let file_len = if pattern == Pattern::Overwrite0 { bytes } else { bytes * plan.per_loop() };

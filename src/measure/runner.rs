@@ -14,11 +14,12 @@ use crate::measure::durability::{Pacing, direct_refusal};
 use crate::measure::executor::{Execution, Executor, InProcess};
 use crate::measure::fd;
 use crate::measure::hygiene::{RunFiles, status_of};
-use crate::measure::methods::{self, Job, Part, fsync_all};
+use crate::measure::methods::{self, CreateCall, Job, Part, fsync_all};
 use crate::measure::runtimes;
 use crate::measure::scheduler::{self, CaseRuns, Order, Schedule};
 use crate::measure::source::{Shape, Source, Streams};
 use crate::measure::target::Scratch;
+use crate::plan::catalog::{self, NATIVE};
 use crate::plan::{Case, Durability, FileState};
 use crate::result::{CaseResult, Run, Status};
 
@@ -70,14 +71,17 @@ pub fn prepare_case<'a>(
     source: &'a Source,
     settings: &'a RunSettings,
 ) -> Result<Box<dyn CaseRuns + 'a>, (Status, String)> {
-    let Some(method) = methods::find(&case.runtime, &case.method) else {
+    let Some(method) = catalog::find(&case.runtime, &case.method) else {
         let reason = format!("the {} runtime has no method {}", case.runtime, case.method);
         return Err((Status::Unsupported, reason));
     };
-    let refusal = method
-        .unsupported_reason()
+    // Native write methods have an engine here; the other runtimes' methods are written
+    // by their runner process, and the creation methods by `creation`.
+    let engine = if case.runtime == NATIVE { methods::engine(&case.method) } else { None };
+    let refusal = engine
+        .and_then(|engine| engine.unsupported_reason())
         .or_else(|| method.durability_refusal(case.durability))
-        .or_else(|| mode_refusal(method, case.durability))
+        .or_else(|| method.mode_refusal(case.durability))
         .or_else(|| {
             if case.state == FileState::Empty { method.empty_file_refusal() } else { method.sized_file_refusal() }
         });
@@ -85,7 +89,7 @@ pub fn prepare_case<'a>(
         return Err((Status::Unsupported, reason));
     }
     let share = match (settings.ranks, case.ranks) {
-        (Some(_), Some(_)) if method.creation().is_some() || case.runtime != methods::NATIVE => {
+        (Some(_), Some(_)) if method.creation.is_some() || case.runtime != NATIVE => {
             return Err((Status::Unsupported, "under --mpi only the native write methods run".to_string()));
         }
         (Some(ranks), Some(size)) if size as usize == ranks.size() => Share::of_rank(case, ranks.rank(), ranks.size()),
@@ -98,21 +102,21 @@ pub fn prepare_case<'a>(
     // On a shared file, only rank 0 creates and removes it; the others join it.
     let keep = settings.keep_files || share.joins;
     let files = RunFiles::new(scratch, format!("case{index:04}{}", share.suffix), share.file_lens.len() as u32, keep);
-    if let Some(create) = method.creation() {
-        let runs = creation::prepare(files, case, create, scratch, settings.space_check)?;
+    if let Some(create) = method.creation {
+        let runs = creation::prepare(files, case, CreateCall::of(create), scratch, settings.space_check)?;
         return Ok(Box::new(runs));
     }
     // Each rank probes a file of its own, also in a shared directory.
     let rank = settings.ranks.map(|ranks| format!("-rank{}", ranks.rank())).unwrap_or_default();
     let probe = format!("case{index:04}{rank}-probe.dat");
     open_flags_refusal(&probe, case.durability, case.chunk_bytes, &share.file_lens, share.shape.period(), scratch)?;
-    let executor: Box<dyn Executor> = if let Some(ranks) = settings.ranks {
-        Box::new(crate::measure::ranks::executor::RankExecutor::new(method, ranks))
-    } else if case.runtime == methods::NATIVE {
-        Box::new(InProcess::new(method))
-    } else {
-        let launch = runtimes::launch(&case.runtime).map_err(|reason| (Status::Unsupported, reason))?;
-        Box::new(runtimes::External::new(&case.runtime, &case.method, launch))
+    let executor: Box<dyn Executor> = match (engine, settings.ranks) {
+        (Some(engine), Some(ranks)) => Box::new(crate::measure::ranks::executor::RankExecutor::new(engine, ranks)),
+        (Some(engine), None) => Box::new(InProcess::new(engine)),
+        (None, _) => {
+            let launch = runtimes::launch(&case.runtime).map_err(|reason| (Status::Unsupported, reason))?;
+            Box::new(runtimes::External::new(&case.runtime, &case.method, launch))
+        }
     };
     let device = BlockDevice::of(scratch.path());
     let Share { parts, file_lens, shape, joins, shared, .. } = share;
@@ -162,23 +166,6 @@ impl Share {
             Share { parts, file_lens: vec![bytes], shape, suffix: format!("-rank{rank}"), shared: false, joins: false }
         }
     }
-}
-
-/// Modes only some methods can carry: per-call `RWF_*` flags (the pwritev2 methods) and
-/// write-behind (methods that write through a descriptor at offsets they know).
-fn mode_refusal(method: &dyn methods::Method, durability: Durability) -> Option<String> {
-    let name = method.name();
-    if durability.rwf_flags() != 0 && !method.per_call_flags() {
-        return Some(format!(
-            "{name}: {durability} is a flag of each pwritev2 call; only the pwritev2 methods take it"
-        ));
-    }
-    if durability.write_behind().is_some() && !method.write_behind() {
-        return Some(format!(
-            "{name}: {durability} needs calls through a descriptor at known offsets (write, pwrite, writev, pwritev, pwritev2)"
-        ));
-    }
-    None
 }
 
 /// What preparing a run's files took: (seconds, of which their fsyncs), summed over
@@ -274,7 +261,7 @@ impl WriteCase<'_> {
                 .filter(|other| ranks.hosts.get(other.rank as usize).is_some_and(|host| host == ranks.host))
                 .map(|other| other.user_seconds + other.sys_seconds)
                 .sum(),
-            None if case.runtime == methods::NATIVE => 0.0,
+            None if case.runtime == NATIVE => 0.0,
             None => run.user_seconds + run.sys_seconds,
         };
         run.others_cpu_share = cpu_before.zip(cpu_after).map(|(before, after)| {
@@ -470,23 +457,23 @@ mod tests {
         let source = Source::new(9);
         let size = 3 * 4096 + 1000; // not a multiple of the chunk
         // Every write method (creation methods write no data).
-        for (index, method) in methods::ALL.iter().filter(|m| m.creation().is_none()).enumerate() {
+        for (index, method) in catalog::native().iter().filter(|m| m.creation.is_none()).enumerate() {
             // pwritev2-append appends, so only to an empty file.
             let state = if method.sized_file_refusal().is_some() { FileState::Empty } else { FileState::Overwrite };
-            let case = Case::new(*method, state, 4096, 3, Durability::End, size);
+            let case = Case::new(method, state, 4096, 3, Durability::End, size);
             let result = run_case(index, &case, &scratch, &source, &settings(true), &mut || {});
-            if method.name() == "pwritev2-atomic" && result.status == Status::Unsupported {
+            if method.name == "pwritev2-atomic" && result.status == Status::Unsupported {
                 // Atomic writes need a unit statx offers, and 4 KiB x3 calls are no power of two.
                 assert!(result.error.as_deref().unwrap_or("").contains("statx"), "{:?}", result.error);
                 continue;
             }
-            assert_eq!(result.status, Status::Ok, "{}: {:?}", method.name(), result.error);
+            assert_eq!(result.status, Status::Ok, "{}: {:?}", method.name, result.error);
             assert_eq!(result.runs.len(), 2, "warm-up runs are discarded");
             let name = format!("case{index:04}-run2-f0.dat");
             let data = std::fs::read(scratch.path().join(&name)).unwrap();
-            assert_eq!(data.len() as u64, size, "{}", method.name());
+            assert_eq!(data.len() as u64, size, "{}", method.name);
             let stream = Stream::timed(9, &name, shape_of(&case).stream_period());
-            assert_eq!(stream.first_mismatch(&source, 0, &data), None, "{}", method.name());
+            assert_eq!(stream.first_mismatch(&source, 0, &data), None, "{}", method.name);
         }
     }
 
@@ -495,7 +482,7 @@ mod tests {
         let parent = tempfile::tempdir().unwrap();
         let scratch = Scratch::create(parent.path()).unwrap();
         let source = Source::new(9);
-        let case = Case::new(methods::by_name("pwrite").unwrap(), FileState::Empty, 4096, 1, Durability::None, 1 << 16);
+        let case = Case::new(catalog::by_name("pwrite").unwrap(), FileState::Empty, 4096, 1, Durability::None, 1 << 16);
         let mut calls = 0;
         let result = run_case(0, &case, &scratch, &source, &settings(false), &mut || calls += 1);
         assert_eq!(calls, 3);
@@ -527,7 +514,7 @@ mod tests {
 
     #[test]
     fn ranks_shares_cover_the_size_once_at_chunk_boundaries() {
-        let pwrite = methods::by_name("pwrite").unwrap();
+        let pwrite = catalog::by_name("pwrite").unwrap();
         let size = 10 * 4096 + 100;
         for layout in crate::plan::RankLayout::ALL {
             let case = Case::new(pwrite, FileState::Prealloc, 4096, 1, Durability::End, size)
@@ -565,7 +552,7 @@ mod tests {
         let scratch = Scratch::create(parent.path()).unwrap();
         let source = Source::new(9);
         let settings = settings(false);
-        let case = Case::new(methods::by_name("pwrite").unwrap(), FileState::Empty, 4096, 1, durability, 8192)
+        let case = Case::new(catalog::by_name("pwrite").unwrap(), FileState::Empty, 4096, 1, durability, 8192)
             .with_threads(2, if files > 1 { Layout::FilePerThread } else { Layout::OneFile });
         let parts = split(case.bytes, case.chunk_bytes, case.threads, case.files);
         let file_lens = if files > 1 { vec![4096, 4096] } else { vec![8192] };
@@ -650,7 +637,7 @@ mod tests {
         let scratch = Scratch::create(parent.path()).unwrap();
         let source = Source::new(9);
         for method in ["mmap", "mmap-maps", "mmap-fds", "mmap-populate"] {
-            let case = Case::new(methods::by_name(method).unwrap(), FileState::Empty, 4096, 1, Durability::End, 8192);
+            let case = Case::new(catalog::by_name(method).unwrap(), FileState::Empty, 4096, 1, Durability::End, 8192);
             let result = run_case(0, &case, &scratch, &source, &settings(false), &mut || {});
             assert_eq!(result.status, Status::Unsupported, "{method}");
             let reason = result.error.unwrap();

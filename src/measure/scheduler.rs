@@ -280,7 +280,7 @@ mod tests {
     use std::rc::Rc;
 
     use super::*;
-    use crate::measure::methods;
+    use crate::plan::catalog;
     use crate::plan::{Durability, FileState};
 
     /// Returns the given write times in turn (the last one again when they run out),
@@ -304,7 +304,7 @@ mod tests {
     }
 
     fn case(chunk: u64) -> Case {
-        Case::new(methods::by_name("pwrite").unwrap(), FileState::Empty, chunk, 1, Durability::None, 1 << 20)
+        Case::new(catalog::by_name("pwrite").unwrap(), FileState::Empty, chunk, 1, Durability::None, 1 << 20)
     }
 
     type Log = Rc<RefCell<Vec<(usize, u32)>>>;

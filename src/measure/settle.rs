@@ -25,9 +25,7 @@ use std::time::{Duration, Instant};
 
 use crate::context::DirtyMemory;
 use crate::context::device::BlockDevice;
-
-/// The longest the settle step waits: past it, the run goes ahead and says so.
-pub const LIMIT: Duration = Duration::from_secs(2);
+use crate::plan::SETTLE_LIMIT;
 
 /// How far above the previous run's level the dirty and writeback pages may stay: other
 /// programs dirty pages too, and a few MiB of theirs are no run of ours.
@@ -74,7 +72,7 @@ impl Settle {
             if quiet(level, previous, in_flight) {
                 break (level, false);
             }
-            if started.elapsed() >= LIMIT {
+            if started.elapsed() >= SETTLE_LIMIT {
                 break (level, true);
             }
             std::thread::sleep(pause);
@@ -178,7 +176,7 @@ mod tests {
         assert_eq!(settle.previous.load(Ordering::Relaxed), u64::MAX);
         let first = settle.wait(&handle, dir.path(), 0);
         assert_eq!(first.warm_seconds, None, "nothing to warm for a run that puts nothing in memory");
-        assert!(first.seconds >= 0.0 && first.seconds <= LIMIT.as_secs_f64() + 0.1, "{first:?}");
+        assert!(first.seconds >= 0.0 && first.seconds <= SETTLE_LIMIT.as_secs_f64() + 0.1, "{first:?}");
         assert_ne!(settle.previous.load(Ordering::Relaxed), u64::MAX, "the level before this run is kept");
     }
 }

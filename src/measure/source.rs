@@ -75,9 +75,6 @@ pub const STAMP: usize = 8;
 /// need more (see the module doc).
 pub const WRITERS_BUDGET: usize = 64 << 20;
 
-/// The seed used unless `--seed` says otherwise; recorded in every result file.
-pub const DEFAULT_SEED: u64 = 0x7772_6974_6562_656e; // "writeben"
-
 /// The seed's pattern: [`PERIOD`] bytes of pseudo-random data that every stream of the
 /// run is made from. Made once; read-only.
 pub struct Source {
@@ -250,6 +247,7 @@ fn round_up(value: usize, multiple: usize) -> usize {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::plan::DEFAULT_SEED;
     use std::collections::HashSet;
 
     #[test]

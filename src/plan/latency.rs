@@ -106,7 +106,7 @@ pub struct Unit {
 /// too. A save is native's `write` calls into the new file; the runners make none.
 pub fn methods_of(runtime: &str, pattern: Pattern) -> &'static [&'static str] {
     match (runtime, pattern) {
-        (crate::measure::methods::NATIVE, p) if p.is_save() => &["write"],
+        (crate::plan::catalog::NATIVE, p) if p.is_save() => &["write"],
         (_, p) if p.is_save() => &[],
         (_, Pattern::Overwrite0) => &["pwrite"],
         ("python", Pattern::Append) => &["write", "fileio", "buffered"],
@@ -128,7 +128,7 @@ impl Plan {
     }
 
     fn runtimes(&self) -> Vec<String> {
-        if self.runtimes.is_empty() { vec![crate::measure::methods::NATIVE.to_string()] } else { self.runtimes.clone() }
+        if self.runtimes.is_empty() { vec![crate::plan::catalog::NATIVE.to_string()] } else { self.runtimes.clone() }
     }
 
     /// Every pattern, then every size, then every runtime and its calls for it, in the
@@ -163,8 +163,7 @@ impl Plan {
     /// patterns: said once on stderr, so that a missing case is no surprise.
     pub fn native_only(&self) -> Option<(Vec<String>, Vec<&'static str>)> {
         let saves: Vec<&'static str> = self.patterns.iter().filter(|p| p.is_save()).map(|p| p.name()).collect();
-        let others: Vec<String> =
-            self.runtimes().into_iter().filter(|r| r != crate::measure::methods::NATIVE).collect();
+        let others: Vec<String> = self.runtimes().into_iter().filter(|r| r != crate::plan::catalog::NATIVE).collect();
         (!saves.is_empty() && !others.is_empty()).then_some((others, saves))
     }
 
@@ -220,7 +219,7 @@ pub fn case_of(plan: &Plan, unit: &Unit, durability: Durability) -> Case {
     };
     let method = unit.method;
     let bytes = unit.bytes as u64;
-    let who = if unit.runtime == crate::measure::methods::NATIVE {
+    let who = if unit.runtime == crate::plan::catalog::NATIVE {
         String::new()
     } else {
         format!("{} {method} ", unit.runtime)

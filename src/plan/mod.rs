@@ -1,17 +1,27 @@
 //! Expands a suite and the user's option lists into the cases to run (docs/design.md §1).
 
+pub mod catalog;
 pub mod durability;
 pub mod latency;
 pub mod suites;
 pub mod units;
 
 use std::str::FromStr;
+use std::time::Duration;
 
 use serde::{Deserialize, Serialize};
 
-use crate::measure::methods::{self, Method};
+use crate::plan::catalog::Method;
 pub use crate::plan::durability::Durability;
 use crate::plan::units::{format_size, format_size_compact};
+
+/// The seed used unless `--seed` says otherwise; recorded in every result file.
+pub const DEFAULT_SEED: u64 = 0x7772_6974_6562_656e; // "writeben"
+
+/// The longest the settle step before each run waits for the previous run's writeback
+/// (docs/measurement.md, "Between runs"): past it, the run goes ahead and says so
+/// (`settle_timed_out`), and the advice names the limit.
+pub const SETTLE_LIMIT: Duration = Duration::from_secs(2);
 
 /// The state of the file before the timed span opens.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Serialize, Deserialize)]
@@ -147,7 +157,7 @@ pub struct Case {
 
 impl Case {
     pub fn new(
-        method: &dyn Method,
+        method: &Method,
         state: FileState,
         chunk_bytes: u64,
         iov: u32,
@@ -156,8 +166,8 @@ impl Case {
     ) -> Case {
         let mut case = Case {
             id: String::new(),
-            runtime: methods::NATIVE.to_string(),
-            method: method.name().to_string(),
+            runtime: catalog::NATIVE.to_string(),
+            method: method.name.to_string(),
             state,
             chunk_bytes,
             iov,
@@ -212,13 +222,13 @@ impl Case {
 
     fn make_id(&self) -> String {
         let mut parts = Vec::new();
-        if self.runtime != methods::NATIVE {
+        if self.runtime != catalog::NATIVE {
             parts.push(self.runtime.clone());
         }
         parts.push(self.method.clone());
         parts.push(self.state.name().to_string());
         parts.push(format_size_compact(self.chunk_bytes));
-        if methods::by_name(&self.method).is_some_and(|m| m.vectored()) {
+        if catalog::by_name(&self.method).is_some_and(|m| m.vectored) {
             parts.push(format!("x{}", self.iov));
         }
         if let Some(depth) = self.queue_depth {
@@ -237,10 +247,10 @@ impl Case {
 
     /// Seed 003's line wording, for the table.
     pub fn label(&self) -> String {
-        if methods::by_name(&self.method).is_some_and(|m| m.creation().is_some()) {
+        if catalog::by_name(&self.method).is_some_and(|m| m.creation.is_some()) {
             return format!("{} file sized {}", self.method, format_size(self.bytes));
         }
-        let vectored = if methods::by_name(&self.method).is_some_and(|m| m.vectored()) {
+        let vectored = if catalog::by_name(&self.method).is_some_and(|m| m.vectored) {
             format!(" (x{})", self.iov)
         } else {
             String::new()
@@ -258,7 +268,7 @@ impl Case {
             (Some(ranks), _) => format!(", {ranks} ranks{threads} into one file"),
             (None, _) => parallel,
         };
-        let runtime = if self.runtime == methods::NATIVE { String::new() } else { format!("{} ", self.runtime) };
+        let runtime = if self.runtime == catalog::NATIVE { String::new() } else { format!("{} ", self.runtime) };
         format!("{runtime}{} in {:>7} chunks{vectored}{queued}{parallel}", self.method, format_size(self.chunk_bytes))
     }
 }
@@ -313,7 +323,7 @@ impl Dropped {
             DropReason::Layout(Layout::FilePerThread) => {
                 format!("{method} with {threads} threads, a file each: {method} only shares one file between threads")
             }
-            DropReason::TooFewChunks { .. } if methods::by_name(method).is_some_and(|m| m.creation().is_some()) => {
+            DropReason::TooFewChunks { .. } if catalog::by_name(method).is_some_and(|m| m.creation.is_some()) => {
                 format!("{method} with {threads} threads: a file creation is one call")
             }
             DropReason::TooFewChunks { chunk, size } => {
@@ -340,21 +350,21 @@ pub fn expand(selection: &Selection) -> Vec<Case> {
 
 /// [`expand`], and the combinations left out for their threads or layout (each once).
 pub fn expand_and_drop(selection: &Selection) -> (Vec<Case>, Vec<Dropped>) {
-    let mut chosen: Vec<&dyn Method> = selection.methods.iter().filter_map(|name| methods::by_name(name)).collect();
-    chosen.sort_by_key(|method| (method.family(), methods::position(method.name())));
+    let mut chosen: Vec<&Method> = selection.methods.iter().filter_map(|name| catalog::by_name(name)).collect();
+    chosen.sort_by_key(|method| (method.family, catalog::position(method.name)));
     // Each runtime of the selection that has the method, in the selection's order.
-    let runtimes_of = |method: &dyn Method| -> Vec<&str> {
+    let runtimes_of = |method: &Method| -> Vec<&str> {
         let runtimes: Vec<&str> = if selection.runtimes.is_empty() {
-            vec![methods::NATIVE]
+            vec![catalog::NATIVE]
         } else {
             selection.runtimes.iter().map(String::as_str).collect()
         };
-        runtimes.into_iter().filter(|runtime| methods::find(runtime, method.name()).is_some()).collect()
+        runtimes.into_iter().filter(|runtime| catalog::find(runtime, method.name).is_some()).collect()
     };
     let mut cases = Vec::new();
     let mut dropped: Vec<Dropped> = Vec::new();
-    let mut drop = |method: &dyn Method, threads: u32, reason: DropReason| {
-        let entry = Dropped { method: method.name().to_string(), threads, reason };
+    let mut drop = |method: &Method, threads: u32, reason: DropReason| {
+        let entry = Dropped { method: method.name.to_string(), threads, reason };
         if !dropped.contains(&entry) {
             dropped.push(entry);
         }
@@ -362,19 +372,16 @@ pub fn expand_and_drop(selection: &Selection) -> (Vec<Case>, Vec<Dropped>) {
     for &state in &selection.states {
         for &method in &chosen {
             // A creation case makes the whole file in one call: its "chunk" is the size.
-            let chunks: Vec<u64> = if method.creation().is_some() {
+            let chunks: Vec<u64> = if method.creation.is_some() {
                 vec![selection.size]
             } else {
                 let fits = |chunk: u64| chunk <= selection.size || selection.keep_oversized_chunks;
                 selection.chunks.iter().copied().filter(|&chunk| fits(chunk)).collect()
             };
             for chunk in chunks {
-                let iovs: &[u32] = if method.vectored() { &selection.iov } else { &[1] };
-                let depths: Vec<Option<u32>> = if method.queued() {
-                    selection.queue_depths.iter().map(|&d| Some(d)).collect()
-                } else {
-                    vec![None]
-                };
+                let iovs: &[u32] = if method.vectored { &selection.iov } else { &[1] };
+                let depths: Vec<Option<u32>> =
+                    if method.queued { selection.queue_depths.iter().map(|&d| Some(d)).collect() } else { vec![None] };
                 for &iov in iovs {
                     for &depth in &depths {
                         for &threads in &selection.threads {
@@ -384,11 +391,11 @@ pub fn expand_and_drop(selection: &Selection) -> (Vec<Case>, Vec<Dropped>) {
                             }
                             let layouts: &[Layout] = if threads == 1 { &[Layout::OneFile] } else { &selection.layouts };
                             for &layout in layouts {
-                                if threads > 1 && layout == Layout::OneFile && !method.shares_file() {
+                                if threads > 1 && layout == Layout::OneFile && !method.shares_file {
                                     drop(method, threads, DropReason::Layout(layout));
                                     continue;
                                 }
-                                if threads > 1 && layout == Layout::FilePerThread && !method.file_per_thread() {
+                                if threads > 1 && layout == Layout::FilePerThread && !method.file_per_thread {
                                     drop(method, threads, DropReason::Layout(layout));
                                     continue;
                                 }
@@ -453,10 +460,10 @@ mod tests {
 
     #[test]
     fn ids_are_readable() {
-        let pwritev = methods::by_name("pwritev").unwrap();
+        let pwritev = catalog::by_name("pwritev").unwrap();
         let case = Case::new(pwritev, FileState::Prealloc, 4096, 128, Durability::None, 1 << 30);
         assert_eq!(case.id, "pwritev prealloc 4KiB x128 t1 none");
-        let write = methods::by_name("write").unwrap();
+        let write = catalog::by_name("write").unwrap();
         let case = Case::new(write, FileState::Empty, 1 << 20, 1, Durability::End, 1 << 30);
         assert_eq!(case.id, "write empty 1MiB t1 end");
         assert_eq!(case.label(), "write in   1 MiB chunks");

@@ -4,7 +4,7 @@
 
 use serde::Serialize;
 
-use crate::measure::methods;
+use crate::plan::catalog;
 use crate::plan::durability::{Commit, SyncCall};
 use crate::plan::latency;
 use crate::plan::{Case, Dropped, Durability, FileState, Layout, Selection, expand, expand_and_drop};
@@ -62,10 +62,10 @@ impl Suite {
                 }
             }
         }
-        let position = methods::position;
+        let position = catalog::position;
         // Stable: the runtimes of one combination stay side by side, in expansion order.
         cases.sort_by_key(|c| {
-            let family = methods::by_name(&c.method).map(|m| m.family());
+            let family = catalog::by_name(&c.method).map(|m| m.family);
             (c.state, family, position(&c.method), c.bytes, c.chunk_bytes, c.iov, c.queue_depth, c.threads, c.files)
         });
         cases
@@ -75,7 +75,7 @@ impl Suite {
     /// methods drop out. A named method that no part has joins the parts that have a
     /// method of its family (`io_uring-fixed` runs where `io_uring` would).
     pub fn pick_methods(&mut self, names: &[String]) {
-        let family = |name: &str| methods::by_name(name).map(|m| m.family());
+        let family = |name: &str| catalog::by_name(name).map(|m| m.family);
         for name in names {
             if self.parts.iter().any(|part| part.methods.contains(name)) {
                 continue;
@@ -130,8 +130,8 @@ impl Suite {
                 }
             }
         }
-        let has = |part: &Selection, test: &dyn Fn(&dyn methods::Method) -> bool| {
-            part.methods.iter().filter_map(|name| methods::by_name(name)).any(test)
+        let has = |part: &Selection, test: &dyn Fn(&catalog::Method) -> bool| {
+            part.methods.iter().filter_map(|name| catalog::by_name(name)).any(test)
         };
         let mut applied = Applied {
             methods: Vec::new(),
@@ -151,17 +151,17 @@ impl Suite {
             union(&mut applied.runtimes, &part.runtimes);
             union(&mut applied.states, &part.states);
             union(&mut applied.sizes, &[part.size]);
-            if has(part, &|m| m.creation().is_none()) {
+            if has(part, &|m| m.creation.is_none()) {
                 union(&mut applied.chunks, &part.chunks);
             }
-            if has(part, &|m| m.vectored()) {
+            if has(part, &|m| m.vectored) {
                 union(&mut applied.iov, &part.iov);
             }
             union(&mut applied.threads, &part.threads);
             if part.threads.iter().any(|&threads| threads > 1) {
                 union(&mut applied.layouts, &part.layouts);
             }
-            if has(part, &|m| m.queued()) {
+            if has(part, &|m| m.queued) {
                 union(&mut applied.queue_depths, &part.queue_depths);
             }
             union(&mut applied.durability, &part.durability);
@@ -177,7 +177,7 @@ fn part(methods: &[&str], states: &[FileState], chunks: &[u64], size: u64) -> Se
     Selection {
         size,
         methods: methods.iter().map(|m| m.to_string()).collect(),
-        runtimes: vec![methods::NATIVE.to_string()],
+        runtimes: vec![catalog::NATIVE.to_string()],
         states: states.to_vec(),
         chunks: chunks.to_vec(),
         iov: vec![1],
@@ -228,7 +228,7 @@ pub fn quick() -> Suite {
             Durability::of(Commit::ODsync),
             Durability::of(Commit::Every(1, SyncCall::Fdatasync)),
         ],
-        seed: crate::measure::source::DEFAULT_SEED,
+        seed: crate::plan::DEFAULT_SEED,
         runtimes: Vec::new(),
     };
     // Repeat until the 95 % CI is within ±5 % of the mean, 5 to 7 runs: most cases are
@@ -347,7 +347,7 @@ mod tests {
         for suite in [quick(), seed()] {
             for part in &suite.parts {
                 for name in &part.methods {
-                    assert!(methods::by_name(name).is_some(), "{} names {name}", suite.name);
+                    assert!(catalog::by_name(name).is_some(), "{} names {name}", suite.name);
                 }
             }
         }

@@ -260,7 +260,7 @@ impl ResultFile {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::measure::methods;
+    use crate::plan::catalog;
     use crate::plan::{Durability, FileState};
 
     #[test]
@@ -277,7 +277,7 @@ mod tests {
     #[test]
     fn json_field_names_follow_the_design() {
         let case =
-            Case::new(methods::by_name("pwritev").unwrap(), FileState::Sparse, 4096, 128, Durability::None, 1 << 20);
+            Case::new(catalog::by_name("pwritev").unwrap(), FileState::Sparse, 4096, 128, Durability::None, 1 << 20);
         let failed =
             CaseResult::without_result(case, Status::Failed, "write: No space left on device (os error 28)".into());
         let value = serde_json::to_value(&failed).unwrap();

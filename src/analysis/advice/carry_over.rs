@@ -79,7 +79,7 @@ pub fn carry_over(measured: &Measured, result: &ResultFile) -> Vec<Finding> {
         let text = format!(
             "{runs} run{} started with writeback still under way (the settle step gave up after {} s): {}{}",
             if runs == 1 { "" } else { "s" },
-            crate::measure::settle::LIMIT.as_secs(),
+            crate::plan::SETTLE_LIMIT.as_secs(),
             first.case.id,
             if timed_out.len() > 1 { format!(" and {} more cases", timed_out.len() - 1) } else { String::new() }
         );

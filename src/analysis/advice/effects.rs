@@ -8,7 +8,7 @@ use std::collections::BTreeMap;
 
 use super::figures::{Finding, Measured, Metric, Side, Test, family, holm_adjusted, test};
 use super::words::{Token, direction, factor, gbps_change, id_without, mode, p_value, state};
-use crate::measure::methods::Family;
+use crate::plan::catalog::Family;
 use crate::plan::durability::Commit;
 use crate::plan::{Case, Durability, FileState};
 

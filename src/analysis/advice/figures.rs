@@ -4,7 +4,7 @@
 
 use std::collections::BTreeMap;
 
-use crate::measure::methods;
+use crate::plan::catalog;
 use crate::plan::durability::Commit;
 use crate::plan::latency::is_latency_case;
 use crate::plan::{Durability, FileState};
@@ -393,7 +393,7 @@ impl<'a> Measured<'a> {
             .cases
             .iter()
             .filter(|c| c.status == Status::Ok && c.stats.is_some() && !is_latency_case(&c.case))
-            .filter(|c| methods::by_name(&c.case.method).is_none_or(|m| m.creation().is_none()))
+            .filter(|c| catalog::by_name(&c.case.method).is_none_or(|m| m.creation.is_none()))
             .collect();
         let by_dims = cases.iter().map(|&c| (Dims::of(c), c)).collect();
         Measured { cases, by_dims, margin: equivalence_margin(result) }
@@ -419,8 +419,8 @@ pub fn equivalence_margin(result: &ResultFile) -> f64 {
 }
 
 /// Whether a method is one of the mmap variants, or io_uring's.
-pub fn family(method: &str) -> Option<methods::Family> {
-    methods::by_name(method).map(|m| m.family())
+pub fn family(method: &str) -> Option<catalog::Family> {
+    catalog::by_name(method).map(|m| m.family)
 }
 
 #[cfg(test)]

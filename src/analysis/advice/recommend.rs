@@ -25,7 +25,7 @@ use super::commits::{commits, saves};
 use super::figures::{Measured, Metric, Side, Test, family, test};
 use super::words::{gbps, gbps_change, runner_up_words, strategy, tested, tested_flat};
 
-use crate::measure::methods::Family;
+use crate::plan::catalog::Family;
 use crate::plan::durability::{Commit, SyncCall};
 use crate::plan::{Case, Durability, FileState};
 use crate::result::{CaseResult, Recommendation, ResultFile};
@@ -125,15 +125,7 @@ pub fn simplicity(case: &Case, writers: u32) -> (bool, u32, u32, u8, u8, bool, u
         Commit::RwfSync | Commit::RwfDsync => 2,
         Commit::WriteBehind(_) | Commit::Save => 3,
     };
-    (
-        case.runtime != crate::measure::methods::NATIVE,
-        writers,
-        case.files,
-        state,
-        method,
-        case.durability.direct,
-        commit,
-    )
+    (case.runtime != crate::plan::catalog::NATIVE, writers, case.files, state, method, case.durability.direct, commit)
 }
 
 fn throughput(measured: &Measured, goal: &Goal, warm: bool) -> Option<Recommendation> {

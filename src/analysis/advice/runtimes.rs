@@ -12,7 +12,7 @@ use std::collections::BTreeMap;
 
 use super::figures::{Finding, Measured, Metric, Side, Test, holm_adjusted, test};
 use super::words::{factor, p_value};
-use crate::measure::methods::NATIVE;
+use crate::plan::catalog::NATIVE;
 use crate::plan::units::format_size;
 use crate::stats::significance::Verdict;
 

@@ -6,7 +6,7 @@ use serde_json::json;
 use crate::context::calibration::{Calibration, Ceiling};
 use crate::context::copy::CopyClass;
 use crate::context::{Host, TargetInfo};
-use crate::measure::methods;
+use crate::plan::catalog;
 use crate::plan::units::{format_size_compact, parse_size};
 use crate::plan::{Case, FileState, Layout};
 use crate::result::{CaseResult, Recommendation, ResultFile, Run, SCHEMA, Status, TargetCi, Tool};
@@ -18,7 +18,7 @@ pub const BYTES: u64 = 1 << 30;
 /// [`BYTES`]; panics if the id is not the one the plan would give it.
 pub fn case(id: &str) -> Case {
     let tokens: Vec<&str> = id.split(' ').collect();
-    let method = methods::by_name(tokens[0]).unwrap_or_else(|| panic!("method in {id}"));
+    let method = catalog::by_name(tokens[0]).unwrap_or_else(|| panic!("method in {id}"));
     let state: FileState = tokens[1].parse().unwrap();
     let chunk = parse_size(tokens[2]).unwrap();
     let number = |prefix: &str| {

@@ -2,7 +2,7 @@
 //! significant digits, factors like `1.8x` with their interval, p-values, durability
 //! modes and file states in a programmer's words, and a case as a sentence to act on.
 
-use crate::measure::methods::Family;
+use crate::plan::catalog::Family;
 use crate::plan::durability::Commit;
 use crate::plan::units::{format_size, format_size_compact};
 use crate::plan::{Case, Durability, FileState};

@@ -2,7 +2,7 @@
 
 use super::*;
 use crate::context::{Host, TargetInfo};
-use crate::measure::methods;
+use crate::plan::catalog;
 use crate::plan::{Case, FileState};
 use crate::result::{Comparison, Figure, Recommendation, Tool};
 
@@ -10,7 +10,7 @@ const MIB: u64 = 1 << 20;
 
 fn case(method: &str, durability: &str, times: &[(f64, f64)]) -> CaseResult {
     let case = Case::new(
-        methods::by_name(method).unwrap(),
+        catalog::by_name(method).unwrap(),
         FileState::Prealloc,
         MIB,
         1,

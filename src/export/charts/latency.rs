@@ -56,13 +56,13 @@ pub fn chart(result: &ResultFile) -> Option<Chart> {
 mod tests {
     use super::super::tests::{elements_in, result, texts_in};
     use super::*;
-    use crate::measure::methods;
+    use crate::plan::catalog;
     use crate::plan::{Case, FileState};
     use crate::result::CaseResult;
 
     fn latency_case(mode: &str, p50: f64) -> CaseResult {
         let mut case =
-            Case::new(methods::by_name("pwrite").unwrap(), FileState::Overwrite, 8, 1, mode.parse().unwrap(), 8);
+            Case::new(catalog::by_name("pwrite").unwrap(), FileState::Overwrite, 8, 1, mode.parse().unwrap(), 8);
         case.id = format!("latency overwrite0 8B {mode}");
         let mut result = crate::analysis::summarize::measured(
             case,

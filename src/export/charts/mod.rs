@@ -27,8 +27,8 @@ use plotters::prelude::*;
 use plotters::style::text_anchor::{HPos, Pos, VPos};
 
 use crate::export::latency::is_latency_case;
-use crate::measure::methods;
 use crate::plan::Case;
+use crate::plan::catalog;
 use crate::plan::units::format_size;
 use crate::result::{CaseResult, ResultFile, Status};
 use crate::stats::Summary;
@@ -126,7 +126,7 @@ fn color(index: usize) -> RGBColor {
 fn throughput_cases(result: &ResultFile) -> impl Iterator<Item = (&CaseResult, Summary)> {
     result.cases.iter().filter_map(|case| {
         let stats = case.stats?;
-        let creates = methods::by_name(&case.case.method).is_some_and(|m| m.creation().is_some());
+        let creates = catalog::by_name(&case.case.method).is_some_and(|m| m.creation.is_some());
         (case.status == Status::Ok && !creates && !is_latency_case(&case.case)).then_some((case, stats))
     })
 }
@@ -143,7 +143,7 @@ struct Naming {
 impl Naming {
     fn name(self, case: &Case) -> String {
         let mut parts = Vec::new();
-        if case.runtime != methods::NATIVE {
+        if case.runtime != catalog::NATIVE {
             parts.push(case.runtime.clone());
         }
         parts.push(case.method.clone());
@@ -153,7 +153,7 @@ impl Naming {
         if self.chunk {
             parts.push(format_size(case.chunk_bytes));
         }
-        if methods::by_name(&case.method).is_some_and(|m| m.vectored()) {
+        if catalog::by_name(&case.method).is_some_and(|m| m.vectored) {
             parts.push(format!("x{}", case.iov));
         }
         if let Some(depth) = case.queue_depth {
@@ -296,7 +296,7 @@ pub(crate) mod tests {
         seconds: &[f64],
     ) -> CaseResult {
         let durability: Durability = mode.parse().unwrap();
-        let case = Case::new(methods::by_name(method).unwrap(), state, chunk, 1, durability, 1 << 30)
+        let case = Case::new(catalog::by_name(method).unwrap(), state, chunk, 1, durability, 1 << 30)
             .with_threads(threads, layout);
         let runs =
             seconds.iter().map(|&t| Run { write_seconds: t, sync_seconds: t / 10.0, ..Run::default() }).collect();

@@ -25,7 +25,7 @@ pub fn chart(result: &ResultFile) -> Option<Chart> {
         return None;
     }
     // Native first: the others are read against it.
-    runtimes.sort_by_key(|runtime| (*runtime != crate::measure::methods::NATIVE, *runtime));
+    runtimes.sort_by_key(|runtime| (*runtime != crate::plan::catalog::NATIVE, *runtime));
     let mut rows: Vec<&Case> = Vec::new();
     for (case, _) in &cases {
         let runs_in = cases.iter().filter(|(other, _)| strategy(&other.case) == strategy(&case.case)).count();
@@ -41,7 +41,7 @@ pub fn chart(result: &ResultFile) -> Option<Chart> {
         .iter()
         .map(|row| {
             let mut native = (*row).clone();
-            native.runtime = crate::measure::methods::NATIVE.to_string();
+            native.runtime = crate::plan::catalog::NATIVE.to_string();
             Group {
                 label: naming.name(&native),
                 bars: runtimes

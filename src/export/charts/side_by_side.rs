@@ -16,7 +16,7 @@ pub fn chart(compared: &CompareResult) -> Option<Chart> {
         // ftruncate "writes" terabytes per second, and would flatten every other bar).
         let latency = case.files.iter().flatten().any(|side| side.ops_per_second.is_some());
         let method = case.id.split_whitespace().next().unwrap_or_default();
-        let creates = crate::measure::methods::by_name(method).is_some_and(|m| m.creation().is_some());
+        let creates = crate::plan::catalog::by_name(method).is_some_and(|m| m.creation.is_some());
         if latency || creates {
             continue;
         }

@@ -1,60 +1,33 @@
 //! File creation (benchmarkIOWrite's "File Creation"): how long it takes to make a file of a
 //! size with `posix_fallocate(3)`, `fallocate(2)` or `ftruncate(2)`. The timed span is
-//! open + call + close, so these are not write methods: the runner times them itself
-//! (`runner::run_creation`), and [`Method::prepare`] is never reached for them.
+//! open + call + close, so these are not write methods and have no engine: the runner
+//! times them itself (`measure::creation`), with the call the catalogue's entry names
+//! (`plan::catalog::Creation`); here are the calls.
 
 use std::io;
 use std::os::fd::RawFd;
 
-use super::{CallError, Family, Job, Method, Prepared, retry_eintr};
+use super::retry_eintr;
 use crate::error::retry;
-use crate::plan::durability::{Commit, Durability};
-
-pub struct Creation {
-    name: &'static str,
-    call: fn(RawFd, u64) -> io::Result<()>,
-    /// Whether the call reserves blocks (then a size above the free space cannot work).
-    allocates: bool,
-}
-
-pub static POSIX_FALLOCATE: Creation = Creation { name: "posix_fallocate", call: posix_fallocate, allocates: true };
-pub static FALLOCATE: Creation = Creation { name: "fallocate", call: fallocate, allocates: true };
-pub static FTRUNCATE: Creation = Creation { name: "ftruncate", call: ftruncate, allocates: false };
+use crate::plan::catalog::Creation;
 
 /// What the runner needs of a creation method.
 #[derive(Clone, Copy)]
 pub struct CreateCall {
     pub call: fn(RawFd, u64) -> io::Result<()>,
+    /// Whether the call reserves blocks (then a size above the free space cannot work).
     pub allocates: bool,
 }
 
-impl Method for Creation {
-    fn name(&self) -> &'static str {
-        self.name
-    }
-
-    fn family(&self) -> Family {
-        Family::Creation
-    }
-
-    fn creation(&self) -> Option<CreateCall> {
-        Some(CreateCall { call: self.call, allocates: self.allocates })
-    }
-
-    /// Creating a file writes no data: only none and end (an fsync of the new file's
-    /// metadata and allocation) mean something.
-    fn durability_refusal(&self, durability: Durability) -> Option<String> {
-        match durability.commit {
-            Commit::None | Commit::End(_) if !durability.direct => None,
-            _ => Some(format!("{}: creating a file makes no write calls; only none and end apply", self.name)),
-        }
-    }
-
-    fn prepare<'a>(&'a self, _job: &'a Job<'a>) -> Result<Box<dyn Prepared + 'a>, CallError> {
-        Err(CallError::new(
-            format!("{}: a creation method has no write span", self.name),
-            io::Error::from(io::ErrorKind::Unsupported),
-        ))
+impl CreateCall {
+    /// The call of a catalogue entry's creation kind.
+    pub fn of(creation: Creation) -> CreateCall {
+        let call = match creation {
+            Creation::PosixFallocate => posix_fallocate,
+            Creation::Fallocate => fallocate,
+            Creation::Ftruncate => ftruncate,
+        };
+        CreateCall { call, allocates: creation.allocates() }
     }
 }
 
@@ -96,11 +69,12 @@ mod tests {
     #[test]
     fn each_call_gives_the_file_its_size() {
         let dir = tempfile::tempdir().unwrap();
-        for (index, creation) in [&POSIX_FALLOCATE, &FALLOCATE, &FTRUNCATE].into_iter().enumerate() {
+        let creations = crate::plan::catalog::native().iter().filter_map(|m| Some((m.name, m.creation?)));
+        for (index, (name, creation)) in creations.enumerate() {
             let path = dir.path().join(format!("{index}"));
             let file = std::fs::File::create(&path).unwrap();
-            (creation.call)(file.as_raw_fd(), 1 << 20).unwrap();
-            assert_eq!(std::fs::metadata(&path).unwrap().len(), 1 << 20, "{}", creation.name);
+            (CreateCall::of(creation).call)(file.as_raw_fd(), 1 << 20).unwrap();
+            assert_eq!(std::fs::metadata(&path).unwrap().len(), 1 << 20, "{name}");
         }
     }
 

@@ -1,27 +1,17 @@
 //! C stdio: `fwrite(3)` through a `FILE*` from `fdopen`, with `fclose` in the timed span
-//! (the data is not in the kernel until stdio's buffer is flushed).
+//! (the data is not in the kernel until stdio's buffer is flushed). O_DIRECT is refused
+//! before any run (the catalogue's `Buffer::Stdio`): stdio's buffer is not aligned for it.
 
 use std::io;
 
-use super::{CallError, Family, Job, Method, Prepared, Span, SpanMethod, SpanRun};
+use super::{CallError, Engine, Job, Prepared, Span, SpanMethod, SpanRun};
 use crate::measure::durability::Pacer;
-use crate::plan::durability::Durability;
 
 pub struct Fwrite;
 
-impl Method for Fwrite {
+impl Engine for Fwrite {
     fn name(&self) -> &'static str {
         "fwrite"
-    }
-
-    fn family(&self) -> Family {
-        Family::Simple
-    }
-
-    /// glibc writes from its own heap buffer, which is not aligned for O_DIRECT, and
-    /// decides itself which calls bypass it: O_DIRECT fails with EINVAL or not by chance.
-    fn durability_refusal(&self, durability: Durability) -> Option<String> {
-        durability.direct.then(|| "fwrite: stdio's buffer is not aligned for O_DIRECT".to_string())
     }
 
     fn prepare<'a>(&'a self, job: &'a Job<'a>) -> Result<Box<dyn Prepared + 'a>, CallError> {

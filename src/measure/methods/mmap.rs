@@ -30,11 +30,11 @@ use std::io;
 use std::os::fd::{AsRawFd, OwnedFd, RawFd};
 use std::ptr::NonNull;
 
-use super::{CallError, Family, Job, Method, Prepared};
+use super::{CallError, Engine, Job, Prepared};
 use crate::measure::durability::sync_fd;
 use crate::measure::source::page_size;
 use crate::measure::{fd, space};
-use crate::plan::durability::{Durability, SyncCall};
+use crate::plan::durability::SyncCall;
 
 /// How the threads of a run share the one file.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -59,41 +59,15 @@ pub static MMAP_MAPS: Mapped = Mapped { name: "mmap-maps", sharing: Sharing::Map
 pub static MMAP_FDS: Mapped = Mapped { name: "mmap-fds", sharing: Sharing::MapAndFdPerThread, prefault: false };
 pub static MMAP_POPULATE: Mapped = Mapped { name: "mmap-populate", sharing: Sharing::OneMap, prefault: true };
 
-impl Method for Mapped {
+/// What the variants refuse (the empty state, the open flags) is the catalogue's data
+/// (`plan::catalog`); whether this kernel has MADV_POPULATE_WRITE is asked here.
+impl Engine for Mapped {
     fn name(&self) -> &'static str {
         self.name
     }
 
-    fn family(&self) -> Family {
-        Family::Mapped
-    }
-
-    fn shares_file(&self) -> bool {
-        true
-    }
-
-    /// The variants differ only in how threads share one file.
-    fn file_per_thread(&self) -> bool {
-        false
-    }
-
     fn unsupported_reason(&self) -> Option<String> {
         self.prefault.then(|| advice_missing(libc::MADV_POPULATE_WRITE, "MADV_POPULATE_WRITE")).flatten()
-    }
-
-    fn empty_file_refusal(&self) -> Option<String> {
-        Some(format!(
-            "{}: mmap cannot extend a file: the file must be sized first, which is the sparse state",
-            self.name
-        ))
-    }
-
-    /// Stores into a map do not go through write(2), so the open flags mean nothing to
-    /// them; saying "osync" for a case that is not would mislead.
-    fn durability_refusal(&self, durability: Durability) -> Option<String> {
-        (durability.open_flags() != 0).then(|| {
-            format!("{}: stores into a map bypass write(2); O_SYNC, O_DSYNC and O_DIRECT do not apply", self.name)
-        })
     }
 
     /// Makes the map(s) (and descriptors): untimed set-up.

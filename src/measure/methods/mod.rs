@@ -1,8 +1,11 @@
-//! Write methods, one file each, behind one small trait (the model is fio's `engines/`).
+//! The engines of the native write methods, one file each, behind one small trait (the
+//! model is fio's `engines/`, docs/design.md §5).
 //!
-//! A method knows how to issue its calls for one contiguous span of a file; it knows
-//! nothing of timing, statistics or output. Registering a new method is one new file
-//! and one line in [`ALL`].
+//! An engine knows how to issue its calls for one contiguous span of a file; it knows
+//! nothing of timing, statistics or output. What a method is (its family, what it
+//! supports and refuses) is data in the catalogue (`plan::catalog`), whose native entry
+//! finds its engine here by name: a new method is one new file, one line in
+//! [`ENGINES`] and its catalogue entry.
 
 use std::io;
 use std::os::fd::RawFd;
@@ -22,34 +25,9 @@ mod mmap;
 mod pwrite;
 mod pwritev;
 mod pwritev2;
-pub mod runtimes;
 mod vectored;
 mod write;
 mod writev;
-
-/// How the table groups methods, after the sections of rapidgzip's benchmarkIOWrite results.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord)]
-pub enum Family {
-    Mapped,
-    Vectored,
-    Parallel,
-    Simple,
-    Asynchronous,
-    Creation,
-}
-
-impl Family {
-    pub fn title(self) -> &'static str {
-        match self {
-            Family::Mapped => "Mapped writing (mmap)",
-            Family::Vectored => "Vectorized writing",
-            Family::Parallel => "Parallel writing",
-            Family::Simple => "Simple writing",
-            Family::Asynchronous => "Asynchronous writing (io_uring)",
-            Family::Creation => "File creation (open + call + close)",
-        }
-    }
-}
 
 /// One contiguous range of one open file, and the shape of the calls that write it.
 pub struct Span<'a> {
@@ -150,58 +128,15 @@ impl Job<'_> {
     }
 }
 
-pub trait Method: Sync {
+/// The code of a native method: what the runner calls to write it. The method's
+/// catalogue entry (`plan::catalog`) says what it supports and refuses; the engine says
+/// only what depends on this system and how to write.
+pub trait Engine: Sync {
+    /// The name of the catalogue entry the engine writes.
     fn name(&self) -> &'static str;
-    fn family(&self) -> Family;
-    /// Whether `--iov` applies.
-    fn vectored(&self) -> bool {
-        false
-    }
-    /// Whether `--qd` applies.
-    fn queued(&self) -> bool {
-        false
-    }
-    /// Whether several threads can write disjoint ranges of one file: true for methods
-    /// that take an offset with each call, false for those that use the file position.
-    fn shares_file(&self) -> bool {
-        false
-    }
-    /// Whether the file-per-thread layout means something for this method (the mmap
-    /// variants differ only in how threads share one file, so they say no).
-    fn file_per_thread(&self) -> bool {
-        true
-    }
     /// Why this system cannot run the method at all, if it cannot (asked once per case).
     fn unsupported_reason(&self) -> Option<String> {
         None
-    }
-    /// For the file creation methods: the call the runner times between open and close.
-    fn creation(&self) -> Option<CreateCall> {
-        None
-    }
-    /// Why the method cannot start from an empty file, if it cannot (asked once per
-    /// case in the `empty` state).
-    fn empty_file_refusal(&self) -> Option<String> {
-        None
-    }
-    /// Why the method cannot write into a file that already has its size (the sparse,
-    /// prealloc and overwrite states), if it cannot.
-    fn sized_file_refusal(&self) -> Option<String> {
-        None
-    }
-    /// Why the method cannot honour `durability`, if it cannot (asked once per case).
-    fn durability_refusal(&self, _durability: Durability) -> Option<String> {
-        None
-    }
-    /// Whether each call can carry the `RWF_*` flags of `rwf-sync` and `rwf-dsync`
-    /// (pwritev2).
-    fn per_call_flags(&self) -> bool {
-        false
-    }
-    /// Whether `writebehind:SIZE` applies: calls through a descriptor at offsets the
-    /// method knows after each call.
-    fn write_behind(&self) -> bool {
-        false
     }
     /// Untimed set-up of one run (rings, buffers); its duration is recorded apart.
     fn prepare<'a>(&'a self, job: &'a Job<'a>) -> Result<Box<dyn Prepared + 'a>, CallError>;
@@ -287,12 +222,9 @@ pub fn sync_all(files: &[RawFd], call: SyncCall) -> Result<(), CallError> {
     Ok(())
 }
 
-/// The runtime whose methods are this crate's own code: raw syscalls, C-equivalent.
-pub const NATIVE: &str = "native";
-
-/// Every native method, in the order the table shows them within a family. A new
-/// method is one file and one line here.
-pub static ALL: &[&dyn Method] = &[
+/// Every engine; the file creation methods have none (`create.rs`: the runner times
+/// their call itself).
+static ENGINES: &[&dyn Engine] = &[
     &mmap::MMAP,
     &mmap::MMAP_MAPS,
     &mmap::MMAP_FDS,
@@ -310,58 +242,26 @@ pub static ALL: &[&dyn Method] = &[
     &io_uring::FIXED,
     &io_uring::REGFILE,
     &io_uring::SQPOLL,
-    &create::POSIX_FALLOCATE,
-    &create::FALLOCATE,
-    &create::FTRUNCATE,
 ];
 
-/// Every runtime and the methods it has: a new runtime is one line here (and its
-/// runner, `measure::runtimes`).
-pub static RUNTIMES: &[(&str, &[&dyn Method])] =
-    &[(NATIVE, ALL), ("c", runtimes::C), ("python", runtimes::PYTHON), ("go", runtimes::GO), ("zig", runtimes::ZIG)];
-
-/// The names of every runtime, native first.
-pub fn runtime_names() -> Vec<&'static str> {
-    RUNTIMES.iter().map(|(name, _)| *name).collect()
-}
-
-/// The method `name` of `runtime`, if that runtime has it.
-pub fn find(runtime: &str, name: &str) -> Option<&'static dyn Method> {
-    let (_, methods) = RUNTIMES.iter().find(|(known, _)| *known == runtime)?;
-    methods.iter().copied().find(|method| method.name() == name)
-}
-
-/// What a method name means (its family, whether it is vectored...): the plan's
-/// vocabulary, asked of the native runtime, which has every method but the few of
-/// other runtimes that have no native twin (`bufio`, Python's `buffered`).
-pub fn by_name(name: &str) -> Option<&'static dyn Method> {
-    find(NATIVE, name).or_else(|| runtimes::OWN.iter().copied().find(|method| method.name() == name))
-}
-
-/// Every method name of every runtime: native's, then those only other runtimes have.
-pub fn names() -> Vec<&'static str> {
-    ALL.iter().chain(runtimes::OWN).map(|method| method.name()).collect()
-}
-
-/// Where a method comes in the table within its family: native's order, then the
-/// methods only other runtimes have.
-pub fn position(name: &str) -> usize {
-    ALL.iter().chain(runtimes::OWN).position(|method| method.name() == name).unwrap_or(usize::MAX)
+/// The engine of the native method `name`.
+pub fn engine(name: &str) -> Option<&'static dyn Engine> {
+    ENGINES.iter().copied().find(|engine| engine.name() == name)
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::plan::catalog;
 
     #[test]
-    fn names_are_unique_and_found() {
-        let names = names();
-        for name in &names {
-            assert_eq!(by_name(name).unwrap().name(), *name);
-            assert_eq!(names.iter().filter(|other| *other == name).count(), 1);
+    fn every_native_write_method_has_one_engine_and_every_engine_an_entry() {
+        for method in catalog::native() {
+            let engines = ENGINES.iter().filter(|engine| engine.name() == method.name).count();
+            assert_eq!(engines, usize::from(method.creation.is_none()), "{}", method.name);
         }
-        assert!(by_name("mmap-private").is_none());
-        assert_eq!(find(NATIVE, "pwritev").unwrap().name(), "pwritev");
-        assert!(find("cobol", "pwritev").is_none(), "keyed by runtime too");
+        for engine in ENGINES {
+            assert!(catalog::find(catalog::NATIVE, engine.name()).is_some(), "{}", engine.name());
+        }
     }
 }

@@ -1,24 +1,12 @@
 //! `pwrite(2)` at explicit offsets, one chunk per call.
 
-use super::{CallError, Family, Job, Method, Prepared, Span, SpanMethod, SpanRun, no_progress, retry_eintr};
+use super::{CallError, Engine, Job, Prepared, Span, SpanMethod, SpanRun, no_progress, retry_eintr};
 
 pub struct Pwrite;
 
-impl Method for Pwrite {
+impl Engine for Pwrite {
     fn name(&self) -> &'static str {
         "pwrite"
-    }
-
-    fn family(&self) -> Family {
-        Family::Simple
-    }
-
-    fn shares_file(&self) -> bool {
-        true
-    }
-
-    fn write_behind(&self) -> bool {
-        true
     }
 
     fn prepare<'a>(&'a self, job: &'a Job<'a>) -> Result<Box<dyn Prepared + 'a>, CallError> {

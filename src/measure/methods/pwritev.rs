@@ -1,29 +1,13 @@
 //! `pwritev(2)` at explicit offsets: `--iov` chunks gathered per call.
 
 use super::vectored::write_span_vectored;
-use super::{CallError, Family, Job, Method, Prepared, Span, SpanMethod, SpanRun};
+use super::{CallError, Engine, Job, Prepared, Span, SpanMethod, SpanRun};
 
 pub struct Pwritev;
 
-impl Method for Pwritev {
+impl Engine for Pwritev {
     fn name(&self) -> &'static str {
         "pwritev"
-    }
-
-    fn family(&self) -> Family {
-        Family::Vectored
-    }
-
-    fn vectored(&self) -> bool {
-        true
-    }
-
-    fn shares_file(&self) -> bool {
-        true
-    }
-
-    fn write_behind(&self) -> bool {
-        true
     }
 
     fn prepare<'a>(&'a self, job: &'a Job<'a>) -> Result<Box<dyn Prepared + 'a>, CallError> {

@@ -20,7 +20,7 @@
 use std::io;
 
 use super::vectored::write_span_vectored;
-use super::{CallError, Family, Job, Method, Prepared, Span, SpanMethod, SpanRun};
+use super::{CallError, Engine, Job, Prepared, Span, SpanMethod, SpanRun};
 use crate::context::features::atomic_write;
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -86,34 +86,9 @@ impl Pwritev2 {
     }
 }
 
-impl Method for Pwritev2 {
+impl Engine for Pwritev2 {
     fn name(&self) -> &'static str {
         self.name
-    }
-
-    fn family(&self) -> Family {
-        Family::Vectored
-    }
-
-    fn vectored(&self) -> bool {
-        true
-    }
-
-    fn shares_file(&self) -> bool {
-        self.kind != Kind::Append
-    }
-
-    fn sized_file_refusal(&self) -> Option<String> {
-        (self.kind == Kind::Append)
-            .then(|| "pwritev2-append writes at the end of the file: only into an empty file (state empty)".to_string())
-    }
-
-    fn per_call_flags(&self) -> bool {
-        true
-    }
-
-    fn write_behind(&self) -> bool {
-        true
     }
 
     fn prepare<'a>(&'a self, job: &'a Job<'a>) -> Result<Box<dyn Prepared + 'a>, CallError> {
@@ -165,7 +140,5 @@ mod tests {
         assert_eq!(flag_names(0), "0");
         assert_eq!(flag_names(libc::RWF_DSYNC | libc::RWF_DONTCACHE), "RWF_DSYNC|RWF_DONTCACHE");
         assert_eq!(APPEND.own_flag() | libc::RWF_SYNC, libc::RWF_APPEND | libc::RWF_SYNC);
-        assert!(APPEND.sized_file_refusal().is_some() && PLAIN.sized_file_refusal().is_none());
-        assert!(!APPEND.shares_file() && ATOMIC.shares_file());
     }
 }

@@ -1,20 +1,12 @@
 //! `write(2)` at the file position, one chunk per call.
 
-use super::{CallError, Family, Job, Method, Prepared, Span, SpanMethod, SpanRun, no_progress, retry_eintr};
+use super::{CallError, Engine, Job, Prepared, Span, SpanMethod, SpanRun, no_progress, retry_eintr};
 
 pub struct Write;
 
-impl Method for Write {
+impl Engine for Write {
     fn name(&self) -> &'static str {
         "write"
-    }
-
-    fn family(&self) -> Family {
-        Family::Simple
-    }
-
-    fn write_behind(&self) -> bool {
-        true
     }
 
     fn prepare<'a>(&'a self, job: &'a Job<'a>) -> Result<Box<dyn Prepared + 'a>, CallError> {

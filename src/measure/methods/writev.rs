@@ -1,25 +1,13 @@
 //! `writev(2)` at the file position: `--iov` chunks gathered per call.
 
 use super::vectored::write_span_vectored;
-use super::{CallError, Family, Job, Method, Prepared, Span, SpanMethod, SpanRun};
+use super::{CallError, Engine, Job, Prepared, Span, SpanMethod, SpanRun};
 
 pub struct Writev;
 
-impl Method for Writev {
+impl Engine for Writev {
     fn name(&self) -> &'static str {
         "writev"
-    }
-
-    fn family(&self) -> Family {
-        Family::Vectored
-    }
-
-    fn vectored(&self) -> bool {
-        true
-    }
-
-    fn write_behind(&self) -> bool {
-        true
     }
 
     fn prepare<'a>(&'a self, job: &'a Job<'a>) -> Result<Box<dyn Prepared + 'a>, CallError> {

@@ -16,7 +16,7 @@ use serde::{Deserialize, Serialize};
 
 use crate::error::CallError;
 use crate::measure::executor::{Execution, Executor, InProcess};
-use crate::measure::methods::{Job, Method};
+use crate::measure::methods::{Engine, Job};
 use crate::measure::ranks::Ranks;
 use crate::measure::ranks::aggregate::{RankExecution, combine};
 use crate::measure::ranks::collective::{agree, gather, monotonic_seconds};
@@ -60,7 +60,7 @@ impl RankExecutor {
     pub const OVERHEAD: &'static str = "an MPI rank per process, threads in each as in-process; all ranks meet at an \
         MPI barrier before each run, then exchange their times after it (untimed)";
 
-    pub fn new(method: &'static dyn Method, ranks: Ranks) -> RankExecutor {
+    pub fn new(method: &'static dyn Engine, ranks: Ranks) -> RankExecutor {
         RankExecutor { inner: InProcess::unplaced(method), ranks }
     }
 }

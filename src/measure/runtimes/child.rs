@@ -19,6 +19,7 @@ use serde::Deserialize;
 
 use super::toolchain::Launch;
 use crate::error::CallError;
+use crate::plan::catalog;
 
 /// How much of the end of the runner's stderr is read for the reason of a failure.
 const STDERR_TAIL: usize = 16 * 1024;
@@ -30,6 +31,10 @@ pub struct Hello {
     pub protocol: u32,
     #[serde(default)]
     pub version: String,
+    /// The methods the runner offers: the catalogue's list for its runtime, or it does
+    /// not start.
+    #[serde(default)]
+    pub methods: Vec<String>,
 }
 
 /// A running runner.
@@ -45,7 +50,9 @@ pub struct Child {
 }
 
 impl Child {
-    /// Starts `runtime`'s runner with a source of `source_len` bytes and reads its hello.
+    /// Starts `runtime`'s runner with a source of `source_len` bytes and reads its hello,
+    /// which must offer the methods the catalogue lists for the runtime: a runner built
+    /// from other sources than the catalogue describes stops here, not case by case.
     pub fn start(runtime: &str, launch: &Launch, source_len: usize) -> Result<Child, CallError> {
         let source = Memfd::new(source_len).map_err(|e| CallError::new("memfd_create for the runner's source", e))?;
         let fd = source.fd.as_raw_fd();
@@ -74,13 +81,18 @@ impl Child {
             .map_err(|e| CallError::new(format!("start the {runtime} runner ({})", launch.program.display()), e))?;
         let stdin = process.stdin.take();
         let stdout = BufReader::new(process.stdout.take().expect("stdout is piped"));
-        let placeholder = Hello { runner: String::new(), protocol: 0, version: String::new() };
+        let placeholder = Hello { runner: String::new(), protocol: 0, version: String::new(), methods: Vec::new() };
         let mut child =
             Child { runtime: runtime.to_string(), process, stdin, stdout, stderr, source, hello: placeholder };
         let line = child.reply()?;
         let hello: Hello = serde_json::from_str(&line).map_err(|e| child.protocol_error(&line, &e.to_string()))?;
         if hello.protocol != 1 {
             return Err(child.protocol_error(&line, "protocol 1 expected"));
+        }
+        let listed = catalog::runtime(runtime).ok_or_else(|| format!("the catalogue has no runtime {runtime}"));
+        if let Err(reason) = listed.and_then(|entry| entry.check_offer(&hello.methods)) {
+            let error = io::Error::new(io::ErrorKind::InvalidData, reason);
+            return Err(CallError::new(format!("start the {runtime} runner"), error));
         }
         child.hello = hello;
         Ok(child)
@@ -257,12 +269,22 @@ mod tests {
 
     #[test]
     fn a_runner_that_dies_is_explained_by_its_exit_and_last_stderr_line() {
-        let script = r#"echo '{"runner":"sh","protocol":1}'; read line; echo 'first words' >&2; echo 'cannot map fd 3' >&2; exit 3"#;
-        let mut child = Child::start("sh", &shell(script), 4096).expect("the runner starts");
-        assert_eq!(child.hello.runner, "sh");
+        let script = r#"echo '{"runner":"zig","protocol":1,"methods":["io_uring","write","pwrite"]}'; read line; echo 'first words' >&2; echo 'cannot map fd 3' >&2; exit 3"#;
+        let mut child = Child::start("zig", &shell(script), 4096).expect("the runner starts");
+        assert_eq!(child.hello.runner, "zig");
         child.send("case\n").expect("the runner reads its line");
         let error = child.reply().expect_err("the runner died").to_string();
         assert!(error.contains("exited (exit status: 3)"), "{error}");
         assert!(error.ends_with("cannot map fd 3"), "{error}");
+    }
+
+    #[test]
+    fn a_runner_that_offers_other_methods_than_the_catalogue_does_not_start() {
+        let script = r#"echo '{"runner":"go","protocol":1,"methods":["write","pwrite"]}'; read line"#;
+        let error = Child::start("go", &shell(script), 4096).err().expect("the runner is refused").to_string();
+        assert_eq!(
+            error,
+            "start the go runner: the go runner offers write, pwrite but the catalogue lists write, bufio, pwrite, io_uring"
+        );
     }
 }

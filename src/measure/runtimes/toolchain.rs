@@ -1,5 +1,6 @@
 //! Finding a runtime's toolchain, building its runner into the user's cache, and the
-//! command that starts it.
+//! command that starts it; the toolchain itself (sources, commands) is the runtime's
+//! catalogue entry (`plan::catalog`).
 //!
 //! Build products live in `$XDG_CACHE_HOME/writebench/runners/<runtime>-<key>/` (else
 //! `~/.cache/...`), where the key hashes the runner's sources and the toolchain's
@@ -13,28 +14,7 @@ use std::path::{Path, PathBuf};
 use std::process::{Command, Stdio};
 use std::sync::Mutex;
 
-/// How a runtime's runner becomes runnable.
-#[derive(Clone, Copy)]
-pub enum Build {
-    /// Compiled into `runner` in the cache directory by this command (run there).
-    Compile(&'static [&'static str]),
-    /// Run by this interpreter command from the cache directory.
-    Interpret(&'static [&'static str]),
-}
-
-/// A runtime's runner: its sources and how to build and start it. In commands,
-/// `{tool}` stands for the toolchain's command as found (`zig`, or `python3 -m ziglang`).
-pub struct Toolchain {
-    pub runtime: &'static str,
-    /// File name in the build directory, and content.
-    pub sources: &'static [(&'static str, &'static str)],
-    /// Commands that print the toolchain's version, tried in order; the first that
-    /// runs names the toolchain: `{tool}` is that command without its last word.
-    pub version: &'static [&'static [&'static str]],
-    pub build: Build,
-    /// Environment for the build.
-    pub env: &'static [(&'static str, &'static str)],
-}
+use crate::plan::catalog::{Build, Toolchain};
 
 /// How to start a ready runner.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -50,11 +30,11 @@ pub struct Launch {
 /// Each runtime's outcome, found once per process.
 static READY: Mutex<Option<HashMap<&'static str, Result<Launch, String>>>> = Mutex::new(None);
 
-/// The runner of `toolchain`, built if needed, or why it cannot run.
-pub fn ready(toolchain: &Toolchain) -> Result<Launch, String> {
+/// The runner of `runtime`, built with `toolchain` if needed, or why it cannot run.
+pub fn ready(runtime: &'static str, toolchain: &Toolchain) -> Result<Launch, String> {
     let mut ready = READY.lock().unwrap_or_else(|poisoned| poisoned.into_inner());
     let known = ready.get_or_insert_with(HashMap::new);
-    known.entry(toolchain.runtime).or_insert_with(|| prepare(toolchain, &cache_root()?)).clone()
+    known.entry(runtime).or_insert_with(|| prepare(runtime, toolchain, &cache_root()?)).clone()
 }
 
 /// Each runtime asked for so far: its toolchain's version line, or why it could not
@@ -84,9 +64,8 @@ fn cache_root() -> Result<PathBuf, String> {
     Ok(base.join("writebench").join("runners"))
 }
 
-fn prepare(toolchain: &Toolchain, root: &Path) -> Result<Launch, String> {
-    let runtime = toolchain.runtime;
-    let (tool, version) = find_tool(toolchain)?;
+fn prepare(runtime: &str, toolchain: &Toolchain, root: &Path) -> Result<Launch, String> {
+    let (tool, version) = find_tool(runtime, toolchain)?;
     let dir = root.join(format!("{runtime}-{:016x}", key(toolchain, &version)));
     let (command, compiled) = match toolchain.build {
         Build::Compile(_) => (vec!["runner".to_string()], true),
@@ -106,7 +85,7 @@ fn prepare(toolchain: &Toolchain, root: &Path) -> Result<Launch, String> {
     let building = root.join(format!(".{runtime}-build-{}", std::process::id()));
     let _ = std::fs::remove_dir_all(&building);
     std::fs::create_dir_all(&building).map_err(|e| format!("{runtime}: cannot create {}: {e}", building.display()))?;
-    let built = build(toolchain, &tool, &building);
+    let built = build(runtime, toolchain, &tool, &building);
     if let Err(reason) = built {
         let _ = std::fs::remove_dir_all(&building);
         return Err(reason);
@@ -123,8 +102,7 @@ fn prepare(toolchain: &Toolchain, root: &Path) -> Result<Launch, String> {
 }
 
 /// Writes the sources into `dir` and builds there.
-fn build(toolchain: &Toolchain, tool: &[String], dir: &Path) -> Result<(), String> {
-    let runtime = toolchain.runtime;
+fn build(runtime: &str, toolchain: &Toolchain, tool: &[String], dir: &Path) -> Result<(), String> {
     for (name, text) in toolchain.sources {
         std::fs::write(dir.join(name), text).map_err(|e| format!("{runtime}: cannot write {name}: {e}"))?;
     }
@@ -157,7 +135,7 @@ pub fn first_error(text: &str) -> String {
 }
 
 /// The toolchain's command and version line, or "go: not found".
-fn find_tool(toolchain: &Toolchain) -> Result<(Vec<String>, String), String> {
+fn find_tool(runtime: &str, toolchain: &Toolchain) -> Result<(Vec<String>, String), String> {
     let mut tried = Vec::new();
     for command in toolchain.version {
         let output = Command::new(command[0]).args(&command[1..]).stdin(Stdio::null()).output();
@@ -172,7 +150,7 @@ fn find_tool(toolchain: &Toolchain) -> Result<(Vec<String>, String), String> {
         }
     }
     let names: Vec<&str> = toolchain.version.iter().map(|command| command[0]).collect();
-    let name = names.first().copied().unwrap_or(toolchain.runtime);
+    let name = names.first().copied().unwrap_or(runtime);
     if toolchain.version.len() == 1 {
         Err(format!("{name}: not found"))
     } else {
@@ -204,7 +182,6 @@ mod tests {
     use super::*;
 
     static BROKEN: Toolchain = Toolchain {
-        runtime: "c",
         sources: &[("runner.c", "int main(void) { return missing_function(; }\n")],
         version: &[&["cc", "--version"]],
         build: Build::Compile(&["{tool}", "-O2", "-o", "runner", "runner.c"]),
@@ -212,7 +189,6 @@ mod tests {
     };
 
     static ABSENT: Toolchain = Toolchain {
-        runtime: "nothing",
         sources: &[],
         version: &[&["writebench-no-such-compiler", "--version"]],
         build: Build::Compile(&["{tool}"]),
@@ -222,13 +198,13 @@ mod tests {
     #[test]
     fn a_missing_toolchain_says_not_found() {
         let root = tempfile::tempdir().unwrap();
-        assert_eq!(prepare(&ABSENT, root.path()), Err("writebench-no-such-compiler: not found".to_string()));
+        assert_eq!(prepare("nothing", &ABSENT, root.path()), Err("writebench-no-such-compiler: not found".to_string()));
     }
 
     #[test]
     fn a_runner_that_does_not_build_gives_the_compilers_first_error_and_leaves_nothing() {
         let root = tempfile::tempdir().unwrap();
-        let reason = prepare(&BROKEN, root.path()).unwrap_err();
+        let reason = prepare("c", &BROKEN, root.path()).unwrap_err();
         assert!(reason.starts_with("c: the runner did not build: ") && reason.contains("error"), "{reason}");
         assert_eq!(std::fs::read_dir(root.path()).unwrap().count(), 0, "no half-built runner is kept");
     }
@@ -245,10 +221,10 @@ mod tests {
     fn a_built_runner_is_reused_from_the_cache() {
         let good = Toolchain { sources: &[("runner.c", "int main(void) { return 0; }\n")], ..BROKEN };
         let root = tempfile::tempdir().unwrap();
-        let first = prepare(&good, root.path()).unwrap();
+        let first = prepare("c", &good, root.path()).unwrap();
         let runner = first.program.clone();
         let built = std::fs::metadata(&runner).unwrap().modified().unwrap();
-        let second = prepare(&good, root.path()).unwrap();
+        let second = prepare("c", &good, root.path()).unwrap();
         assert_eq!(first, second);
         assert_eq!(std::fs::metadata(&runner).unwrap().modified().unwrap(), built, "not built again");
         assert!(first.version.to_lowercase().contains("cc") || !first.version.is_empty());

@@ -35,7 +35,7 @@ use std::sync::{Mutex, OnceLock};
 
 use ::io_uring::{IoUring, Probe, opcode};
 
-use super::{CallError, Family, Job, Method, Prepared};
+use super::{CallError, Engine, Job, Prepared};
 use crate::measure::durability::sync_fd;
 use crate::result::RingRecord;
 use drive::{Every, Ledger, Slots, Tally, drive};
@@ -63,21 +63,9 @@ pub const FIXED: Uring = uring("io_uring-fixed", true, true, false);
 pub const REGFILE: Uring = uring("io_uring-regfile", false, true, false);
 pub const SQPOLL: Uring = uring("io_uring-sqpoll", false, false, true);
 
-impl Method for Uring {
+impl Engine for Uring {
     fn name(&self) -> &'static str {
         self.name
-    }
-
-    fn family(&self) -> Family {
-        Family::Asynchronous
-    }
-
-    fn queued(&self) -> bool {
-        true
-    }
-
-    fn shares_file(&self) -> bool {
-        true
     }
 
     fn unsupported_reason(&self) -> Option<String> {
