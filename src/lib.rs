@@ -7,7 +7,7 @@
 //! `app`: one pipeline per subcommand.
 //! - `cli`: parse and validate the command line; the y/N question of `clean`;
 //! - `lab`: the filesystem lab, which builds filesystems, runs `run` on each and compares them;
-//! - `measure`: the runner, the executor, the methods, and everything that touches files
+//! - `measure`: a case's runs, the executor, the engines, and everything that touches files
 //!   (the system calls of a measurement, the sync calls among them);
 //! - `export`: table, JSON, CSV, latency, the Answer, Markdown and HTML (with its charts) and
 //!   compare rendering, reading a result (or a comparison) and nothing else;

@@ -13,7 +13,7 @@ use std::path::Path;
 const FLOORS: [&str; 12] =
     ["main", "app", "cli", "lab", "measure", "export", "analysis", "result", "context", "plan", "stats", "error"];
 
-/// Module path (`measure::runner`) and text of every shipped source file under `src/` but
+/// Module path (`measure::case_runs`) and text of every shipped source file under `src/` but
 /// the library's root (`lib.rs` only declares the floors): `main` for `main.rs`. Files of
 /// modules declared under `#[cfg(test)]` are left out.
 fn modules(root: &Path) -> BTreeMap<String, String> {
@@ -297,7 +297,7 @@ fn every_import_points_down_the_floors_and_none_closes_a_loop() {
     assert!(modules.len() > 20, "the sources were found ({} modules)", modules.len());
     let graph = imports(&modules);
     // The reader must see the imports that exist, or the test proves nothing.
-    assert!(graph["measure::runner"].contains("plan"), "{:?}", graph["measure::runner"]);
+    assert!(graph["measure::case_runs"].contains("plan"), "{:?}", graph["measure::case_runs"]);
     assert!(graph["measure::methods::write"].contains("measure::methods"), "{:?}", graph["measure::methods::write"]);
     assert!(graph["main"].contains("cli"), "the binary's imports of the library: {:?}", graph["main"]);
     // Code after a `#[cfg(test)]` item ships, and is read; files of test modules are not.
@@ -354,9 +354,9 @@ fn an_import_up_the_floors_is_reported_with_both_modules_and_floors() {
     let with = |plan: &str| -> BTreeMap<String, String> {
         [
             ("main".to_string(), "use writebench::cli::Cli;\nmod mpi_run;\n".to_string()),
-            ("mpi_run".to_string(), "use writebench::measure::runner;\n".to_string()),
+            ("mpi_run".to_string(), "use writebench::measure::case_runs;\n".to_string()),
             ("cli".to_string(), "use crate::plan::Case;\n".to_string()),
-            ("measure::runner".to_string(), "use crate::plan::Case;\nuse super::executor;\n".to_string()),
+            ("measure::case_runs".to_string(), "use crate::plan::Case;\nuse super::executor;\n".to_string()),
             ("measure::executor".to_string(), String::new()),
             ("plan".to_string(), plan.to_string()),
             ("stats".to_string(), "use crate::error::CallError;\n".to_string()),
@@ -365,21 +365,21 @@ fn an_import_up_the_floors_is_reported_with_both_modules_and_floors() {
         .into()
     };
 
-    let clean = with("use crate::stats::median;\n#[cfg(test)]\nmod tests { use crate::measure::runner; }\n");
+    let clean = with("use crate::stats::median;\n#[cfg(test)]\nmod tests { use crate::measure::case_runs; }\n");
     assert_eq!(upward(&imports(&clean), &clean), BTreeMap::new(), "down, sideways and in tests is fine");
     assert_eq!(floor_of("mpi_run", &clean), Some(0), "the binary's own files are on main's floor");
 
-    let leaky = with("use crate::stats::median;\nfn f() { crate::measure::runner::run() }\n");
+    let leaky = with("use crate::stats::median;\nfn f() { crate::measure::case_runs::run() }\n");
     let found: Vec<String> = upward(&imports(&leaky), &leaky).into_values().collect();
-    assert_eq!(found, ["plan (plan) → measure::runner (measure)"]);
-    // plan → measure::runner → plan is a loop across floors: its upward import is what is
+    assert_eq!(found, ["plan (plan) → measure::case_runs (measure)"]);
+    // plan → measure::case_runs → plan is a loop across floors: its upward import is what is
     // reported. A loop within a floor is reported as a loop.
     assert_eq!(loop_through("plan", &within_floors(&imports(&leaky), &leaky)), None);
     let mut looped = clean.clone();
-    looped.insert("measure::executor".to_string(), "use super::runner;\n".to_string());
+    looped.insert("measure::executor".to_string(), "use super::case_runs;\n".to_string());
     let floors = within_floors(&imports(&looped), &looped);
-    let expected = ["measure::runner", "measure::executor", "measure::runner"].map(String::from).to_vec();
-    assert_eq!(loop_through("measure::runner", &floors), Some(expected));
+    let expected = ["measure::case_runs", "measure::executor", "measure::case_runs"].map(String::from).to_vec();
+    assert_eq!(loop_through("measure::case_runs", &floors), Some(expected));
 }
 
 /// The floors and the imports between them as an SVG picture (docs/floors.svg): one box

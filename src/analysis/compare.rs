@@ -95,10 +95,10 @@ pub struct Difference {
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct CaseComparison {
     pub id: String,
-    /// The baseline's bytes per run (each file's own are in its [`Side`]).
+    /// The baseline's bytes per run (each file's own are in its [`FileCase`]).
     pub bytes: u64,
     /// Per file: the case there, None where that file does not have it.
-    pub files: Vec<Option<Side>>,
+    pub files: Vec<Option<FileCase>>,
     /// Per file after the baseline (index 0 is the second file): against the baseline;
     /// None where that file does not have the case.
     pub versus: Vec<Option<Versus>>,
@@ -106,7 +106,7 @@ pub struct CaseComparison {
 
 /// A case as one file has it. Medians are throughput in bytes/s from the run times.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
-pub struct Side {
+pub struct FileCase {
     /// Bytes per run of this file's case.
     #[serde(default)]
     pub bytes: u64,
@@ -124,8 +124,8 @@ pub struct Side {
 /// figure (failed, skipped, no runs, or for `durable`, a mode that never syncs).
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct Versus {
-    pub write: Option<Test>,
-    pub durable: Option<Test>,
+    pub write: Option<BaselineTest>,
+    pub durable: Option<BaselineTest>,
     /// Set where the two cases wrote different bytes per run: the tests then have both
     /// medians and no factor (`tested` is None).
     #[serde(default, skip_serializing_if = "Option::is_none")]
@@ -147,7 +147,7 @@ impl Sizes {
 }
 
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
-pub struct Test {
+pub struct BaselineTest {
     /// Median throughput, bytes/s.
     pub baseline_median: f64,
     pub other_median: f64,
@@ -155,7 +155,7 @@ pub struct Test {
     pub tested: Option<Tested>,
 }
 
-impl Test {
+impl BaselineTest {
     pub fn significant(&self) -> bool {
         self.tested.as_ref().is_some_and(|t| t.significant)
     }
@@ -342,9 +342,9 @@ fn times(case: &CaseResult) -> (Option<Vec<f64>>, Option<Vec<f64>>) {
     (Some(write_times(&case.runs)), durable)
 }
 
-fn side(case: &CaseResult) -> Side {
+fn side(case: &CaseResult) -> FileCase {
     let (write, durable) = times(case);
-    Side {
+    FileCase {
         bytes: case.case.bytes,
         status: case.status,
         error: case.error.clone(),
@@ -362,7 +362,7 @@ fn versus(baseline: &CaseResult, other: &CaseResult) -> Versus {
         .then_some(Sizes { baseline: baseline.case.bytes, other: other.case.bytes });
     let test = |a: Option<Vec<f64>>, b: Option<Vec<f64>>| {
         let (a, b) = (a?, b?);
-        Some(Test {
+        Some(BaselineTest {
             baseline_median: median_rate(baseline.case.bytes, &a)?,
             other_median: median_rate(other.case.bytes, &b)?,
             // Holm's p is filled in once every test of the pair is known. The factor
@@ -410,7 +410,7 @@ fn correct(cases: &mut [CaseComparison], file: usize) -> PairSummary {
             summary.cases_untested += 1;
         } else {
             summary.cases_tested += 1;
-            if [&versus.write, &versus.durable].into_iter().flatten().any(Test::significant) {
+            if [&versus.write, &versus.durable].into_iter().flatten().any(BaselineTest::significant) {
                 summary.cases_significant += 1;
             }
         }

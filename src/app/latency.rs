@@ -53,7 +53,7 @@ pub(super) fn latency(args: &LatencyArgs) -> Result<ExitCode, UsageError> {
     let mut result = assemble(context::host(swap_before), target, options, results, None);
     draw_conclusions(&mut result);
     let mut stdout = std::io::stdout().lock();
-    let _ = export::latency::render(&result, &mut stdout)
+    let _ = export::latency_table::render(&result, &mut stdout)
         .and_then(|()| export::answer::render(&result, &mut stdout, Paint::for_stdout()))
         .and_then(|()| stdout.flush());
     let exported = export::write_files(export::RESULT_FORMATS, &result, &args.export.paths());

@@ -5,13 +5,13 @@
 use indicatif::ProgressBar;
 
 use super::progress::show_tick;
-use crate::measure::runner::{RunSettings, prepare_case};
+use crate::measure::case_runs::{RunSettings, prepare_case};
 use crate::measure::scheduler::{CaseRuns, Queue, Schedule};
 use crate::measure::source::Source;
 use crate::measure::target::Scratch;
 use crate::plan::Case;
 use crate::plan::durability::Durability;
-use crate::plan::latency::{Plan, Unit};
+use crate::plan::latency::{LatencyPlan, Unit};
 use crate::result::{CaseResult, Status};
 
 /// A case ready for the rounds, or refused up front with its status and reason.
@@ -57,7 +57,7 @@ pub(super) fn prepare_all<'a>(
 
 /// The latency cases of `plan` (`units` is `plan.cases()`), numbered from `first`.
 pub(super) fn prepare_latency<'a>(
-    plan: &'a Plan,
+    plan: &'a LatencyPlan,
     units: &'a [(Unit, Durability)],
     first: usize,
     scratch: &'a Scratch,
@@ -67,7 +67,7 @@ pub(super) fn prepare_latency<'a>(
         .enumerate()
         .map(|(number, (unit, mode))| {
             let case = crate::plan::latency::case_of(plan, unit, *mode);
-            (case, crate::measure::latency::prepare(first + number, plan, unit, *mode, scratch))
+            (case, crate::measure::op_loops::prepare(first + number, plan, unit, *mode, scratch))
         })
         .collect()
 }

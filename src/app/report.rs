@@ -27,7 +27,7 @@ pub(super) fn report(args: &ReportArgs) -> Result<ExitCode, UsageError> {
     let command = result.options.get("command").and_then(|c| c.as_str());
     let printed = match command {
         Some("calibrate") => export::calibration::render(&result, &mut stdout),
-        Some("latency") => export::latency::render(&result, &mut stdout)
+        Some("latency") => export::latency_table::render(&result, &mut stdout)
             .and_then(|()| export::answer::render(&result, &mut stdout, Paint::for_stdout())),
         _ => export::table::render(&result, &mut stdout, args.style.style(), Paint::for_stdout())
             .and_then(|()| export::ranks::render(&result, &mut stdout))

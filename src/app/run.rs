@@ -17,9 +17,9 @@ use crate::cli::{RunArgs, UsageError};
 use crate::context::{self, TargetInfo};
 use crate::export::{self, text::Paint};
 use crate::measure::calibrate::Effort;
+use crate::measure::case_runs::RunSettings;
 use crate::measure::estimate;
 use crate::measure::peak::{peak_rss_bytes, reset_peak_rss};
-use crate::measure::runner::RunSettings;
 use crate::measure::scheduler::Schedule;
 use crate::measure::source::Source;
 use crate::measure::target::Scratch;
@@ -156,7 +156,7 @@ pub(super) fn options_json(
 /// the latency cases, and the calibration first (`calibrates`).
 fn announce(
     cases: &[Case],
-    latency: Option<&crate::plan::latency::Plan>,
+    latency: Option<&crate::plan::latency::LatencyPlan>,
     schedule: &Schedule,
     target: &TargetInfo,
     scratch: &Scratch,

@@ -7,7 +7,7 @@ use clap::Args;
 
 use crate::cli::run::RunArgs;
 use crate::cli::usage::UsageError;
-use crate::lab::driver::{Choice, Plan};
+use crate::lab::driver::{Choice, LabPlan};
 use crate::lab::filesystems;
 
 pub const EXAMPLES: &str = "\
@@ -64,7 +64,7 @@ const OWN: [&str; 8] = [
 impl LabArgs {
     /// The plan, or one line on the first problem. `argv` is the command line after
     /// `lab`, as typed: the `run` options in it are handed on unchanged.
-    pub fn plan(&self, argv: &[String]) -> Result<Plan, UsageError> {
+    pub fn plan(&self, argv: &[String]) -> Result<LabPlan, UsageError> {
         if self.run.path != Path::new(".") {
             return Err(UsageError(format!(
                 "lab takes no PATH ({}): it measures the filesystems it builds",
@@ -125,7 +125,7 @@ impl LabArgs {
         if self.out_dir.exists() && !self.out_dir.is_dir() {
             return Err(UsageError(format!("--out-dir {} is not a directory", self.out_dir.display())));
         }
-        Ok(Plan {
+        Ok(LabPlan {
             filesystems: chosen,
             // The largest run's files, a second copy's worth for states that keep a
             // prepared file beside the run's, and room for the filesystem's metadata.
@@ -170,7 +170,7 @@ mod tests {
         }
     }
 
-    fn plan(extra: &[&str]) -> Result<Plan, UsageError> {
+    fn plan(extra: &[&str]) -> Result<LabPlan, UsageError> {
         let argv: Vec<String> = extra.iter().map(|s| s.to_string()).collect();
         args(extra).plan(&argv)
     }

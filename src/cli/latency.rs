@@ -80,7 +80,7 @@ pub struct LatencyArgs {
 }
 
 impl LatencyArgs {
-    pub fn plan(&self) -> Result<crate::plan::latency::Plan, UsageError> {
+    pub fn plan(&self) -> Result<crate::plan::latency::LatencyPlan, UsageError> {
         let usage = |message: String| UsageError(message);
         let sizes = parse_list(&self.bytes, "--bytes", |item| match parse_size(item)? {
             bytes @ 1..=MAX_CHUNK => Ok(bytes as usize),
@@ -111,7 +111,7 @@ impl LatencyArgs {
                  write-behind (use osync or odsync; `run` has {mode} with the pwritev2 methods)"
             )));
         }
-        Ok(crate::plan::latency::Plan {
+        Ok(crate::plan::latency::LatencyPlan {
             count: self.count,
             loops: self.repeat,
             sizes,

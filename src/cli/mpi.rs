@@ -6,7 +6,7 @@ use serde::{Deserialize, Serialize};
 use crate::cli::run::RunArgs;
 pub use crate::cli::run::{MpiArgs, THREAD_LAYOUT};
 use crate::cli::usage::UsageError;
-use crate::measure::runner::RunSettings;
+use crate::measure::case_runs::RunSettings;
 use crate::measure::scheduler::{Order, Schedule};
 use crate::plan::catalog;
 use crate::plan::units::split_list;

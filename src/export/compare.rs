@@ -5,7 +5,7 @@
 
 use std::io::{self, Write};
 
-use crate::analysis::compare::{CaseComparison, CompareResult, GoalComparison, Side, Versus};
+use crate::analysis::compare::{CaseComparison, CompareResult, FileCase, GoalComparison, Versus};
 use crate::plan::units::format_size;
 use crate::result::Status;
 use crate::stats::format_g6;
@@ -224,7 +224,7 @@ fn case_rows(case: &CaseComparison, compared: &CompareResult) -> Vec<Vec<String>
 }
 
 /// A file's median: GB/s, operations/s for latency cases, or why there is none.
-fn figure(side: Option<&Side>, durable: bool) -> String {
+fn figure(side: Option<&FileCase>, durable: bool) -> String {
     let Some(side) = side else { return "absent".to_string() };
     let median = if durable { side.durable_median } else { side.median };
     match (median, side.ops_per_second, side.median) {

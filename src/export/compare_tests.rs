@@ -1,15 +1,17 @@
 //! Tests of the terminal and Markdown renderings of `compare`.
 
 use super::*;
-use crate::analysis::compare::{Difference, FileInfo, PairSummary, Pick, Sizes, Test, Tested, Unmatched, Versus};
+use crate::analysis::compare::{
+    BaselineTest, Difference, FileInfo, PairSummary, Pick, Sizes, Tested, Unmatched, Versus,
+};
 
-fn side(status: Status, median: Option<f64>, durable_median: Option<f64>) -> Option<Side> {
-    Some(Side { bytes: 64 << 20, status, error: None, runs: 5, median, durable_median, ops_per_second: None })
+fn side(status: Status, median: Option<f64>, durable_median: Option<f64>) -> Option<FileCase> {
+    Some(FileCase { bytes: 64 << 20, status, error: None, runs: 5, median, durable_median, ops_per_second: None })
 }
 
-fn test(base: f64, other: f64, factor: f64, significant: bool) -> Option<Test> {
+fn test(base: f64, other: f64, factor: f64, significant: bool) -> Option<BaselineTest> {
     let tested = Tested { factor, low: factor * 0.9, high: factor * 1.1, p: 0.01, p_holm: 0.02, significant };
-    Some(Test { baseline_median: base, other_median: other, tested: Some(tested) })
+    Some(BaselineTest { baseline_median: base, other_median: other, tested: Some(tested) })
 }
 
 fn pick(case: &str, median: f64) -> Option<Pick> {
@@ -58,7 +60,7 @@ fn fixture() -> CompareResult {
                 files: vec![side(Status::Ok, Some(1e9), None), side(Status::Ok, Some(0.5e9), None), None],
                 versus: vec![
                     Some(Versus {
-                        write: Some(Test { baseline_median: 1e9, other_median: 0.5e9, tested: None }),
+                        write: Some(BaselineTest { baseline_median: 1e9, other_median: 0.5e9, tested: None }),
                         durable: None,
                         different_sizes: None,
                     }),
@@ -241,7 +243,7 @@ fn cases_of_different_sizes_show_both_figures_and_why_there_is_no_factor() {
     let other = case.files[1].as_mut().unwrap();
     (other.bytes, other.median) = (256 << 20, Some(4e9));
     case.versus[0] = Some(Versus {
-        write: Some(Test { baseline_median: 1e9, other_median: 4e9, tested: None }),
+        write: Some(BaselineTest { baseline_median: 1e9, other_median: 4e9, tested: None }),
         durable: None,
         different_sizes: Some(Sizes { baseline: 64 << 20, other: 256 << 20 }),
     });

@@ -11,7 +11,7 @@ use html_escape::{encode_double_quoted_attribute as attribute, encode_text as te
 
 use crate::export::charts;
 use crate::export::document;
-use crate::export::latency::is_latency_case;
+use crate::export::latency_table::is_latency_case;
 use crate::export::wording::{most_common_size, notes, runs_wording};
 use crate::plan::units::format_size;
 use crate::result::{CaseResult, ResultFile, Status};

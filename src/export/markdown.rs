@@ -12,7 +12,7 @@
 use std::io::{self, Write};
 
 use crate::export::document::{self, one_line};
-use crate::export::latency::is_latency_case;
+use crate::export::latency_table::is_latency_case;
 use crate::export::wording::{most_common_size, notes, runs_wording};
 use crate::plan::FileState;
 use crate::plan::catalog::{self, Family};

@@ -11,7 +11,7 @@ pub mod csv;
 pub mod document;
 pub mod html;
 pub mod json;
-pub mod latency;
+pub mod latency_table;
 pub mod markdown;
 pub mod ranks;
 pub mod table;

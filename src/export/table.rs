@@ -4,7 +4,7 @@
 
 use std::io::{self, Write};
 
-use crate::export::latency::{is_latency_case, render_cases as render_latency};
+use crate::export::latency_table::{is_latency_case, render_cases as render_latency};
 use crate::export::table_compact as compact;
 use crate::export::text::Paint;
 use crate::export::wording::{most_common_size, notes, runs_wording};

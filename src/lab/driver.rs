@@ -36,7 +36,7 @@ pub struct Choice {
 
 /// Everything the lab needs, validated by the command line.
 #[derive(Debug, Clone)]
-pub struct Plan {
+pub struct LabPlan {
     pub filesystems: Vec<Choice>,
     /// Bytes the suite may have on a filesystem at once.
     pub need: u64,
@@ -109,7 +109,7 @@ fn available_memory() -> Option<u64> {
     Some(kib * 1024)
 }
 
-pub fn run(plan: &Plan) -> Outcome {
+pub fn run(plan: &LabPlan) -> Outcome {
     if let Err(why) = preflight() {
         return Outcome::Refused(why);
     }
@@ -169,7 +169,7 @@ pub fn run(plan: &Plan) -> Outcome {
 }
 
 /// Builds one filesystem, runs the suite on it, tears it down: the result's path.
-fn measure_one(choice: &Choice, plan: &Plan, names: Names) -> Result<PathBuf, String> {
+fn measure_one(choice: &Choice, plan: &LabPlan, names: Names) -> Result<PathBuf, String> {
     let fs = choice.fs;
     let request = Request {
         fs,
@@ -212,7 +212,7 @@ fn measure_one(choice: &Choice, plan: &Plan, names: Names) -> Result<PathBuf, St
     }
 }
 
-fn build_and_run(request: &Request, plan: &Plan, objects: &mut Objects) -> Result<PathBuf, String> {
+fn build_and_run(request: &Request, plan: &LabPlan, objects: &mut Objects) -> Result<PathBuf, String> {
     let fs = request.fs;
     let built = filesystems::build(request, objects)?;
     if interrupt::received().is_some() {
@@ -281,7 +281,7 @@ fn record_build(json: &std::path::Path, request: &Request, built: &filesystems::
 }
 
 /// The comparison across the filesystems: stdout, and the files. False if one failed.
-fn compare_all(results: &[(String, PathBuf)], plan: &Plan) -> bool {
+fn compare_all(results: &[(String, PathBuf)], plan: &LabPlan) -> bool {
     if results.len() < 2 {
         eprintln!(
             "writebench: lab: {} filesystem{} measured: nothing to compare",

@@ -1,7 +1,7 @@
 //! `writebench calibrate`, and the short calibration `run` makes first: the memory copy
 //! at each size class (`context::copy`), the syscall and clock figures of
 //! `context::calibration`, and two ceilings measured on the path with the ordinary
-//! runner (same files, hygiene and timing as every case):
+//! case runs (`case_runs`: same files, hygiene and timing as every case):
 //! - the page cache: `pwrite` in 1 MiB calls into a preallocated file, no sync;
 //! - the device: O_DIRECT into a preallocated file, in 4 MiB `pwrite` calls and as
 //!   1 MiB io_uring requests 16 in flight. The faster wins: a device that needs
@@ -17,7 +17,7 @@ use std::time::Instant;
 use crate::context::calibration::{self, Calibration, Ceiling};
 use crate::context::copy;
 use crate::context::device::BlockDevice;
-use crate::measure::runner::{RunSettings, run_case};
+use crate::measure::case_runs::{RunSettings, run_case};
 use crate::measure::source::Source;
 use crate::measure::space;
 use crate::measure::target::Scratch;

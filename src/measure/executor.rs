@@ -1,11 +1,11 @@
-//! The executor seam (docs/design.md §5, after hyperfine's `benchmark/executor.rs`). The runner
+//! The executor seam (docs/design.md §5, after hyperfine's `benchmark/executor.rs`). `case_runs`
 //! prepares a run's files; an executor writes the parts behind a start line, syncs as
 //! the durability mode says, and returns when each part started and ended, when each
-//! sync ended, and the CPU time of each writer. The runner turns that into a `Run`.
+//! sync ended, and the CPU time of each writer. `case_runs` turns that into a `Run`.
 //!
 //! [`InProcess`] runs the native methods on threads of this process. Child processes
 //! (the other runtimes) and MPI ranks fit the same shape: they report times in seconds
-//! from one origin of their own and CPU times per writer. [`Given`] returns given times,
+//! from one origin of their own and CPU times per writer. [`Mock`] returns given times,
 //! so that the arithmetic on top of it is tested without a clock.
 
 use std::sync::atomic::{AtomicU8, AtomicUsize, Ordering};
@@ -239,10 +239,10 @@ impl InProcess {
 }
 
 /// An executor that writes nothing and reports the times it was given: tests of what
-/// the runner makes of an execution.
-pub struct Given(pub Execution);
+/// `case_runs` makes of an execution.
+pub struct Mock(pub Execution);
 
-impl Executor for Given {
+impl Executor for Mock {
     fn overhead(&self) -> &'static str {
         "none: given times, nothing written"
     }

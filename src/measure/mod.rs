@@ -3,6 +3,7 @@
 //! signals and free space.
 
 pub mod calibrate;
+pub mod case_runs;
 pub mod clean;
 pub mod cpu;
 pub mod creation;
@@ -11,13 +12,12 @@ pub mod estimate;
 pub mod executor;
 pub mod fd;
 pub mod hygiene;
-pub mod latency;
 pub mod methods;
+pub mod op_loops;
 pub mod peak;
 pub mod placement;
 pub mod ranks;
 pub mod residency;
-pub mod runner;
 pub mod runtimes;
 pub mod save;
 pub mod scheduler;

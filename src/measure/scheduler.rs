@@ -22,7 +22,7 @@ use crate::analysis::summarize::{self, ci_relative};
 use crate::plan::Case;
 use crate::result::{CaseResult, Run, Status, TargetCi};
 
-/// One case, ready to run again and again. The runner implements it for write and
+/// One case, ready to run again and again. `case_runs` implements it for write and
 /// file-creation cases; tests implement it with given times.
 pub trait CaseRuns {
     /// Runs the case once: run `number` counts from 0, warm-ups included. When it
@@ -285,14 +285,14 @@ mod tests {
 
     /// Returns the given write times in turn (the last one again when they run out),
     /// or fails at run `fail_at`; logs (case, number) of every call.
-    struct Given {
+    struct ScriptedRuns {
         name: usize,
         times: Vec<f64>,
         fail_at: Option<u32>,
         log: Rc<RefCell<Vec<(usize, u32)>>>,
     }
 
-    impl CaseRuns for Given {
+    impl CaseRuns for ScriptedRuns {
         fn run_once(&mut self, number: u32) -> Result<Run, (Status, String)> {
             self.log.borrow_mut().push((self.name, number));
             if self.fail_at == Some(number) {
@@ -320,7 +320,7 @@ mod tests {
         let cases = (0..count)
             .map(|name| {
                 let fail_at = fail.filter(|(case, _)| *case == name).map(|(_, number)| number);
-                let runs = Given { name, times: times.to_vec(), fail_at, log: log.clone() };
+                let runs = ScriptedRuns { name, times: times.to_vec(), fail_at, log: log.clone() };
                 (case(4096 << name), Box::new(runs) as Box<dyn CaseRuns>)
             })
             .collect();
@@ -391,7 +391,7 @@ mod tests {
         let log: Log = Rc::default();
         let concluded = Rc::default();
         let warmed = SelfWarmed { log: log.clone(), concluded: Rc::clone(&concluded) };
-        let other = Given { name: 0, times: vec![1.0], fail_at: None, log: log.clone() };
+        let other = ScriptedRuns { name: 0, times: vec![1.0], fail_at: None, log: log.clone() };
         let cases: Vec<(Case, Box<dyn CaseRuns>)> = vec![(case(4096), Box::new(other)), (case(8192), Box::new(warmed))];
         let mut ticks = Vec::new();
         let results = run(cases, &schedule, &mut |tick| ticks.push(tick.planned));
@@ -416,7 +416,8 @@ mod tests {
         let log: Log = Rc::default();
         let mut queue = Queue::default();
         queue.add(case(4096), Err((Status::Unsupported, "no O_DIRECT here".into())));
-        queue.add(case(8192), Ok(Box::new(Given { name: 1, times: vec![2.0], fail_at: None, log: log.clone() })));
+        queue
+            .add(case(8192), Ok(Box::new(ScriptedRuns { name: 1, times: vec![2.0], fail_at: None, log: log.clone() })));
         queue.add(case(16384), Err((Status::Skipped, "too big".into())));
         let results = queue.run(&Schedule::fixed(2, 0, Order::Interleaved, 1), &mut |_| {});
         let statuses: Vec<Status> = results.iter().map(|r| r.status).collect();
@@ -491,8 +492,9 @@ mod tests {
     fn with_a_target_a_quiet_case_leaves_early_and_a_noisy_one_runs_to_max() {
         let schedule = Schedule { warmup: 1, min_runs: 3, max_runs: 8, target_ci: Some(2.0), ..fixed() };
         let log: Log = Rc::default();
-        let quiet = Given { name: 0, times: vec![5.0, 1.0, 1.001, 0.999, 1.0], fail_at: None, log: log.clone() };
-        let noisy = Given { name: 1, times: vec![5.0, 1.0, 2.0, 1.0, 2.0, 1.0, 2.0], fail_at: None, log: log.clone() };
+        let quiet = ScriptedRuns { name: 0, times: vec![5.0, 1.0, 1.001, 0.999, 1.0], fail_at: None, log: log.clone() };
+        let noisy =
+            ScriptedRuns { name: 1, times: vec![5.0, 1.0, 2.0, 1.0, 2.0, 1.0, 2.0], fail_at: None, log: log.clone() };
         let cases: Vec<(Case, Box<dyn CaseRuns>)> = vec![(case(4096), Box::new(quiet)), (case(8192), Box::new(noisy))];
         let mut ticks = Vec::new();
         let results = run(cases, &schedule, &mut |tick| ticks.push((tick.done, tick.planned)));

@@ -10,7 +10,7 @@
 //!   each save pattern runs once per size, whatever the modes, and its case records the
 //!   pattern's own durability (`fsync-file+dir`, or `none` for `replace-unsafe`). Saves
 //!   are native only (the runners have no rename protocol): other runtimes get no save
-//!   case, and [`Plan::native_only`] says which patterns were left out for them.
+//!   case, and [`LatencyPlan::native_only`] says which patterns were left out for them.
 
 use crate::plan::durability::{Commit, Durability};
 use crate::plan::units::format_size_compact;
@@ -72,12 +72,12 @@ pub const NOT_DURABLE: &str = "not-durable";
 
 /// What one `latency` invocation measures.
 #[derive(Debug, Clone)]
-pub struct Plan {
+pub struct LatencyPlan {
     /// Timed operations per case (`--count`), split over its loops.
     pub count: u64,
     /// Timed loops per case (`latency --repeat`; `run`'s runs per case), each a run of
     /// its own in the rounds (docs/measurement.md). `run` with `--target-ci` may add
-    /// loops up to its `--max-runs`, each of [`Plan::per_loop`] operations.
+    /// loops up to its `--max-runs`, each of [`LatencyPlan::per_loop`] operations.
     pub loops: u32,
     /// Bytes per write, or per saved file (`--bytes`, a list): each size its own case.
     pub sizes: Vec<usize>,
@@ -115,7 +115,7 @@ pub fn methods_of(runtime: &str, pattern: Pattern) -> &'static [&'static str] {
     }
 }
 
-impl Plan {
+impl LatencyPlan {
     /// Timed operations per loop: `--count` over the loops, rounded up, at least one,
     /// so that a case times about `--count` operations in all.
     pub fn per_loop(&self) -> u64 {
@@ -210,7 +210,7 @@ pub fn is_not_durable_save(case: &Case) -> bool {
 /// (`latency python buffered append 8B osync`). A save's id has the size as the other
 /// ids of the tool print it (`latency replace 4KiB`), no mode (it has its own), and
 /// `not-durable` when it is not (`latency replace-unsafe 4KiB not-durable`).
-pub fn case_of(plan: &Plan, unit: &Unit, durability: Durability) -> Case {
+pub fn case_of(plan: &LatencyPlan, unit: &Unit, durability: Durability) -> Case {
     let pattern = unit.pattern;
     let state = match pattern {
         Pattern::Overwrite0 => FileState::Overwrite,
@@ -252,8 +252,8 @@ pub fn case_of(plan: &Plan, unit: &Unit, durability: Durability) -> Case {
 mod tests {
     use super::*;
 
-    fn plan(patterns: &[Pattern], runtimes: &[&str]) -> Plan {
-        Plan {
+    fn plan(patterns: &[Pattern], runtimes: &[&str]) -> LatencyPlan {
+        LatencyPlan {
             count: 10,
             loops: 1,
             sizes: vec![4096, 1 << 20],
@@ -292,7 +292,7 @@ mod tests {
 
     #[test]
     fn the_count_is_split_over_the_loops_and_a_case_writes_one_loops_bytes_per_run() {
-        let split = |count, loops| Plan { count, loops, ..plan(&[Pattern::Append], &[]) };
+        let split = |count, loops| LatencyPlan { count, loops, ..plan(&[Pattern::Append], &[]) };
         assert_eq!(split(10_000, 5).per_loop(), 2000);
         assert_eq!(split(1001, 5).per_loop(), 201, "rounded up: never fewer than --count in all");
         assert_eq!(split(3, 5).per_loop(), 1);
@@ -311,9 +311,9 @@ mod tests {
         assert!(saves.iter().all(|u| u.runtime == "native"));
         assert!(plan.units().iter().any(|u| u.runtime == "c" && u.pattern == Pattern::Overwrite0));
         assert_eq!(plan.native_only(), Some((vec!["c".to_string()], vec!["replace-tmpfile"])));
-        let c_only = Plan { runtimes: vec!["c".into()], ..plan.clone() };
+        let c_only = LatencyPlan { runtimes: vec!["c".into()], ..plan.clone() };
         assert!(c_only.cases().iter().all(|(u, _)| !u.pattern.is_save()));
-        assert_eq!(Plan { runtimes: vec![], ..plan }.native_only(), None);
+        assert_eq!(LatencyPlan { runtimes: vec![], ..plan }.native_only(), None);
         let runner = Case {
             id: "latency python buffered append 8B none".into(),
             ..case_of(&c_only, &c_only.units()[0], Durability::None)

@@ -26,7 +26,7 @@ pub struct Suite {
     pub parts: Vec<Selection>,
     /// Small-write latency cases run after the throughput cases (`writebench latency`'s
     /// measurement, shortened).
-    pub latency: Option<latency::Plan>,
+    pub latency: Option<latency::LatencyPlan>,
 }
 
 impl Suite {
@@ -144,7 +144,7 @@ impl Suite {
             layouts: Vec::new(),
             queue_depths: Vec::new(),
             durability: Vec::new(),
-            latency: self.latency.as_ref().map(latency::Plan::applied),
+            latency: self.latency.as_ref().map(latency::LatencyPlan::applied),
         };
         for part in self.parts.iter().filter(|part| !part.methods.is_empty()) {
             union(&mut applied.methods, &part.methods);
@@ -216,7 +216,7 @@ pub fn quick() -> Suite {
     let mut durable = part(&["pwritev", "write", "pwrite", "io_uring"], &[FileState::Empty], &[MIB], size);
     durable.durability = vec![Durability::direct(Commit::End(SyncCall::Fsync)), Durability::of(Commit::ODsync)];
     let parts = vec![core, parallel, mapped, uring, creation, durable];
-    let latency = latency::Plan {
+    let latency = latency::LatencyPlan {
         count: 1000,
         // As many loops as the other cases have runs: `run` sets them from its schedule.
         loops: 5,

@@ -7,7 +7,7 @@
 use std::collections::BTreeMap;
 
 use super::figures::{Metric, Side, Test, equivalence_margin, test, writes_per_commit};
-use super::latency::{self, p99_ns};
+use super::small_writes::{self, p99_ns};
 use super::words::{factor, micros, mode, per_second, runner_up_words};
 use crate::plan::latency::{Pattern, is_not_durable_save, pattern_of};
 use crate::result::{CaseResult, Recommendation, ResultFile};
@@ -20,7 +20,7 @@ use crate::stats::significance::Verdict;
 pub fn commits(result: &ResultFile) -> Vec<Recommendation> {
     let side = |case| Side::new(case, Metric::Commits);
     let mut sizes: BTreeMap<u64, Vec<&CaseResult>> = BTreeMap::new();
-    for case in latency::cases(result).into_iter().filter(|&c| Metric::Commits.summary(c).is_some()) {
+    for case in small_writes::cases(result).into_iter().filter(|&c| Metric::Commits.summary(c).is_some()) {
         sizes.entry(case.case.chunk_bytes).or_default().push(case);
     }
     let mut answers = Vec::new();
@@ -30,7 +30,7 @@ pub fn commits(result: &ResultFile) -> Vec<Recommendation> {
         let every = writes_per_commit(best).filter(|&n| n > 1.0).map(|n| format!(", {n} writes per commit"));
         let text = format!(
             "{} with {}{}: {} commits/s, p99 {} per write{} ({})",
-            latency::pattern(best),
+            small_writes::pattern(best),
             mode(best.case.durability),
             every.unwrap_or_default(),
             per_second(side(best).mean()),
@@ -109,7 +109,7 @@ fn latency_answer(
 /// durable.
 pub fn saves(result: &ResultFile) -> Vec<Recommendation> {
     let mut sizes: BTreeMap<u64, Vec<&CaseResult>> = BTreeMap::new();
-    let durable_saves = latency::cases(result).into_iter().filter(|c| {
+    let durable_saves = small_writes::cases(result).into_iter().filter(|c| {
         pattern_of(&c.case).is_some_and(|p| p.is_save()) && c.case.durability.syncs() && !is_not_durable_save(&c.case)
     });
     for case in durable_saves {
@@ -126,7 +126,7 @@ pub fn saves(result: &ResultFile) -> Vec<Recommendation> {
         };
         let text = format!(
             "{} with {} ({calls}): {} saves/s, p99 {} per save ({})",
-            latency::pattern(best),
+            small_writes::pattern(best),
             pattern_of(&best.case).map_or("", |p| p.name()),
             per_second(rate(best)),
             micros(p99_ns(best).unwrap_or(0.0)),

@@ -32,10 +32,10 @@ mod commits;
 mod durability;
 mod effects;
 mod figures;
-mod latency;
 mod recommend;
 mod runtimes;
 mod shape;
+mod small_writes;
 mod suspicious;
 pub mod words;
 
@@ -84,7 +84,7 @@ fn drawn(result: &ResultFile) -> Vec<Observation> {
     findings.extend(effects::io_uring(&measured));
     findings.extend(effects::mmap(&measured));
     findings.extend(runtimes::overheads(&measured));
-    findings.extend(latency::per_pattern(result));
+    findings.extend(small_writes::per_pattern(result));
     order(findings)
 }
 

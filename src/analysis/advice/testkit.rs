@@ -46,7 +46,7 @@ pub fn sized(mut case: Case, bytes: u64) -> Case {
 
 /// The latency case of `pattern` and mode `durability`, as `plan::latency` makes it.
 pub fn latency_case(pattern: &str, durability: &str) -> Case {
-    let plan = crate::plan::latency::Plan {
+    let plan = crate::plan::latency::LatencyPlan {
         count: 1000,
         loops: 1,
         sizes: vec![8],

@@ -14,8 +14,8 @@
 mod bars;
 mod chunks;
 mod durable;
-mod latency;
 mod lines;
+mod percentiles;
 pub mod ratio;
 mod runtimes;
 pub mod side_by_side;
@@ -26,7 +26,7 @@ use plotters::coord::Shift;
 use plotters::prelude::*;
 use plotters::style::text_anchor::{HPos, Pos, VPos};
 
-use crate::export::latency::is_latency_case;
+use crate::export::latency_table::is_latency_case;
 use crate::plan::Case;
 use crate::plan::catalog;
 use crate::plan::units::format_size;
@@ -51,7 +51,7 @@ pub fn all(result: &ResultFile) -> Vec<Chart> {
     charts.extend(threads::charts(result));
     charts.extend(states::chart(result));
     charts.extend(durable::chart(result));
-    charts.extend(latency::chart(result));
+    charts.extend(percentiles::chart(result));
     charts.extend(runtimes::chart(result));
     charts
 }

@@ -4,12 +4,12 @@
 
 use super::bars::{BarChart, Group};
 use super::{Chart, Estimate};
-use crate::analysis::compare::{CompareResult, Test};
+use crate::analysis::compare::{BaselineTest, CompareResult};
 
 /// None when no case was tested (every case has one run, or nothing matched).
 pub fn chart(compared: &CompareResult) -> Option<Chart> {
     let others = &compared.files[1..];
-    let estimate = |test: Option<&Test>| {
+    let estimate = |test: Option<&BaselineTest>| {
         test.and_then(|test| test.tested.as_ref()).map(|t| Estimate {
             value: t.factor,
             low: Some(t.low),

@@ -1,6 +1,6 @@
 //! File creation (benchmarkIOWrite's "File Creation"): how long it takes to make a file of a
 //! size with `posix_fallocate(3)`, `fallocate(2)` or `ftruncate(2)`. The timed span is
-//! open + call + close, so these are not write methods and have no engine: the runner
+//! open + call + close, so these are not write methods and have no engine: `case_runs`
 //! times them itself (`measure::creation`), with the call the catalogue's entry names
 //! (`plan::catalog::Creation`); here are the calls.
 
@@ -11,7 +11,7 @@ use super::retry_eintr;
 use crate::error::retry;
 use crate::plan::catalog::Creation;
 
-/// What the runner needs of a creation method.
+/// What `case_runs` needs of a creation method.
 #[derive(Clone, Copy)]
 pub struct CreateCall {
     pub call: fn(RawFd, u64) -> io::Result<()>,

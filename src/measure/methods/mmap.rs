@@ -118,7 +118,7 @@ struct MappedRun<'a> {
     job: &'a Job<'a>,
     maps: Vec<Map>,
     targets: Vec<Target>, // one per part
-    /// The descriptors `mmap-fds` opened; the run's own files belong to the runner.
+    /// The descriptors `mmap-fds` opened; the run's own files belong to `case_runs`.
     fds: Vec<OwnedFd>,
     prefault: bool,
 }

@@ -128,7 +128,7 @@ impl Job<'_> {
     }
 }
 
-/// The code of a native method: what the runner calls to write it. The method's
+/// The code of a native method: what `case_runs` calls to write it. The method's
 /// catalogue entry (`plan::catalog`) says what it supports and refuses; the engine says
 /// only what depends on this system and how to write.
 pub trait Engine: Sync {

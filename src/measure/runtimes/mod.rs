@@ -7,7 +7,7 @@
 
 mod child;
 mod external;
-pub mod latency;
+pub mod loops;
 mod toolchain;
 
 pub use child::Child;

@@ -224,7 +224,7 @@ impl Runtime {
 
     /// Whether a runner's hello line offers the methods the catalogue lists for its
     /// runtime, in any order (docs/runtimes.md): a runner and the catalogue that
-    /// disagree would plan cases the runner refuses, or leave some of its methods unused.
+    /// disagree would plan cases the runner program refuses, or leave some of its methods unused.
     pub fn check_offer(&self, offered: &[String]) -> Result<(), String> {
         let listed = self.method_names();
         let same = offered.iter().map(String::as_str).collect::<BTreeSet<_>>() == listed.iter().copied().collect();

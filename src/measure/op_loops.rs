@@ -11,7 +11,7 @@
 //!   writes the next `--bytes` of the case's stream (no two saves alike), and after each
 //!   loop the target must hold exactly the last save's bytes, or the case fails.
 //!
-//! A case is several timed loops (`Plan::loops`, `--count` split over them), each a run
+//! A case is several timed loops (`LatencyPlan::loops`, `--count` split over them), each a run
 //! of its own into a new file, which the scheduler puts in its rounds with the other
 //! cases, after the settle step, as it does write runs (docs/measurement.md): so that
 //! the machine's drift spreads over every case and the margins between cases can be
@@ -37,12 +37,12 @@ use serde_json::json;
 
 use crate::analysis::summarize;
 use crate::error::{CallError, no_progress, retry_eintr};
+use crate::measure::case_runs::open_flags_refusal;
 use crate::measure::durability::{Pacing, sync_fd};
 use crate::measure::executor::{Cpu, CpuClock};
 use crate::measure::fd;
 use crate::measure::hygiene::RunFiles;
-use crate::measure::runner::open_flags_refusal;
-use crate::measure::runtimes::{self, Launch, latency::Request};
+use crate::measure::runtimes::{self, Launch, loops::Request};
 use crate::measure::save::Saver;
 use crate::measure::scheduler::{self, CaseRuns, Order, Schedule};
 use crate::measure::source::{Shape, Source, Stream, Streams};
@@ -50,7 +50,7 @@ use crate::measure::target::Scratch;
 use crate::plan::FileState;
 use crate::plan::catalog::{self, NATIVE};
 use crate::plan::durability::{Durability, SyncCall};
-use crate::plan::latency::{Pattern, Plan, Unit, case_of};
+use crate::plan::latency::{LatencyPlan, Pattern, Unit, case_of};
 use crate::result::{CaseResult, Run, Status};
 
 /// A latency case ready to run its loops, or why it is refused before any of them
@@ -59,7 +59,7 @@ use crate::result::{CaseResult, Run, Status};
 /// puts the loops in its rounds with the other cases (docs/measurement.md).
 pub fn prepare<'a>(
     index: usize,
-    plan: &'a Plan,
+    plan: &'a LatencyPlan,
     unit: &'a Unit,
     durability: Durability,
     scratch: &'a Scratch,
@@ -109,7 +109,13 @@ pub fn prepare<'a>(
 
 /// Runs one latency case's loops back to back, `plan.loops` of them: for the unit
 /// tests; the commands interleave them with the other cases ([`prepare`]).
-pub fn run_case(index: usize, plan: &Plan, unit: &Unit, durability: Durability, scratch: &Scratch) -> CaseResult {
+pub fn run_case(
+    index: usize,
+    plan: &LatencyPlan,
+    unit: &Unit,
+    durability: Durability,
+    scratch: &Scratch,
+) -> CaseResult {
     let case = case_of(plan, unit, durability);
     match prepare(index, plan, unit, durability, scratch) {
         Err((status, reason)) => CaseResult::without_result(case, status, reason),
@@ -122,7 +128,7 @@ pub fn run_case(index: usize, plan: &Plan, unit: &Unit, durability: Durability, 
 
 /// The loops of one latency case, and the histograms of every loop so far, merged.
 struct Loops<'a> {
-    plan: &'a Plan,
+    plan: &'a LatencyPlan,
     unit: &'a Unit,
     durability: Durability,
     /// The runner, for the runtimes other than native.
@@ -188,7 +194,7 @@ impl Measured {
     /// One timed loop, native's or a runner's: the run is the loop and its `end` sync,
     /// with the loop's own rate and percentiles.
     fn of_loop(
-        plan: &Plan,
+        plan: &LatencyPlan,
         loop_seconds: f64,
         sync_seconds: f64,
         cpu: Cpu,
@@ -217,7 +223,7 @@ fn histogram() -> Histogram<u64> {
 
 /// What one latency case is: the plan, who writes, under which mode.
 struct How<'a> {
-    plan: &'a Plan,
+    plan: &'a LatencyPlan,
     unit: &'a Unit,
     durability: Durability,
     /// The runner, for the runtimes other than native.
@@ -366,7 +372,7 @@ fn through_runner(
         path,
         source: &bytes,
     };
-    let samples = runtimes::latency::measure(&unit.runtime, launch, &request)?;
+    let samples = runtimes::loops::measure(&unit.runtime, launch, &request)?;
     if how.durability.end_sync().is_none() {
         // Untimed: the next case must not pay for this one's writeback.
         sync_fd(SyncCall::Fsync, fd)?;
@@ -424,8 +430,8 @@ mod tests {
         Unit { pattern, runtime: NATIVE.into(), method: crate::plan::latency::methods_of(NATIVE, pattern)[0], bytes: 8 }
     }
 
-    fn plan() -> Plan {
-        Plan {
+    fn plan() -> LatencyPlan {
+        LatencyPlan {
             count: 200,
             loops: 2,
             sizes: vec![8],
@@ -468,7 +474,7 @@ mod tests {
     fn each_loop_is_a_run_with_its_own_rate_and_percentiles_and_the_case_merges_them() {
         let parent = tempfile::tempdir().unwrap();
         let scratch = Scratch::create(parent.path()).unwrap();
-        let plan = Plan { count: 400, loops: 4, ..plan() };
+        let plan = LatencyPlan { count: 400, loops: 4, ..plan() };
         let result = run_case(0, &plan, &native(Pattern::Append), "every:2".parse().unwrap(), &scratch);
         assert_eq!(result.status, Status::Ok, "{:?}", result.error);
         assert_eq!(result.runs.len(), 4);
@@ -499,7 +505,7 @@ mod tests {
         let scratch = Scratch::create(parent.path()).unwrap();
         // Fewer durable operations: each one is a commit on this disk.
         for (index, (mode, count)) in [("none", 20_000), ("every-fdatasync:1", 500)].into_iter().enumerate() {
-            let plan = Plan { count, loops: 1, ..plan() };
+            let plan = LatencyPlan { count, loops: 1, ..plan() };
             let result = run_case(index, &plan, &native(Pattern::Overwrite0), mode.parse().unwrap(), &scratch);
             let run = &result.runs[0];
             // write_seconds is the loop's wall time, of which ops_per_second is made.
@@ -520,7 +526,7 @@ mod tests {
     fn each_save_pattern_runs_once_per_size_with_percentiles_and_leaves_nothing() {
         let parent = tempfile::tempdir().unwrap();
         let scratch = Scratch::create(parent.path()).unwrap();
-        let plan = Plan {
+        let plan = LatencyPlan {
             count: 20,
             sizes: vec![4096, 100_000],
             patterns: vec![Pattern::Replace, Pattern::ReplaceTmpfile, Pattern::ReplaceUnsafe],

@@ -4,7 +4,7 @@
 
 use super::bars::{BarChart, Group};
 use super::{Chart, Estimate};
-use crate::export::latency::is_latency_case;
+use crate::export::latency_table::is_latency_case;
 use crate::result::{ResultFile, Status};
 
 const PERCENTILES: [(&str, &str); 4] = [("p50", "p50 (median)"), ("p90", "p90"), ("p99", "p99"), ("p999", "p99.9")];

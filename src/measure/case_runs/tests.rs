@@ -1,0 +1,221 @@
+//! Unit tests of a case's runs, with the mock executor (`executor::Mock`) and real files.
+
+use super::*;
+use crate::measure::executor::{Cpu, Interval, Mock, PartTimes};
+use crate::measure::source::Stream;
+use crate::plan::Layout;
+
+fn settings(keep: bool) -> RunSettings {
+    RunSettings {
+        repeat: 2,
+        warmup: 1,
+        seed: 9,
+        keep_files: keep,
+        verify: None,
+        space_check: true,
+        drop_cache: false,
+        ranks: None,
+    }
+}
+
+#[test]
+fn every_method_writes_its_stream_including_a_short_last_chunk() {
+    let parent = tempfile::tempdir().unwrap();
+    let scratch = Scratch::create(parent.path()).unwrap();
+    let source = Source::new(9);
+    let size = 3 * 4096 + 1000; // not a multiple of the chunk
+    // Every write method (creation methods write no data).
+    for (index, method) in catalog::native().iter().filter(|m| m.creation.is_none()).enumerate() {
+        // pwritev2-append appends, so only to an empty file.
+        let state = if method.sized_file_refusal().is_some() { FileState::Empty } else { FileState::Overwrite };
+        let case = Case::new(method, state, 4096, 3, Durability::End, size);
+        let result = run_case(index, &case, &scratch, &source, &settings(true), &mut || {});
+        if method.name == "pwritev2-atomic" && result.status == Status::Unsupported {
+            // Atomic writes need a unit statx offers, and 4 KiB x3 calls are no power of two.
+            assert!(result.error.as_deref().unwrap_or("").contains("statx"), "{:?}", result.error);
+            continue;
+        }
+        assert_eq!(result.status, Status::Ok, "{}: {:?}", method.name, result.error);
+        assert_eq!(result.runs.len(), 2, "warm-up runs are discarded");
+        let name = format!("case{index:04}-run2-f0.dat");
+        let data = std::fs::read(scratch.path().join(&name)).unwrap();
+        assert_eq!(data.len() as u64, size, "{}", method.name);
+        let stream = Stream::timed(9, &name, shape_of(&case).stream_period());
+        assert_eq!(stream.first_mismatch(&source, 0, &data), None, "{}", method.name);
+    }
+}
+
+#[test]
+fn durability_none_has_zero_sync_time_and_files_are_removed() {
+    let parent = tempfile::tempdir().unwrap();
+    let scratch = Scratch::create(parent.path()).unwrap();
+    let source = Source::new(9);
+    let case = Case::new(catalog::by_name("pwrite").unwrap(), FileState::Empty, 4096, 1, Durability::None, 1 << 16);
+    let mut calls = 0;
+    let result = run_case(0, &case, &scratch, &source, &settings(false), &mut || calls += 1);
+    assert_eq!(calls, 3);
+    assert!(result.runs.iter().all(|run| run.sync_seconds == 0.0 && run.write_seconds > 0.0));
+    assert_eq!(std::fs::read_dir(scratch.path()).unwrap().count(), 0);
+}
+
+#[test]
+fn split_covers_the_size_at_chunk_boundaries() {
+    // 10 chunks of 100 over 3 threads: 4, 3, 3 chunks; the last is 50 bytes short.
+    let parts = split(950, 100, 3, 1);
+    assert_eq!(
+        parts,
+        vec![
+            Part { file: 0, offset: 0, len: 400 },
+            Part { file: 0, offset: 400, len: 300 },
+            Part { file: 0, offset: 700, len: 250 },
+        ]
+    );
+    let per_file = split(950, 100, 3, 3);
+    assert_eq!(
+        per_file.iter().map(|p| (p.file, p.offset, p.len)).collect::<Vec<_>>(),
+        vec![(0, 0, 400), (1, 0, 300), (2, 0, 250)]
+    );
+    assert_eq!(split(5, 4096, 1, 1), vec![Part { file: 0, offset: 0, len: 5 }]);
+    // More threads than chunks: the extra threads get nothing (the plan avoids this).
+    assert_eq!(split(100, 100, 2, 1)[1].len, 0);
+}
+
+#[test]
+fn ranks_shares_cover_the_size_once_at_chunk_boundaries() {
+    let pwrite = catalog::by_name("pwrite").unwrap();
+    let size = 10 * 4096 + 100;
+    for layout in crate::plan::RankLayout::ALL {
+        let case = Case::new(pwrite, FileState::Prealloc, 4096, 1, Durability::End, size)
+            .with_threads(2, Layout::OneFile)
+            .with_ranks(3, layout);
+        let shares: Vec<Share> = (0..3).map(|rank| Share::of_rank(&case, rank, 3)).collect();
+        let total: u64 = shares.iter().flat_map(|s| &s.parts).map(|p| p.len).sum();
+        assert_eq!(total, size, "{layout:?}: every byte once");
+        if layout == crate::plan::RankLayout::SharedFile {
+            // One file: the ranks' ranges follow each other without a gap or an overlap.
+            let mut ranges: Vec<(u64, u64)> =
+                shares.iter().flat_map(|s| &s.parts).map(|p| (p.offset, p.offset + p.len)).collect();
+            ranges.sort();
+            assert!(ranges.windows(2).all(|pair| pair[0].1 == pair[1].0), "{ranges:?}");
+            assert!(ranges.iter().all(|r| r.0 % 4096 == 0));
+            assert_eq!((ranges[0].0, ranges[5].1), (0, size));
+            assert!(shares.iter().all(|s| s.file_lens == [size] && s.shape == shares[0].shape));
+            assert_eq!(shares.iter().map(|s| s.joins).collect::<Vec<_>>(), [false, true, true]);
+        } else {
+            // A file per rank, from offset 0, its threads sharing it.
+            assert!(
+                shares
+                    .iter()
+                    .all(|s| s.parts[0].offset == 0 && s.file_lens[0] == s.parts.iter().map(|p| p.len).sum::<u64>())
+            );
+            assert_eq!(shares[2].suffix, "-rank2");
+        }
+    }
+}
+
+fn part(start: f64, end: f64, synced: Option<f64>, user: f64, sys: f64) -> PartTimes {
+    PartTimes { start, end, synced, cpu: Cpu { user, sys } }
+}
+
+/// One run of a two-thread pwrite case into real files, with the times `execution`
+/// says instead of measured ones.
+fn run_with(execution: Execution, files: u32, durability: Durability) -> Run {
+    let parent = tempfile::tempdir().unwrap();
+    let scratch = Scratch::create(parent.path()).unwrap();
+    let source = Source::new(9);
+    let settings = settings(false);
+    let case = Case::new(catalog::by_name("pwrite").unwrap(), FileState::Empty, 4096, 1, durability, 8192)
+        .with_threads(2, if files > 1 { Layout::FilePerThread } else { Layout::OneFile });
+    let parts = split(case.bytes, case.chunk_bytes, case.threads, case.files);
+    let file_lens = if files > 1 { vec![4096, 4096] } else { vec![8192] };
+    let executor = Box::new(Mock(execution));
+    let work = WriteCase {
+        case: &case,
+        parts,
+        file_lens,
+        shape: shape_of(&case),
+        shared: false,
+        joins: false,
+        executor,
+        scratch: &scratch,
+        source: &source,
+        device: None,
+        settings: &settings,
+    };
+    let mut runs = WriteRuns { work, files: RunFiles::new(&scratch, "case0000".into(), files, false) };
+    let run = runs.run_once(0).unwrap();
+    assert_eq!(std::fs::read_dir(scratch.path()).unwrap().count(), 0, "the run's files are removed");
+    run
+}
+
+fn close_enough(a: f64, b: f64) -> bool {
+    (a - b).abs() < 1e-12
+}
+
+#[test]
+fn one_file_write_span_is_first_start_to_last_end_and_closing_after_the_sync_is_sync_time() {
+    let execution = Execution {
+        setup_seconds: 0.25,
+        parts: vec![part(1.0, 3.0, None, 0.1, 0.2), part(1.125, 2.5, None, 0.3, 0.4)],
+        sync: Some(Interval { start: 3.25, end: 4.0 }),
+        close: Some(Interval { start: 4.0, end: 4.5 }),
+        cpu: Cpu { user: 0.01, sys: 0.02 },
+        ring: None,
+        ranks: Vec::new(),
+    };
+    let run = run_with(execution, 1, Durability::End);
+    assert!(close_enough(run.write_seconds, 2.0), "{run:?}");
+    // The sync (0.75) and the munmap that had to wait for it (0.5): not write time.
+    assert!(close_enough(run.sync_seconds, 1.25), "{run:?}");
+    assert_eq!(run.thread_seconds, [2.0, 1.5]);
+    assert_eq!(run.setup_seconds, 0.25);
+    assert!(close_enough(run.user_seconds, 0.41) && close_enough(run.sys_seconds, 0.62), "{run:?}");
+}
+
+#[test]
+fn file_per_thread_sync_span_runs_from_the_last_write_to_the_last_sync() {
+    let execution = Execution {
+        setup_seconds: 0.0,
+        // Part 0 ends last (3.0); part 1 ends first but its sync returns last (4.0).
+        parts: vec![part(1.0, 3.0, Some(3.5), 0.0, 0.0), part(1.0, 2.5, Some(4.0), 0.0, 0.0)],
+        sync: None,
+        close: None,
+        cpu: Cpu::default(),
+        ring: None,
+        ranks: Vec::new(),
+    };
+    let run = run_with(execution, 2, Durability::End);
+    assert!(close_enough(run.write_seconds, 2.0) && close_enough(run.sync_seconds, 1.0), "{run:?}");
+}
+
+#[test]
+fn without_a_sync_closing_steps_end_the_write_span() {
+    let execution = Execution {
+        setup_seconds: 0.0,
+        parts: vec![part(0.5, 1.0, None, 0.0, 0.0), part(0.5, 1.5, None, 0.0, 0.0)],
+        sync: None,
+        close: Some(Interval { start: 1.5, end: 1.75 }),
+        cpu: Cpu::default(),
+        ring: None,
+        ranks: Vec::new(),
+    };
+    let run = run_with(execution, 1, Durability::None);
+    assert!(close_enough(run.write_seconds, 1.25) && run.sync_seconds == 0.0, "{run:?}");
+}
+
+#[test]
+fn mmap_refuses_the_empty_state_with_the_reason() {
+    let parent = tempfile::tempdir().unwrap();
+    let scratch = Scratch::create(parent.path()).unwrap();
+    let source = Source::new(9);
+    for method in ["mmap", "mmap-maps", "mmap-fds", "mmap-populate"] {
+        let case = Case::new(catalog::by_name(method).unwrap(), FileState::Empty, 4096, 1, Durability::End, 8192);
+        let result = run_case(0, &case, &scratch, &source, &settings(false), &mut || {});
+        assert_eq!(result.status, Status::Unsupported, "{method}");
+        let reason = result.error.unwrap();
+        assert!(reason.contains("mmap cannot extend a file") && reason.contains("sparse state"), "{reason}");
+        let sparse = Case { state: FileState::Sparse, ..case };
+        let result = run_case(0, &sparse, &scratch, &source, &settings(false), &mut || {});
+        assert!(result.status == Status::Ok || method == "mmap-populate", "{method}: {:?}", result.error);
+    }
+}
