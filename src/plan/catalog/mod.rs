@@ -117,7 +117,7 @@ pub struct Method {
 }
 
 /// A method that supports nothing optional: the entries switch on what they have.
-pub(crate) const fn method(name: &'static str, family: Family) -> Method {
+const fn method(name: &'static str, family: Family) -> Method {
     Method {
         name,
         family,
