@@ -122,7 +122,10 @@ fn a_quick_run_ends_with_an_answer_whose_cases_exist() {
 /// of its clause, or of the clause before; the larger end of a range "1.10–1.60x"):
 /// equal within the rounding of the three numbers. Returns how many were checked.
 fn factors_match_their_figures(text: &str) -> usize {
-    let number = |token: &str| token.trim_matches(|c: char| !c.is_ascii_digit() && c != '.').parse::<f64>().ok();
+    // "2,004" is two thousand and four: figures of a thousand and more are grouped.
+    let number = |token: &str| {
+        token.trim_matches(|c: char| !c.is_ascii_digit() && c != '.').replace(',', "").parse::<f64>().ok()
+    };
     let factor_of = |clause: &str| {
         clause.split_whitespace().find_map(|token| {
             let token = token.trim_start_matches('(').trim_end_matches(',');
@@ -134,8 +137,9 @@ fn factors_match_their_figures(text: &str) -> usize {
     let mut checked = 0;
     for (index, clause) in clauses.iter().enumerate() {
         let Some(at) = clause.find(" → ") else { continue };
-        let before = clause[..at].split_whitespace().last().and_then(number).unwrap();
-        let after = clause[at + " → ".len()..].split_whitespace().next().and_then(number).unwrap();
+        let before = clause[..at].split_whitespace().last().and_then(number);
+        let after = clause[at + " → ".len()..].split_whitespace().next().and_then(number);
+        let (Some(before), Some(after)) = (before, after) else { panic!("no figures around the arrow of: {clause}") };
         let printed = factor_of(clause)
             .or_else(|| index.checked_sub(1).and_then(|previous| factor_of(clauses[previous])))
             .unwrap_or_else(|| panic!("no factor beside the figures of: {text}"));
