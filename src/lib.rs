@@ -2,7 +2,7 @@
 //! and what does it cost to make it durable?
 //!
 //! The code is built in floors (docs/design.md §5), listed here top to bottom; a module
-//! imports only from its own floor or a lower one (`tests/layers.rs` holds the order and
+//! imports only from its own floor or a lower one (`tests/repository/layers.rs` holds the order and
 //! fails on an import that points up it). At the top are `main.rs`, which parses and dispatches, and
 //! `app`: one pipeline per subcommand.
 //! - `cli`: parse and validate the command line; the y/N question of `clean`;

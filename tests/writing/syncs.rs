@@ -2,7 +2,7 @@
 //! file; `every:N` counts the calls of the case across its threads; mmap's fsync modes
 //! add an fsync to msync and its fdatasync modes do not.
 
-mod common;
+use crate::common;
 
 use common::{Tmpfs, Traced, read_json};
 use std::collections::BTreeSet;

@@ -3,7 +3,7 @@
 //! loop device every save pattern and size gives its percentiles, and the unsafe one is
 //! said to be not durable in the JSON, the table and the observations.
 
-mod common;
+use crate::common;
 
 use std::process::{Command, Stdio};
 use std::time::{Duration, Instant};

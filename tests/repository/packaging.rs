@@ -1,7 +1,7 @@
 //! Packaging: shell completions that load, a manual page that renders, and a version
 //! that names the commit it was built from.
 
-mod common;
+use crate::common;
 
 use std::io::Write;
 use std::process::{Command, Stdio};

@@ -2,7 +2,7 @@
 //! keeps every run's), no two 4 KiB blocks are equal, within a file, across the files of
 //! a run, or across two runs of a case.
 
-mod common;
+use crate::common;
 
 use std::collections::HashMap;
 use std::path::{Path, PathBuf};

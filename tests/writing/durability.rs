@@ -2,7 +2,7 @@
 //! strace), aligned chunks write every byte, unaligned ones are refused with the reason;
 //! every run has a write and a sync span, and the sync span is where it should be.
 
-mod common;
+use crate::common;
 
 use std::process::Command;
 

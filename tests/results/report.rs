@@ -2,7 +2,7 @@
 //! same Markdown and HTML directly. The Markdown keeps the layout and the line format
 //! of rapidgzip's benchmarkIOWrite write-ups (tests/data/benchmarkIOWrite-tmpfs.txt).
 
-mod common;
+use crate::common;
 
 use std::path::{Path, PathBuf};
 

@@ -4,7 +4,7 @@
 //! Answer says so; the same ext4 over a file elsewhere rests on what that file rests on.
 //! As root, with mkfs.ext4, loop devices and bindfs; without them these tests fail.
 
-mod common;
+use crate::common;
 
 use std::path::{Path, PathBuf};
 use std::process::Command;

@@ -3,7 +3,7 @@
 //! of the IO Playground's Go table has its case. The rows are read from the write-ups' own
 //! text, kept in tests/data so that a clone anywhere can run this.
 
-mod common;
+use crate::common;
 
 use std::collections::BTreeSet;
 

@@ -2,7 +2,7 @@
 //! signals, refuses runs that cannot fit, and leaves what a killed run left behind to
 //! `writebench clean`, which asks first.
 
-mod common;
+use crate::common;
 
 use std::os::unix::process::CommandExt;
 use std::path::{Path, PathBuf};

@@ -1,7 +1,7 @@
 //! Failures are results, not numbers (DESIGN §2.6), and the exit status says whether
 //! anything was measured.
 
-mod common;
+use crate::common;
 
 use common::{LoopFs, Tmpfs, entries, read_json, stderr_of, writebench};
 

@@ -7,7 +7,7 @@
 //! included). The filter checks the architecture, known here for x86_64 and aarch64;
 //! elsewhere the test does not build rather than pass without testing.
 
-mod common;
+use crate::common;
 
 use std::os::unix::process::CommandExt;
 use std::process::{Command, Output};

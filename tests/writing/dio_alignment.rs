@@ -1,7 +1,7 @@
 //! One O_DIRECT alignment: the result file's `target.dio_*` and the alignment every
 //! O_DIRECT case is checked against come from the same place, and the file says which.
 
-mod common;
+use crate::common;
 
 use common::{LoopFs, Tmpfs, read_json, stderr_of, writebench};
 

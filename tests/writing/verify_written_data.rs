@@ -1,7 +1,7 @@
 //! Every method in every state writes exactly the generated data: the files that
 //! `--keep` leaves behind are read back, their length and every byte checked.
 
-mod common;
+use crate::common;
 
 use common::{assert_file_holds_its_stream, entries, read_json, writebench};
 use writebench::measure::source::{PERIOD, Source};

@@ -1,7 +1,7 @@
 //! `writebench compare` end to end: real results from real filesystems, compared through
 //! the binary, checked through its JSON and its text.
 
-mod common;
+use crate::common;
 
 use std::path::Path;
 

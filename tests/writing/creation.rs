@@ -2,7 +2,7 @@
 //! and without the check posix_fallocate's own ENOSPC (its return value, not errno)
 //! makes the case `failed`: never a throughput.
 
-mod common;
+use crate::common;
 
 use common::{Tmpfs, read_json, stderr_of, writebench};
 

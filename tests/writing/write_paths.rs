@@ -3,7 +3,7 @@
 //! sync_file_range, seen in strace, verified byte for byte, and RWF_DONTCACHE's effect
 //! on the page cache measured.
 
-mod common;
+use crate::common;
 
 use common::{LoopFs, Tmpfs, assert_usage_error, run_result, stderr_of, strace};
 

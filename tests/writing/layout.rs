@@ -2,7 +2,7 @@
 //! and a combination the user asked for that yields no case is said, not dropped
 //! silently: one line each on stderr, or exit 2 when nothing is left.
 
-mod common;
+use crate::common;
 
 use common::{read_json, stderr_of, writebench};
 

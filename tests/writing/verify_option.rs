@@ -2,7 +2,7 @@
 //! method and layout, and a byte changed between the write and the check fails the
 //! case with that byte's offset.
 
-mod common;
+use crate::common;
 
 use common::{entries, read_json, stderr_of, writebench};
 

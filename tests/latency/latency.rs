@@ -1,7 +1,7 @@
 //! `writebench latency`: percentiles for every default mode, on ext4 (where a sync
 //! costs a device flush) and on tmpfs (where it costs nothing).
 
-mod common;
+use crate::common;
 
 use common::{LoopFs, Tmpfs, assert_usage_error, read_json, stderr_of, writebench};
 

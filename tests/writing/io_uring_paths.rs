@@ -2,7 +2,7 @@
 //! each batch (counted in the result, since strace sees `io_uring_enter` but not its
 //! SQEs), registered files and SQPOLL; every case's data read back (`--verify`).
 
-mod common;
+use crate::common;
 
 use common::{LoopFs, run_result};
 

@@ -461,7 +461,7 @@ fn the_picture_of_the_floors_is_current() {
     assert!(
         saved == drawn,
         "docs/floors.svg is not the picture of today's imports: redraw it with \
-         WRITEBENCH_DRAW_FLOORS=1 cargo test --test layers the_picture_of_the_floors_is_current"
+         WRITEBENCH_DRAW_FLOORS=1 cargo test --test repository layers::the_picture_of_the_floors_is_current"
     );
     // The picture shows something: every floor, and arrows between them.
     for floor in FLOORS {

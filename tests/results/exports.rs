@@ -1,7 +1,7 @@
 //! The result files follow docs/design.md §4: JSON with every field, CSV with one row per run
 //! that DuckDB loads, and the query in docs/results.md gives one row per case.
 
-mod common;
+use crate::common;
 
 use common::{read_json, writebench};
 

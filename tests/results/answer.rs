@@ -2,7 +2,7 @@
 //! observations with their figures, both stored in the JSON as printed; `--quiet`
 //! prints the Answer alone.
 
-mod common;
+use crate::common;
 
 use std::collections::HashSet;
 

@@ -9,7 +9,7 @@
 //! approximate. The checker is itself checked on a page that does fetch and does log
 //! an error, so that it cannot pass by seeing nothing.
 
-mod common;
+use crate::common;
 
 use std::io::{Read, Write};
 use std::os::fd::{FromRawFd, OwnedFd};

@@ -1,7 +1,7 @@
 //! `target.fs_type` names the filesystem under PATH right: tmpfs, and ext4, xfs and
 //! btrfs each on a loop device, with statfs's magic recorded beside it.
 
-mod common;
+use crate::common;
 
 use common::{LoopFs, Tmpfs, run_result};
 
