@@ -49,7 +49,7 @@ impl FileState {
         }
     }
 
-    /// Seed 003's section wording.
+    /// benchmarkIOWrite's section wording.
     pub fn description(self) -> &'static str {
         match self {
             FileState::Empty => "an emptied file",
@@ -245,7 +245,7 @@ impl Case {
         parts.join(" ")
     }
 
-    /// Seed 003's line wording, for the table.
+    /// benchmarkIOWrite's line wording, for the table.
     pub fn label(&self) -> String {
         if catalog::by_name(&self.method).is_some_and(|m| m.creation.is_some()) {
             return format!("{} file sized {}", self.method, format_size(self.bytes));

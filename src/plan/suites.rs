@@ -34,7 +34,7 @@ impl Suite {
         match name {
             "quick" => Some(quick()),
             // "seed" is the full suite's old name.
-            "full" | "seed" => Some(seed()),
+            "full" | "seed" => Some(full()),
             _ => None,
         }
     }
@@ -246,10 +246,11 @@ pub fn quick() -> Suite {
     }
 }
 
-/// Seed 003's creation-free sections at 1 GiB (empty, sparse and prealloc), and seed
-/// 004's Go matrix at 409,600,000 bytes. Chunks above a scaled-down size are kept: the
-/// case then writes everything in one call, so every row of the seeds has its case.
-pub fn seed() -> Suite {
+/// The creation-free sections of rapidgzip's benchmarkIOWrite results at 1 GiB (empty,
+/// sparse and prealloc), and the IO Playground's Go matrix at 409,600,000 bytes. Chunks
+/// above a scaled-down size are kept: the case then writes everything in one call, so
+/// every row of the two write-ups has its case.
+pub fn full() -> Suite {
     let states = [FileState::Empty, FileState::Sparse, FileState::Prealloc];
     let threads = vec![1, 2, 4, 8, 16];
     // "ftruncate + mmap write": the sparse state (a map cannot extend an empty file).
@@ -262,7 +263,7 @@ pub fn seed() -> Suite {
     let simple_chunks = [KIB, 4 * KIB, 8 * KIB, 16 * KIB, 64 * KIB, MIB, 16 * MIB, 64 * MIB, 512 * MIB, GIB];
     let simple = part(&["fwrite", "write"], &states, &simple_chunks, GIB);
 
-    // Seed 004: "blocking" is write(2) in a loop; the goroutines pwrite disjoint
+    // The IO Playground: "blocking" is write(2) in a loop; the goroutines pwrite disjoint
     // ranges of one file; each io_uring goroutine has its own ring.
     let playground_size = 409_600_000;
     let blocking = part(&["write"], &[FileState::Empty], &[4 * KIB], playground_size);
@@ -278,12 +279,12 @@ pub fn seed() -> Suite {
         part.keep_oversized_chunks = true;
         part.size_in_id = part.size != GIB;
     }
-    // Seed 003's file creation sizes (its 512 MiB to 4 GiB, and two smaller); the
+    // benchmarkIOWrite's file creation sizes (its 512 MiB to 4 GiB, and two smaller); the
     // size is already in these ids. --size scales them like every other part.
     for size in [128 * MIB, 256 * MIB, 512 * MIB, GIB, 2 * GIB, 4 * GIB] {
         parts.push(part(&CREATION, &[FileState::Empty], &[size], size));
     }
-    // The seeds' matrices are long already: exactly 10 runs, as the seeds ran them.
+    // The write-ups' matrices are long already: exactly 10 runs, as they ran them.
     Suite {
         name: "full",
         reference_size: GIB,
@@ -319,7 +320,7 @@ mod tests {
 
     #[test]
     fn size_scales_every_part_and_tags_the_odd_sized_ones() {
-        let mut suite = seed();
+        let mut suite = full();
         suite.scale_to(64 * MIB);
         let cases = suite.cases();
         assert!(cases.iter().any(|c| c.id == "write empty 1GiB t1 end" && c.bytes == 64 * MIB));
@@ -344,7 +345,7 @@ mod tests {
 
     #[test]
     fn every_method_a_suite_names_is_registered() {
-        for suite in [quick(), seed()] {
+        for suite in [quick(), full()] {
             for part in &suite.parts {
                 for name in &part.methods {
                     assert!(catalog::by_name(name).is_some(), "{} names {name}", suite.name);

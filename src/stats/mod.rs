@@ -2,7 +2,7 @@
 //! lowest floor (docs/design.md §5), which imports nothing else of the crate. Outlying
 //! runs are in [`outliers`], whether a difference is real (and ties) in [`significance`].
 //! Pure (no I/O) so every printed number can be pinned by a unit test; the formats
-//! reproduce the seed-003 lines so old and new results compare side by side.
+//! reproduce the lines of rapidgzip's benchmarkIOWrite results so old and new results compare side by side.
 //!
 //! The statistics are computed on run *times* and converted to throughput, as
 //! hyperfine does (docs/design.md §2.9): the mean of per-run throughputs is biased upward
@@ -198,7 +198,7 @@ fn fixed(x: f64, place: i32) -> String {
     }
 }
 
-/// Seed-003 display of "mean ± sd": digits of the mean beyond the precision of
+/// benchmarkIOWrite's display of "mean ± sd": digits of the mean beyond the precision of
 /// the sd are noise, so both are rounded to one place, the last significant digit
 /// the sd keeps: two digits when the sd starts with 1 or 2 (rounding 0.14 to 0.1 would
 /// be a 30 % error), else one. The place comes from the sd as given, before rounding,
@@ -227,7 +227,7 @@ pub fn format_mean_sd(mean: f64, sd: f64) -> String {
 }
 
 /// Like C++ iostream default output of a double (printf "%g", 6 significant
-/// digits, trailing zeros removed), so min/max match the seed-003 output
+/// digits, trailing zeros removed), so min/max match benchmarkIOWrite's output
 /// character for character.
 pub fn format_g6(x: f64) -> String {
     if !x.is_finite() {
@@ -246,7 +246,7 @@ pub fn format_g6(x: f64) -> String {
     }
 }
 
-/// The seed-003 line, e.g. "( min: 5.84402, 6.11 ± 0.13, max: 6.25867 )".
+/// benchmarkIOWrite's line, e.g. "( min: 5.84402, 6.11 ± 0.13, max: 6.25867 )".
 pub fn format_seed_style(s: &Summary) -> String {
     let mid = format_mean_sd(s.mean, s.stddev);
     format!("( min: {}, {mid}, max: {} )", format_g6(s.min), format_g6(s.max))

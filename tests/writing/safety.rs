@@ -241,8 +241,8 @@ fn a_run_that_cannot_fit_is_refused_up_front() {
 
 #[test]
 fn a_case_that_fills_the_disk_fails_with_enospc_and_the_others_complete() {
-    // The seed suite scaled to 40 MiB has 40 MiB cases (seed 003) and 15.3 MiB ones
-    // (seed 004); with a test file taking space, only the 40 MiB case cannot fit. The
+    // The full suite scaled to 40 MiB has 40 MiB cases (benchmarkIOWrite's) and 15.3 MiB
+    // ones (the IO Playground's); with a test file taking space, only the 40 MiB case cannot fit. The
     // free-space check would refuse the run; the hidden --no-space-check lets it meet ENOSPC.
     let fs = LoopFs::make("ext4", 48);
     let filler = fs.path().join("filler");
