@@ -1,4 +1,4 @@
-//! Memory stays bounded whatever the case (DESIGN §2.5): the source buffer is sized by
+//! Memory stays bounded whatever the case (docs/design.md §2.5): the source buffer is sized by
 //! the write cases' chunks, not by a file creation case's size; and on a machine with
 //! free page reporting (CI's), the memory the settle step warms before the 256 MiB
 //! pwrite case is left out of writebench's own peak (a test in-process could not tell

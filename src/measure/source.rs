@@ -51,7 +51,7 @@
 //! rounded up to a page, but at least `2 × (qd - 1) × call + 8 KiB` for io_uring (1 MiB
 //! at 128 × 4 KiB); above [`PERIOD`] it is rounded to a multiple of it, and the stream's
 //! period stays [`PERIOD`]. Each writer adds its tail (one call: `chunk × iov`). The
-//! buffers are allocated for a run, before it, and freed after it: the seed suite's 100
+//! buffers are allocated for a run, before it, and freed after it: the full suite's 100
 //! io_uring threads at 128 × 4 KiB take 100 × 1 MiB.
 
 use rand_xoshiro::rand_core::{Rng, SeedableRng};

@@ -13,7 +13,7 @@ fn data(name: &str) -> PathBuf {
 }
 
 /// A short run of the quick suite (every part of it: creation, mmap, threads,
-/// io_uring, O_DIRECT, latency) on a tmpfs, saved as JSON; in the seed document's three
+/// io_uring, O_DIRECT, latency) on a tmpfs, saved as JSON; in benchmarkIOWrite's three
 /// states, so that each part has each state (the quick suite's threads have two).
 fn quick_result(tmpfs: &Tmpfs, out: &Path) -> PathBuf {
     let json = out.join("q.json");
@@ -34,7 +34,7 @@ fn quick_result(tmpfs: &Tmpfs, out: &Path) -> PathBuf {
     json
 }
 
-/// The headings of the seed document's first section (its tmpfs run), without its title.
+/// The headings of benchmarkIOWrite's first section (its tmpfs run), without its title.
 fn seed_headings() -> Vec<String> {
     let seed = std::fs::read_to_string(data("benchmarkIOWrite-tmpfs.txt")).unwrap();
     let first = seed.split("\n# ").next().unwrap();
@@ -42,7 +42,7 @@ fn seed_headings() -> Vec<String> {
 }
 
 /// A figure line reduced to its shape: numbers become N, size units U, runs of spaces
-/// one, "+-" the "±" writebench prints (DESIGN §2.9), and what writebench adds after the
+/// one, "+-" the "±" writebench prints (docs/design.md §2.9), and what writebench adds after the
 /// seed's part (the durability mode in the label, the durable figure and notes after
 /// "GB/s") is cut, so that the rest must read exactly like the seed's line.
 fn shape(line: &str) -> String {

@@ -40,7 +40,7 @@ fn a_64_mib_posix_fallocate_on_an_8_mib_tmpfs_is_failed_with_enospc() {
 
 #[test]
 fn with_the_space_check_a_size_that_cannot_fit_is_skipped_with_the_reason() {
-    // The seed suite's creation sizes (128 MiB to 4 GiB) scaled by 4 MiB / 1 GiB are
+    // The full suite's creation sizes (128 MiB to 4 GiB) scaled by 4 MiB / 1 GiB are
     // 0.5 to 16 MiB: --size itself fits the 8 MiB tmpfs, the largest sizes do not.
     let fs = Tmpfs::mount("8M");
     let (path, json) = (fs.path(), fs.path().join("r.json"));

@@ -1,4 +1,4 @@
-//! The data is not dedupable (DESIGN §2.5): in the files a run leaves behind (`--keep`
+//! The data is not dedupable (docs/design.md §2.5): in the files a run leaves behind (`--keep`
 //! keeps every run's), no two 4 KiB blocks are equal, within a file, across the files of
 //! a run, or across two runs of a case.
 

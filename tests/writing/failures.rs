@@ -1,4 +1,4 @@
-//! Failures are results, not numbers (DESIGN §2.6), and the exit status says whether
+//! Failures are results, not numbers (docs/design.md §2.6), and the exit status says whether
 //! anything was measured.
 
 use crate::common;

@@ -1,4 +1,4 @@
-//! DESIGN §6: writebench touches nothing but its own scratch directory, removes it on
+//! docs/design.md §6: writebench touches nothing but its own scratch directory, removes it on
 //! signals, refuses runs that cannot fit, and leaves what a killed run left behind to
 //! `writebench clean`, which asks first.
 

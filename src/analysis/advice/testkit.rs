@@ -37,7 +37,7 @@ pub fn case(id: &str) -> Case {
     built
 }
 
-/// The same case writing `bytes` per run, its size in its id as the seed suite does.
+/// The same case writing `bytes` per run, its size in its id as the full suite does.
 pub fn sized(mut case: Case, bytes: u64) -> Case {
     case.bytes = bytes;
     case.id = format!("{} {}", case.id, format_size_compact(bytes));
