@@ -24,6 +24,7 @@ pub mod analysis;
 pub mod app;
 pub mod cli;
 pub mod context;
+pub mod crash;
 pub mod error;
 pub mod export;
 pub mod lab;

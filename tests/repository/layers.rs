@@ -10,8 +10,10 @@ use std::path::Path;
 /// The floors, top to bottom: `main` is `src/main.rs` (and the files of the binary it
 /// declares beside it), every other name a folder of `src/` (with its `NAME.rs`, as
 /// `result.rs` beside `result/`) or, for `error`, a single file.
-const FLOORS: [&str; 12] =
-    ["main", "app", "cli", "lab", "measure", "export", "analysis", "result", "context", "plan", "stats", "error"];
+const FLOORS: [&str; 13] = [
+    "main", "app", "cli", "crash", "lab", "measure", "export", "analysis", "result", "context", "plan", "stats",
+    "error",
+];
 
 /// Module path (`measure::case_runs`) and text of every shipped source file under `src/` but
 /// the library's root (`lib.rs` only declares the floors): `main` for `main.rs`. Files of

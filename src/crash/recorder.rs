@@ -1,0 +1,316 @@
+//! The recorder (docs/crash.md): a FUSE filesystem of one file, `image`, that a loop
+//! device serves to a real filesystem as its disk. Every write and every flush the
+//! filesystem sends down arrives here, in order, and is logged before it is answered:
+//! a block-level write log with its flush barriers (what device-mapper's `log-writes`
+//! records), on a kernel without device-mapper.
+//!
+//! Why each choice:
+//! - every open of `image` is answered with direct I/O (`FOPEN_DIRECT_IO`), and FUSE's
+//!   write-back cache is never asked for: the kernel's page cache for the file would
+//!   merge writes and send them sorted by offset at fsync time, hiding their order;
+//! - `fsync` is implemented and logged as a flush: the loop driver turns a flush request
+//!   (`REQ_PREFLUSH`, and FUA, which it emulates) into fsync of its backing file; a daemon
+//!   that answered ENOSYS would make the kernel stop sending fsync and report success;
+//! - FUSE's close-time `flush` is not a barrier and is not logged;
+//! - loop turns discard and write-zeroes into a punched hole: logged as a zeroed range;
+//! - one thread serves every request, so the log's order is the order of arrival.
+
+use std::ffi::OsStr;
+use std::io;
+use std::path::{Path, PathBuf};
+use std::sync::{Arc, Mutex, MutexGuard};
+use std::time::{Duration, SystemTime, UNIX_EPOCH};
+
+use fuser::{
+    BackgroundSession, BsdFileFlags, Config, Errno, FileAttr, FileHandle, FileType, Filesystem, FopenFlags, Generation,
+    INodeNo, LockOwner, MountOption, OpenFlags, ReplyAttr, ReplyData, ReplyDirectory, ReplyEmpty, ReplyEntry,
+    ReplyOpen, ReplyWrite, Request, TimeOrNow, WriteFlags,
+};
+
+use super::image::Image;
+
+/// The one file the recorder serves.
+pub const IMAGE: &str = "image";
+const ROOT: INodeNo = INodeNo::ROOT;
+const FILE: INodeNo = INodeNo(2);
+/// Attributes are asked again at once: the size never changes, but nothing is gained by
+/// letting the kernel keep them.
+const TTL: Duration = Duration::ZERO;
+
+/// One record of the log, in the order the device received it.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Entry {
+    /// Bytes written at an offset of the image.
+    Write { offset: u64, data: Vec<u8> },
+    /// A range zeroed (discard or write-zeroes, which loop sends as a punched hole).
+    Zero { offset: u64, len: u64 },
+    /// A flush: what was written before it is on the device.
+    Flush,
+}
+
+/// The image and the log, under one lock so that a record and its effect are one step.
+#[derive(Debug)]
+struct State {
+    image: Image,
+    log: Vec<Entry>,
+}
+
+struct Served {
+    state: Arc<Mutex<State>>,
+}
+
+fn lock(state: &Mutex<State>) -> MutexGuard<'_, State> {
+    state.lock().unwrap_or_else(|poisoned| poisoned.into_inner())
+}
+
+fn attr(ino: INodeNo, size: u64) -> FileAttr {
+    let (kind, perm, nlink) =
+        if ino == ROOT { (FileType::Directory, 0o755, 2) } else { (FileType::RegularFile, 0o600, 1) };
+    FileAttr {
+        ino,
+        size,
+        blocks: size.div_ceil(512),
+        atime: UNIX_EPOCH,
+        mtime: UNIX_EPOCH,
+        ctime: UNIX_EPOCH,
+        crtime: UNIX_EPOCH,
+        kind,
+        perm,
+        nlink,
+        // SAFETY: getuid and getgid cannot fail.
+        uid: unsafe { libc::getuid() },
+        gid: unsafe { libc::getgid() },
+        rdev: 0,
+        flags: 0,
+        blksize: 4096,
+    }
+}
+
+impl Served {
+    fn size(&self) -> u64 {
+        lock(&self.state).image.size()
+    }
+}
+
+impl Filesystem for Served {
+    fn lookup(&self, _req: &Request, parent: INodeNo, name: &OsStr, reply: ReplyEntry) {
+        if parent == ROOT && name == IMAGE {
+            reply.entry(&TTL, &attr(FILE, self.size()), Generation(0));
+        } else {
+            reply.error(Errno::ENOENT);
+        }
+    }
+
+    fn getattr(&self, _req: &Request, ino: INodeNo, _fh: Option<FileHandle>, reply: ReplyAttr) {
+        match ino {
+            ROOT => reply.attr(&TTL, &attr(ROOT, 0)),
+            FILE => reply.attr(&TTL, &attr(FILE, self.size())),
+            _ => reply.error(Errno::ENOENT),
+        }
+    }
+
+    /// Times and modes are accepted and forgotten (fdatasync fails with EIO when a
+    /// file system cannot set them); the size is the device's and cannot change.
+    fn setattr(
+        &self,
+        _req: &Request,
+        ino: INodeNo,
+        _mode: Option<u32>,
+        _uid: Option<u32>,
+        _gid: Option<u32>,
+        size: Option<u64>,
+        _atime: Option<TimeOrNow>,
+        _mtime: Option<TimeOrNow>,
+        _ctime: Option<SystemTime>,
+        _fh: Option<FileHandle>,
+        _crtime: Option<SystemTime>,
+        _chgtime: Option<SystemTime>,
+        _bkuptime: Option<SystemTime>,
+        _flags: Option<BsdFileFlags>,
+        reply: ReplyAttr,
+    ) {
+        if ino != FILE {
+            return reply.error(Errno::EPERM);
+        }
+        let current = self.size();
+        if size.is_some_and(|size| size != current) {
+            return reply.error(Errno::EPERM);
+        }
+        reply.attr(&TTL, &attr(FILE, current));
+    }
+
+    fn open(&self, _req: &Request, ino: INodeNo, _flags: OpenFlags, reply: ReplyOpen) {
+        if ino != FILE {
+            return reply.error(Errno::EISDIR);
+        }
+        reply.opened(FileHandle(0), FopenFlags::FOPEN_DIRECT_IO);
+    }
+
+    fn read(
+        &self,
+        _req: &Request,
+        _ino: INodeNo,
+        _fh: FileHandle,
+        offset: u64,
+        size: u32,
+        _flags: OpenFlags,
+        _lock_owner: Option<LockOwner>,
+        reply: ReplyData,
+    ) {
+        let data = lock(&self.state).image.read(offset, u64::from(size));
+        reply.data(&data);
+    }
+
+    /// Logged, then applied, then answered: a write the filesystem saw acknowledged is
+    /// in the log.
+    fn write(
+        &self,
+        _req: &Request,
+        _ino: INodeNo,
+        _fh: FileHandle,
+        offset: u64,
+        data: &[u8],
+        _write_flags: WriteFlags,
+        _flags: OpenFlags,
+        _lock_owner: Option<LockOwner>,
+        reply: ReplyWrite,
+    ) {
+        let mut state = lock(&self.state);
+        let end = offset.saturating_add(data.len() as u64).min(state.image.size());
+        if offset >= end && !data.is_empty() {
+            drop(state);
+            return reply.error(Errno::ENOSPC);
+        }
+        let kept = &data[..(end.saturating_sub(offset)) as usize];
+        state.log.push(Entry::Write { offset, data: kept.to_vec() });
+        let written = state.image.write(offset, kept);
+        drop(state);
+        reply.written(written as u32);
+    }
+
+    /// A close, not a barrier.
+    fn flush(&self, _req: &Request, _ino: INodeNo, _fh: FileHandle, _lock_owner: LockOwner, reply: ReplyEmpty) {
+        reply.ok();
+    }
+
+    fn fsync(&self, _req: &Request, _ino: INodeNo, _fh: FileHandle, _datasync: bool, reply: ReplyEmpty) {
+        lock(&self.state).log.push(Entry::Flush);
+        reply.ok();
+    }
+
+    fn fallocate(
+        &self,
+        _req: &Request,
+        _ino: INodeNo,
+        _fh: FileHandle,
+        offset: u64,
+        length: u64,
+        mode: i32,
+        reply: ReplyEmpty,
+    ) {
+        if mode & (libc::FALLOC_FL_PUNCH_HOLE | libc::FALLOC_FL_ZERO_RANGE) != 0 {
+            let mut state = lock(&self.state);
+            state.log.push(Entry::Zero { offset, len: length });
+            state.image.zero(offset, length);
+        }
+        // Plain allocation: every byte of the image is already there.
+        reply.ok();
+    }
+
+    fn readdir(&self, _req: &Request, ino: INodeNo, _fh: FileHandle, offset: u64, mut reply: ReplyDirectory) {
+        if ino != ROOT {
+            return reply.error(Errno::ENOTDIR);
+        }
+        let entries =
+            [(ROOT, FileType::Directory, "."), (ROOT, FileType::Directory, ".."), (FILE, FileType::RegularFile, IMAGE)];
+        for (index, (ino, kind, name)) in entries.into_iter().enumerate().skip(offset as usize) {
+            if reply.add(ino, index as u64 + 1, kind, name) {
+                break;
+            }
+        }
+        reply.ok();
+    }
+}
+
+/// A mounted recorder. [`Recorder::stop`] unmounts it; dropping it without (an error
+/// path) aborts its connection, so that nothing waits on it.
+pub struct Recorder {
+    state: Arc<Mutex<State>>,
+    mount: PathBuf,
+    /// The FUSE connection's number (`/sys/fs/fuse/connections/N`).
+    connection: Option<u64>,
+    session: Option<BackgroundSession>,
+}
+
+impl Recorder {
+    /// Mounts a recorder of an image of `size` bytes (all zeros) on the empty directory
+    /// `mount`; the image is `mount/image`.
+    pub fn start(mount: &Path, size: u64) -> io::Result<Recorder> {
+        Recorder::start_with(mount, Image::new(size))
+    }
+
+    /// The same, serving `image` as it is (a filesystem made before recording starts).
+    pub fn start_with(mount: &Path, image: Image) -> io::Result<Recorder> {
+        use std::os::unix::fs::MetadataExt;
+        let state = Arc::new(Mutex::new(State { image, log: Vec::new() }));
+        let mut config = Config::default();
+        config.mount_options = vec![MountOption::FSName("writebench-recorder".into()), MountOption::RW];
+        config.n_threads = Some(1);
+        let session = fuser::spawn_mount(Served { state: state.clone() }, mount, &config)?;
+        // The connection's number is the mount's device minor.
+        let connection = std::fs::metadata(mount).ok().map(|m| (m.dev() & 0xff) | ((m.dev() >> 12) & 0xfff00));
+        Ok(Recorder { state, mount: mount.to_path_buf(), connection, session: Some(session) })
+    }
+
+    /// The served file: what a loop device is set up over.
+    pub fn image_path(&self) -> PathBuf {
+        self.mount.join(IMAGE)
+    }
+
+    /// How many records the log has: a workload notes it when a call returns, and the
+    /// records before it are what the device had received by then.
+    pub fn position(&self) -> usize {
+        lock(&self.state).log.len()
+    }
+
+    /// The records from `from` on.
+    pub fn entries(&self, from: usize) -> Vec<Entry> {
+        lock(&self.state).log.get(from..).map(<[Entry]>::to_vec).unwrap_or_default()
+    }
+
+    /// Forgets the log so far (the set-up's records: mkfs, the first mount), keeping the
+    /// image: recording starts from the image as it is.
+    pub fn clear_log(&self) {
+        lock(&self.state).log.clear();
+    }
+
+    /// A copy of the image as the device holds it now.
+    pub fn image(&self) -> Image {
+        lock(&self.state).image.clone()
+    }
+
+    /// Unmounts and waits for the serving thread. The connection is aborted first, so
+    /// that a loop device still over the image (an error path) cannot make this wait:
+    /// its I/O fails instead.
+    pub fn stop(mut self) -> io::Result<()> {
+        self.abort();
+        self.session.take().map_or(Ok(()), BackgroundSession::umount_and_join)
+    }
+
+    /// Aborts the FUSE connection: every request, pending or future, fails, and the
+    /// serving thread ends.
+    fn abort(&self) {
+        if let Some(connection) = self.connection {
+            let _ = std::fs::write(format!("/sys/fs/fuse/connections/{connection}/abort"), "1");
+        }
+    }
+}
+
+impl Drop for Recorder {
+    fn drop(&mut self) {
+        if let Some(session) = self.session.take() {
+            self.abort();
+            drop(session);
+        }
+    }
+}
