@@ -192,3 +192,14 @@ fn mpi_without_the_feature_is_one_line_saying_how_to_build_it() {
     }
     assert_usage_error(&["run", path, "--mpi-local"], "--mpi-local is an option of --mpi");
 }
+
+#[test]
+fn crash_refuses_unknown_filesystems_workloads_and_options_before_anything() {
+    assert_usage_error(&["crash", "--fs", "ext4,zfs"], "unknown filesystem 'zfs' for --fs (known: ext4, xfs, btrfs)");
+    assert_usage_error(&["crash", "--workloads", "end,sometimes"], "unknown workload 'sometimes' for --workloads");
+    assert_usage_error(&["crash", "--mount-opt", "xfs=noatime"], "xfs is not among --fs ext4");
+    assert_usage_error(&["crash", "--mount-opt", "noatime"], "--mount-opt takes FS=OPTS");
+    assert_usage_error(&["crash", "--mount-opt", "ext4=a b"], "without spaces");
+    assert_usage_error(&["crash", "--states", "0"], "--states must be at least 1");
+    assert_usage_error(&["crash", "--states", "many"], "invalid value 'many'");
+}

@@ -129,3 +129,241 @@ fn ext4_on_a_loop_device_over_the_image_sends_its_writes_and_flushes() {
     assert_eq!((syncfs, fsync), (0, 0), "barrier=0: no flush reaches the device");
     recorder.stop().unwrap();
 }
+
+/// Every object of writebench process `pid` still there: mounts, loop devices, files in
+/// /dev/shm.
+fn leftovers_of(pid: u32) -> Vec<String> {
+    let mark = format!("writebench-lab-{pid}-");
+    let mut found: Vec<String> = std::fs::read_to_string("/proc/self/mounts")
+        .unwrap()
+        .lines()
+        .filter(|line| line.contains(&mark))
+        .map(|line| format!("mount {line}"))
+        .collect();
+    for entry in std::fs::read_dir("/sys/block").unwrap().flatten() {
+        if let Ok(backing) = std::fs::read_to_string(entry.path().join("loop/backing_file")) {
+            if backing.contains(&mark) {
+                found.push(format!("loop {} on {}", entry.file_name().to_string_lossy(), backing.trim()));
+            }
+        }
+    }
+    for entry in std::fs::read_dir("/dev/shm").unwrap().flatten() {
+        if entry.file_name().to_string_lossy().starts_with(&mark) {
+            found.push(format!("file {}", entry.path().display()));
+        }
+    }
+    found
+}
+
+fn crash_command(args: &[&str]) -> Command {
+    let mut command = Command::new(env!("CARGO_BIN_EXE_writebench"));
+    command.arg("crash").args(args).current_dir("/");
+    command
+}
+
+/// The expectations, on real ext4 and xfs: fsync-based workloads and `replace`
+/// keep their promises on ext4's defaults in every state (100 and more); `barrier=0`
+/// makes `end` break its promise (fsync returns without a flush); `replace-unsafe`
+/// breaks on xfs or on ext4 without `auto_da_alloc` (the rename is committed before the
+/// data), while `replace` never does where flushes are sent. And nothing is left behind.
+#[test]
+fn ext4_keeps_fsync_promises_barrier_0_breaks_them_and_unsafe_replace_breaks_on_xfs() {
+    let dir = tempfile::tempdir().unwrap();
+    let json = dir.path().join("crash.json");
+    let markdown = dir.path().join("crash.md");
+    let html = dir.path().join("crash.html");
+    let output = crash_command(&[
+        "--fs",
+        "ext4,xfs",
+        "--mount-opt",
+        "ext4=defaults",
+        "--mount-opt",
+        "ext4=barrier=0",
+        "--mount-opt",
+        "ext4=noauto_da_alloc",
+        "--export-json",
+        json.to_str().unwrap(),
+        "--export-markdown",
+        markdown.to_str().unwrap(),
+        "--export-html",
+        html.to_str().unwrap(),
+    ])
+    .stdout(std::process::Stdio::piped())
+    .stderr(std::process::Stdio::piped())
+    .spawn()
+    .unwrap();
+    let pid = output.id();
+    let output = output.wait_with_output().unwrap();
+    let stdout = String::from_utf8_lossy(&output.stdout);
+    let stderr = String::from_utf8_lossy(&output.stderr);
+    assert!(output.status.success(), "{stderr}\n{stdout}");
+    assert_eq!(leftovers_of(pid), Vec::<String>::new());
+    let report: serde_json::Value = serde_json::from_slice(&std::fs::read(&json).unwrap()).unwrap();
+    assert_eq!(report["schema"], "writebench.crash.v1");
+    let entries = report["crash"].as_array().unwrap();
+    assert_eq!(entries.len(), 4 * 18, "four configurations × every workload");
+    let find = |fs: &str, options: &str, workload: &str| {
+        entries
+            .iter()
+            .find(|e| e["fs"] == fs && e["mount_options"] == options && e["workload"] == workload)
+            .unwrap_or_else(|| panic!("{fs} {options} {workload} in the JSON"))
+    };
+    let count = |e: &serde_json::Value, field: &str| e[field].as_u64().unwrap();
+    let mut kept = 0;
+    for entry in entries.iter().filter(|e| e["fs"] == "ext4" && e["mount_options"] == "") {
+        if entry["workload"] == "replace-unsafe" || entry.get("refused").is_some() {
+            continue;
+        }
+        assert_eq!(count(entry, "broken"), 0, "ext4 keeps {}: {entry}", entry["workload"]);
+        assert!(count(entry, "flushes") > 0, "{entry}");
+        kept += count(entry, "states");
+    }
+    assert!(kept >= 100, "{kept} states checked on ext4's defaults");
+    let end = find("ext4", "barrier=0", "end");
+    assert!(count(end, "broken") >= 1 && count(end, "flushes") == 0, "{end}");
+    assert!(end["examples"][0].as_str().unwrap().contains("the fsync at the end returned, but data"), "{end}");
+    let unsafe_broken = count(find("xfs", "", "replace-unsafe"), "broken")
+        + count(find("ext4", "noauto_da_alloc", "replace-unsafe"), "broken");
+    assert!(unsafe_broken >= 1, "replace-unsafe breaks on xfs or ext4 noauto_da_alloc");
+    for (fs, options) in [("ext4", ""), ("ext4", "noauto_da_alloc"), ("xfs", "")] {
+        for workload in ["replace", "replace-tmpfile"] {
+            let entry = find(fs, options, workload);
+            assert!(count(entry, "states") > 0 && count(entry, "broken") == 0, "{entry}");
+        }
+    }
+    // The table and its verdicts on the terminal, and the same in the files.
+    assert!(stdout.contains("ext4 (defaults): no broken promise found in"), "{stdout}");
+    assert!(stdout.contains("ext4 (barrier=0): promises broken by"), "{stdout}");
+    assert!(std::fs::read_to_string(&markdown).unwrap().contains("| ext4 | barrier=0 | end |"));
+    assert!(std::fs::read_to_string(&html).unwrap().contains("<tr class=\"broken\">"));
+    assert!(stderr.contains("[72/72]"), "progress on stderr: {stderr}");
+}
+
+/// Waits until the child's stderr says a recording was checked, then returns it (and the
+/// rest of stderr, read on by a thread).
+fn first_progress(child: &mut std::process::Child) -> std::thread::JoinHandle<String> {
+    use std::io::{BufRead, BufReader};
+    let mut reader = BufReader::new(child.stderr.take().unwrap());
+    let mut seen = String::new();
+    loop {
+        let mut line = String::new();
+        assert!(reader.read_line(&mut line).unwrap() > 0, "ended before any progress: {seen}");
+        seen.push_str(&line);
+        if line.starts_with("[1/") {
+            break;
+        }
+    }
+    std::thread::spawn(move || {
+        let mut rest = seen;
+        let _ = std::io::Read::read_to_string(&mut reader, &mut rest);
+        rest
+    })
+}
+
+#[test]
+fn sigint_tears_everything_down_and_says_what_was_done() {
+    let mut child = crash_command(&["--fs", "ext4", "--states", "400"])
+        .stdout(std::process::Stdio::piped())
+        .stderr(std::process::Stdio::piped())
+        .spawn()
+        .unwrap();
+    let pid = child.id();
+    let stderr = first_progress(&mut child);
+    // SAFETY: kill of our own child.
+    unsafe { libc::kill(pid as i32, libc::SIGINT) };
+    let output = child.wait_with_output().unwrap();
+    let stderr = stderr.join().unwrap();
+    let stdout = String::from_utf8_lossy(&output.stdout);
+    assert_eq!(output.status.code(), Some(130), "{stderr}");
+    assert!(stdout.contains("interrupted: the entries above are those done before it"), "{stdout}");
+    assert_eq!(leftovers_of(pid), Vec::<String>::new());
+}
+
+/// After SIGKILL nothing can tear down: the recorder's FUSE mount, the filesystem on the
+/// loop device over it and the state image stay; `writebench clean` finds and removes
+/// them once the process is gone.
+/// `writebench clean` removes the lab-named objects of every process that is no running
+/// writebench, as this test binary is: the tests that clean and those that make such
+/// objects in this process take turns.
+static LAB_NAMES: std::sync::Mutex<()> = std::sync::Mutex::new(());
+
+#[test]
+fn after_sigkill_clean_removes_the_recorder_the_loop_device_and_the_mounts() {
+    let mut child = crash_command(&["--fs", "ext4", "--states", "400", "--workloads", "odsync,append+odsync,osync"])
+        .stdout(std::process::Stdio::null())
+        .stderr(std::process::Stdio::piped())
+        .spawn()
+        .unwrap();
+    let _turn = LAB_NAMES.lock().unwrap_or_else(|p| p.into_inner());
+    let pid = child.id();
+    let stderr = first_progress(&mut child);
+    // Into the second recording: its filesystem is mounted on the recorder.
+    let deadline = std::time::Instant::now() + std::time::Duration::from_secs(20);
+    while !leftovers_of(pid).iter().any(|l| l.contains("/rec ") && l.contains("fuse")) {
+        assert!(std::time::Instant::now() < deadline, "the recorder never mounted: {:?}", leftovers_of(pid));
+        std::thread::sleep(std::time::Duration::from_millis(5));
+    }
+    child.kill().unwrap();
+    child.wait().unwrap();
+    drop(stderr.join());
+    let left = leftovers_of(pid);
+    assert!(left.iter().any(|l| l.contains("fuse")), "the recorder is left mounted: {left:?}");
+    let clean = Command::new(env!("CARGO_BIN_EXE_writebench")).args(["clean", "/tmp", "--yes"]).output().unwrap();
+    let said = String::from_utf8_lossy(&clean.stdout);
+    assert!(clean.status.success(), "{said}{}", String::from_utf8_lossy(&clean.stderr));
+    assert!(said.contains(&format!("mount /dev/shm/writebench-lab-{pid}-mnt/rec")), "{said}");
+    assert_eq!(leftovers_of(pid), Vec::<String>::new(), "{said}{}", String::from_utf8_lossy(&clean.stderr));
+}
+
+#[test]
+fn crash_needs_root_and_says_so_in_one_line() {
+    let output = Command::new("setpriv")
+        .args(["--reuid=65534", "--regid=65534", "--clear-groups", env!("CARGO_BIN_EXE_writebench"), "crash"])
+        .current_dir("/")
+        .output()
+        .expect("setpriv (util-linux) is needed for this test");
+    let stderr = String::from_utf8_lossy(&output.stderr);
+    assert_eq!(output.status.code(), Some(2), "{stderr}");
+    assert_eq!(stderr.trim_end().lines().count(), 1, "{stderr}");
+    assert!(stderr.starts_with("writebench: crash needs root"), "{stderr}");
+}
+
+/// The checker runs on each state: a clean image passes it, an image whose group
+/// descriptors were overwritten does not, and its complaint is kept.
+#[test]
+fn a_state_with_broken_metadata_is_reported_by_the_checker() {
+    use writebench::crash::filesystems;
+    use writebench::crash::image::Image;
+    use writebench::crash::replay::Replayer;
+    use writebench::lab::names::Names;
+    let _turn = LAB_NAMES.lock().unwrap_or_else(|p| p.into_inner());
+    let dir = tempfile::tempdir_in("/dev/shm").unwrap();
+    let file = dir.path().join("ext4.img");
+    File::create(&file).unwrap().set_len(64 << 20).unwrap();
+    run("mkfs.ext4", &["-q", "-F", "-E", "lazy_itable_init=0,lazy_journal_init=0", file.to_str().unwrap()]);
+    let bytes = std::fs::read(&file).unwrap();
+    let mut image = Image::new(bytes.len() as u64);
+    for (n, page) in bytes.chunks(4096).enumerate() {
+        if page.iter().any(|&b| b != 0) {
+            image.write(n as u64 * 4096, page);
+        }
+    }
+    let names = Names::this_process();
+    let root = names.mount_root();
+    std::fs::create_dir_all(names.mount_point("crash-state")).unwrap();
+    let ext4 = filesystems::by_name("ext4").unwrap();
+    let replayer = Replayer::new(ext4, "", names);
+    let clean = replayer.check(&image, &[], 0);
+    let mut broken = image.clone();
+    broken.write(4096, &[0xa5; 4096]);
+    let corrupt = replayer.check(&broken, &[], 0);
+    let _ = std::fs::remove_file(&replayer.image);
+    let _ = std::fs::remove_dir(names.mount_point("crash-state"));
+    let _ = std::fs::remove_dir(&root);
+    assert_eq!(clean.unwrap(), writebench::crash::replay::Outcome { repair: None, broken: None });
+    let corrupt = corrupt.unwrap();
+    assert!(corrupt.repair.as_deref().is_some_and(|r| r.contains("e2fsck")), "{corrupt:?}");
+    let said = corrupt.repair.unwrap();
+    eprintln!("the checker said: {said}");
+    assert!(!said.contains("no message"), "{said}");
+}

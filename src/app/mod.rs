@@ -12,6 +12,7 @@ mod calibrate;
 mod clean;
 mod compare;
 mod conclude;
+mod crash;
 mod lab;
 mod latency;
 mod manual;
@@ -33,6 +34,7 @@ pub fn dispatch(command: Command) -> Result<ExitCode, UsageError> {
         Command::Compare(args) => compare::compare(&args),
         Command::Calibrate(args) => calibrate::calibrate(&args),
         Command::Lab(args) => lab::lab(&args),
+        Command::Crash(args) => crash::crash(&args),
         Command::Completions(args) => Ok(manual::completions(args.shell)),
         Command::Man => Ok(manual::man()),
         Command::Clean(args) => clean::clean(&args),

@@ -79,6 +79,17 @@ impl Offers for CompareExports {
     ];
 }
 
+/// `crash`.
+#[derive(Debug)]
+pub struct CrashExports;
+impl Offers for CrashExports {
+    const OFFERS: &'static [(&'static str, &'static str)] = &[
+        ("json", "Write the crash table as JSON (schema writebench.crash.v1: a `crash` list)"),
+        ("markdown", "Write the crash table in Markdown"),
+        ("html", "Write the crash table as one self-contained HTML page"),
+    ];
+}
+
 /// `calibrate`.
 #[derive(Debug)]
 pub struct CalibrateExports;

@@ -8,6 +8,7 @@ use clap::{Args, Parser, Subcommand};
 pub mod calibrate;
 pub mod compare;
 pub mod confirm;
+pub mod crash;
 pub mod export;
 pub mod lab;
 pub mod latency;
@@ -91,6 +92,11 @@ pub enum Command {
         mut_arg("export_html", |arg| arg.help("Also write the comparison as HTML, the filesystems side by side")),
     )]
     Lab(lab::LabArgs),
+    /// Check that durable means durable: record every block write and flush a real
+    /// filesystem sends while a workload makes its durability promises, simulate power
+    /// losses from the record, and check each promise. Needs root.
+    #[command(after_help = crash::EXAMPLES)]
+    Crash(crash::CrashArgs),
     /// Print a shell completion script: `writebench completions bash > /etc/bash_completion.d/writebench`.
     Completions(CompletionsArgs),
     /// Print the manual page (roff): `writebench man > writebench.1; man -l writebench.1`.

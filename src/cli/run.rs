@@ -456,6 +456,7 @@ mod tests {
             | Command::Compare(_)
             | Command::Calibrate(_)
             | Command::Lab(_)
+            | Command::Crash(_)
             | Command::Completions(_)
             | Command::Man => {
                 unreachable!("the argv says run")

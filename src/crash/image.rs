@@ -71,6 +71,12 @@ impl Image {
         }
     }
 
+    /// The written pages, `(offset, bytes)` in order: all a copy of the image needs
+    /// beside its size (the rest reads as zeros, as a sparse file's holes do).
+    pub fn pages(&self) -> impl Iterator<Item = (u64, &[u8])> {
+        self.pages.iter().map(|(page, bytes)| (page * PAGE, &bytes[..]))
+    }
+
     /// Bytes held in memory (written pages).
     pub fn resident(&self) -> u64 {
         self.pages.len() as u64 * PAGE
@@ -88,7 +94,7 @@ mod tests {
         assert_eq!(image.write(PAGE - 100, &data), 5000);
         assert_eq!(image.read(PAGE - 100, 5000), data);
         assert_eq!(image.read(0, 10), vec![0; 10]);
-        assert_eq!(image.resident(), 2 * PAGE);
+        assert_eq!(image.resident(), 3 * PAGE, "bytes 3,996-8,995: three pages");
         // Past the end: cut, as a device is.
         assert_eq!(image.write(3 * PAGE - 10, &[7; 20]), 10);
         assert_eq!(image.read(3 * PAGE - 10, 100), vec![7; 10]);

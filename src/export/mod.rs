@@ -7,6 +7,7 @@ pub mod calibration;
 pub mod charts;
 pub mod compare;
 pub mod compare_html;
+pub mod crash;
 pub mod csv;
 pub mod document;
 pub mod html;
@@ -25,6 +26,7 @@ use std::path::Path;
 use crate::analysis::compare::CompareResult;
 use crate::error::plain;
 use crate::result::ResultFile;
+use crate::result::crash::CrashReport;
 
 /// One file format: its name (`--export-NAME`) and what writes it.
 pub struct Format<T: 'static> {
@@ -45,6 +47,13 @@ pub static COMPARISON_FORMATS: &[Format<CompareResult>] = &[
     Format { name: "markdown", render: compare::render_markdown },
     Format { name: "html", render: compare_html::render },
     Format { name: "json", render: compare::render_json },
+];
+
+/// Every format a crash check's table can be written in.
+pub static CRASH_FORMATS: &[Format<CrashReport>] = &[
+    Format { name: "json", render: crash::render_json },
+    Format { name: "markdown", render: crash::render_markdown },
+    Format { name: "html", render: crash::render_html },
 ];
 
 /// Writes `value` into each (format, file), in order, each atomically; false if one

@@ -40,8 +40,12 @@ impl Leftovers {
         let mut order: Vec<Object> = Vec::new();
         // Deepest mount first, then the arrays, the loop devices, the files, the
         // directories (deepest first): the reverse of how a lab makes them.
-        let mut mounts = self.mounts.clone();
+        // A mount that serves a loop device's backing file (the crash check's recorder)
+        // comes off after the loop devices: before, it is busy.
+        let serves = |mount: &String| self.loops.iter().any(|(_, image)| image.starts_with(&format!("{mount}/")));
+        let (mut served, mut mounts): (Vec<String>, Vec<String>) = self.mounts.iter().cloned().partition(serves);
         mounts.sort_by_key(|m| std::cmp::Reverse(m.len()));
+        served.sort_by_key(|m| std::cmp::Reverse(m.len()));
         order.extend(mounts.into_iter().map(|m| Object::Mount(PathBuf::from(m))));
         order.push(Object::BtrfsDevices(self.loops.iter().map(|(device, _)| device.clone()).collect()));
         order.extend(self.arrays.iter().map(|device| Object::Md { device: device.clone() }));
@@ -49,6 +53,7 @@ impl Leftovers {
             device: device.clone(),
             image: PathBuf::from(image.strip_suffix(" (deleted)").unwrap_or(image)),
         }));
+        order.extend(served.into_iter().map(|m| Object::Mount(PathBuf::from(m))));
         order.extend(self.images.iter().cloned().map(Object::Image));
         let mut dirs = self.dirs.clone();
         dirs.sort_by_key(|d| std::cmp::Reverse(d.as_os_str().len()));
@@ -78,7 +83,12 @@ pub fn find_where(wanted: impl Fn(u32) -> bool) -> Leftovers {
     };
     found.mounts.dedup();
     found.arrays = md::arrays().into_iter().filter(|(_, members)| gone(md::owner(members))).map(|(d, _)| d).collect();
-    found.loops = loopdev::attached().into_iter().filter(|(_, backing)| gone(names::image_pid(backing))).collect();
+    // A loop device rests on an image in /dev/shm (the lab's), or on the file a
+    // mount of ours serves (the crash check's recorder: `<mount root>/rec/image`).
+    let owner = |backing: &str| {
+        names::image_pid(backing).or_else(|| backing.rsplit_once('/').and_then(|(dir, _)| names::mount_pid(dir)))
+    };
+    found.loops = loopdev::attached().into_iter().filter(|(_, backing)| gone(owner(backing))).collect();
     if let Ok(entries) = std::fs::read_dir(SHM) {
         for entry in entries.flatten() {
             let path = entry.path();
@@ -88,7 +98,10 @@ pub fn find_where(wanted: impl Fn(u32) -> bool) -> Leftovers {
                 found.images.push(path);
             } else if metadata.is_dir() && name.ends_with("-mnt") && gone(names::pid_in(&name)) {
                 if let Ok(inside) = std::fs::read_dir(&path) {
-                    found.dirs.extend(inside.flatten().map(|e| e.path()).filter(|p| p.is_dir() && !p.is_symlink()));
+                    // The type as the directory lists it: a stat would go into a mount
+                    // on it, and fail on a FUSE mount whose daemon was killed.
+                    let dirs = inside.flatten().filter(|e| e.file_type().is_ok_and(|t| t.is_dir()));
+                    found.dirs.extend(dirs.map(|e| e.path()));
                 }
                 found.dirs.push(path);
             }
@@ -108,14 +121,14 @@ pub fn clean(confirm: &mut dyn FnMut(&str, &str) -> Result<bool, String>) -> Res
         // Silent: most users never ran a lab, and `clean` is about their PATH.
         return Ok(true);
     }
-    println!("left by a filesystem lab that is no longer running:");
+    println!("left by a filesystem lab or crash check that is no longer running:");
     for line in found.lines() {
         println!("  {line}");
     }
     // SAFETY: geteuid cannot fail.
     if unsafe { libc::geteuid() } != 0 {
         return Err(
-            "removing the lab's leftovers needs root (unmount, mdadm --stop, losetup -d): run clean as root".into()
+            "removing the lab's and crash check's leftovers needs root (unmount, mdadm --stop, losetup -d): run clean as root".into()
         );
     }
     if !confirm("Tear them down? [y/N] ", "the lab's leftovers are listed, none removed")? {

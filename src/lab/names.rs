@@ -90,6 +90,15 @@ pub fn mount_pid(path: &str) -> Option<u32> {
 
 /// True when `pid` is a running writebench: its objects are in use.
 pub fn is_running_writebench(pid: u32) -> bool {
+    // A zombie (killed, not yet reaped by its parent) still has its name: it holds
+    // nothing any more.
+    let state = std::fs::read_to_string(format!("/proc/{pid}/stat")).ok().and_then(|stat| {
+        let after_name = stat.rsplit_once(')')?.1;
+        after_name.split_whitespace().next().map(str::to_string)
+    });
+    if matches!(state.as_deref(), Some("Z" | "X")) {
+        return false;
+    }
     match std::fs::read_to_string(format!("/proc/{pid}/comm")) {
         Ok(comm) => comm.trim_end() == "writebench",
         Err(_) => false,

@@ -4,6 +4,7 @@
 
 use serde::{Deserialize, Serialize};
 
+pub mod crash;
 pub mod metric;
 mod ring_record;
 mod run;

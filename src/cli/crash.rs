@@ -1,0 +1,122 @@
+//! `writebench crash`: its arguments, checked into a plan before anything is built.
+
+use clap::Args;
+
+use crate::cli::export::{CrashExports, ExportArgs};
+use crate::cli::usage::UsageError;
+use crate::crash::filesystems::{self, CrashFs};
+use crate::crash::workloads::{self, Workload};
+
+pub const EXAMPLES: &str = "\
+Examples:
+  writebench crash                                   ext4, every workload
+  writebench crash --fs ext4,xfs,btrfs --export-json crash.json
+  writebench crash --mount-opt ext4=defaults --mount-opt ext4=barrier=0 --workloads end,replace
+  writebench clean --yes                             after a killed check: its leftovers
+
+Each filesystem is made on a loop device over writebench's recorder (a FUSE file in
+memory) that logs every block write and flush; each workload runs on it and notes when
+each call that promises durability returned; then power losses are simulated from the
+log (what was flushed, and any subset of what was not) and each is mounted, checked
+with the filesystem's checker and read back against the promises. Needs root and
+/dev/fuse. See docs/crash.md.";
+
+#[derive(Debug, Args)]
+pub struct CrashArgs {
+    /// Filesystems, comma-separated: ext4, xfs, btrfs.
+    #[arg(long, value_name = "LIST", default_value = "ext4")]
+    pub fs: String,
+
+    /// Mount options for one filesystem, e.g. `ext4=barrier=0` (repeatable: each is a
+    /// configuration of its own; `FS=defaults` keeps the defaults among them).
+    #[arg(long, value_name = "FS=OPTS")]
+    pub mount_opt: Vec<String>,
+
+    /// Workloads, comma-separated [default: all]: the durability modes of `run` (end,
+    /// end-fdatasync, every:4, osync, odsync, rwf-sync, rwf-dsync, direct+end,
+    /// writebehind:64KiB, io_uring+every:4), the save patterns of `latency` (replace,
+    /// replace-tmpfile, replace-unsafe), small commits (append+odsync,
+    /// append+every-fdatasync:1, overwrite0+odsync, overwrite0+every-fdatasync:1) and
+    /// pwritev2-atomic.
+    #[arg(long, value_name = "LIST")]
+    pub workloads: Option<String>,
+
+    /// The most crash states checked for each workload on each filesystem and mount options.
+    #[arg(long, value_name = "N", default_value_t = 24)]
+    pub states: usize,
+
+    /// Seed of the sample of subsets of unflushed writes (the same seed, the same states).
+    #[arg(long, value_name = "N", default_value_t = 1)]
+    pub seed: u64,
+
+    #[command(flatten)]
+    pub export: ExportArgs<CrashExports>,
+}
+
+/// What to check, validated.
+#[derive(Debug)]
+pub struct CrashPlan {
+    /// Each filesystem with its mount options ("" for its defaults).
+    pub configs: Vec<(&'static CrashFs, String)>,
+    pub workloads: Vec<Workload>,
+    pub states: usize,
+    pub seed: u64,
+}
+
+impl CrashArgs {
+    pub fn plan(&self) -> Result<CrashPlan, UsageError> {
+        let mut chosen: Vec<&'static CrashFs> = Vec::new();
+        for name in self.fs.split(',').map(str::trim) {
+            let fs = filesystems::by_name(name).ok_or_else(|| {
+                UsageError(format!("unknown filesystem '{name}' for --fs (known: {})", filesystems::names().join(", ")))
+            })?;
+            if !chosen.iter().any(|c| c.name == fs.name) {
+                chosen.push(fs);
+            }
+        }
+        let mut options: Vec<(&'static CrashFs, String)> = Vec::new();
+        for given in &self.mount_opt {
+            let (name, opts) = given
+                .split_once('=')
+                .ok_or_else(|| UsageError(format!("--mount-opt takes FS=OPTS, e.g. ext4=barrier=0 (got '{given}')")))?;
+            let Some(fs) = chosen.iter().find(|fs| fs.name == name) else {
+                return Err(UsageError(format!("--mount-opt {given}: {name} is not among --fs {}", self.fs)));
+            };
+            if opts.contains(char::is_whitespace) || opts.is_empty() {
+                return Err(UsageError(format!("--mount-opt {given}: options are comma-separated, without spaces")));
+            }
+            let opts = if opts == "defaults" { String::new() } else { opts.to_string() };
+            if !options.iter().any(|(f, o)| f.name == fs.name && *o == opts) {
+                options.push((fs, opts));
+            }
+        }
+        let mut configs = Vec::new();
+        for fs in chosen {
+            let own: Vec<_> = options.iter().filter(|(f, _)| f.name == fs.name).cloned().collect();
+            if own.is_empty() { configs.push((fs, String::new())) } else { configs.extend(own) }
+        }
+        let workloads = match &self.workloads {
+            None => workloads::all(),
+            Some(list) => {
+                let mut out: Vec<Workload> = Vec::new();
+                for name in list.split(',').map(str::trim) {
+                    let workload = workloads::by_name(name).ok_or_else(|| {
+                        UsageError(format!(
+                            "unknown workload '{name}' for --workloads (known: {})",
+                            workloads::names().join(", ")
+                        ))
+                    })?;
+                    if !out.contains(&workload) {
+                        out.push(workload);
+                    }
+                }
+                out
+            }
+        };
+        if self.states == 0 {
+            return Err(UsageError("--states must be at least 1".into()));
+        }
+        self.export.check()?;
+        Ok(CrashPlan { configs, workloads, states: self.states, seed: self.seed })
+    }
+}

@@ -1,0 +1,116 @@
+//! One recording (docs/crash.md): a filesystem made on a loop device over the recorder's
+//! image, the workload's files set up and synced, then the log cleared and the image kept
+//! as the base, the workload run with its promises noted, and everything torn down in
+//! reverse. Objects are named as the lab names its own (`lab::names`), so that
+//! `writebench clean` finds what a killed check left.
+
+use std::os::fd::AsRawFd;
+use std::path::{Path, PathBuf};
+
+use super::filesystems::CrashFs;
+use super::image::Image;
+use super::promise::Ack;
+use super::recorder::{Entry, Recorder};
+use super::workloads::{self, Workload};
+use crate::lab::loopdev;
+use crate::lab::names::Names;
+use crate::lab::objects::{Object, Objects};
+use crate::lab::shell::{Log, Step};
+
+/// What a workload left in the log.
+#[derive(Debug)]
+pub struct Recorded {
+    /// The device as it was when the workload began (its set-up synced).
+    pub base: Image,
+    pub entries: Vec<Entry>,
+    pub acks: Vec<Ack>,
+    /// The commands that built the filesystem.
+    pub commands: Vec<String>,
+}
+
+#[derive(Debug)]
+pub enum Recording {
+    Done(Recorded),
+    /// The workload cannot run on this filesystem (why).
+    Refused(String),
+}
+
+/// The directory the recorder is mounted on (short, so that `clean`, which unmounts the
+/// longest paths first, unmounts the filesystem on top of it before it).
+pub fn recorder_dir(names: Names) -> PathBuf {
+    names.mount_point("rec")
+}
+
+pub fn fs_dir(names: Names, fs: &CrashFs) -> PathBuf {
+    names.mount_point(&format!("crash-{}", fs.name))
+}
+
+fn mkdir(path: &Path, objects: &mut Objects) -> Result<(), String> {
+    std::fs::create_dir(path).map_err(|e| format!("cannot create {}: {}", path.display(), crate::error::plain(&e)))?;
+    objects.push(Object::Dir(path.to_path_buf()));
+    Ok(())
+}
+
+/// The mount command for `fs` with `options` ("" for its defaults).
+pub fn mount_step(fs: &CrashFs, options: &str, device: &str, at: &Path) -> Step {
+    let mut step = Step::new("mount").arg("-t").arg(fs.name);
+    if !options.is_empty() {
+        step = step.arg("-o").arg(options);
+    }
+    step.arg(device).arg(at)
+}
+
+/// Records `workload` on a new `fs` mounted with `options`. The lab's mount root for
+/// `names` must exist.
+pub fn record(fs: &CrashFs, options: &str, workload: &Workload, names: Names) -> Result<Recording, String> {
+    // Dropped last to first: the filesystem and loop device, then the recorder, then
+    // its directory.
+    let mut outer = Objects::default();
+    let served = recorder_dir(names);
+    mkdir(&served, &mut outer)?;
+    let recorder = Recorder::start(&served, fs.device_bytes)
+        .map_err(|e| format!("cannot mount the recorder (FUSE, /dev/fuse): {}", crate::error::plain(&e)))?;
+    let mut inner = Objects::default();
+    let mut log = Log::default();
+    let image = recorder.image_path();
+    let device = loopdev::attach(&image, &mut log)?;
+    inner.push(Object::Loop { device: device.clone(), image: image.clone() });
+    let mut mkfs = Step::new(fs.mkfs[0]);
+    for arg in &fs.mkfs[1..] {
+        mkfs = mkfs.arg(arg);
+    }
+    log.run(mkfs.arg(&device))?;
+    if fs.name == "btrfs" {
+        inner.push(Object::BtrfsDevices(vec![device.clone()]));
+    }
+    let dir = fs_dir(names, fs);
+    mkdir(&dir, &mut inner)?;
+    log.run(mount_step(fs, options, &device, &dir))?;
+    inner.push(Object::Mount(dir.clone()));
+    if let Some(why) = workloads::refusal(workload, &dir) {
+        return finish(inner, recorder, outer).map(|()| Recording::Refused(why));
+    }
+    workloads::setup(workload, &dir)?;
+    let root = std::fs::File::open(&dir).map_err(|e| format!("open {}: {}", dir.display(), crate::error::plain(&e)))?;
+    // SAFETY: syncfs on a descriptor we own: this filesystem only, never a global sync.
+    if unsafe { libc::syncfs(root.as_raw_fd()) } != 0 {
+        return Err(format!("syncfs of {}: {}", dir.display(), crate::error::plain(&std::io::Error::last_os_error())));
+    }
+    drop(root);
+    recorder.clear_log();
+    let base = recorder.image();
+    let acks = workloads::run(workload, &dir, &|| recorder.position())?;
+    let entries = recorder.entries(0);
+    finish(inner, recorder, outer)?;
+    Ok(Recording::Done(Recorded { base, entries, acks, commands: log.lines }))
+}
+
+/// Tears a recording's objects down in order; Err: every step that failed, one line.
+fn finish(mut inner: Objects, recorder: Recorder, mut outer: Objects) -> Result<(), String> {
+    let mut failures = inner.teardown().err().unwrap_or_default();
+    if let Err(e) = recorder.stop() {
+        failures.push(format!("cannot unmount the recorder: {}", crate::error::plain(&e)));
+    }
+    failures.extend(outer.teardown().err().unwrap_or_default());
+    if failures.is_empty() { Ok(()) } else { Err(failures.join("; ")) }
+}

@@ -1,0 +1,206 @@
+//! The crash table (docs/crash.md) on the terminal, and as JSON, Markdown and HTML: per
+//! filesystem × mount options × workload, the states checked, the checker's repairs,
+//! the promises broken, and for each broken promise an example in words. The words say
+//! "no broken promise found in N states", never "safe": a check can miss a bug (one
+//! schedule of the kernel per recording; no torn sectors), it cannot invent one.
+
+use std::io::{self, Write};
+
+use html_escape::encode_text as text;
+
+use crate::result::crash::{CrashCheck, CrashReport};
+
+fn options(entry: &CrashCheck) -> &str {
+    if entry.mount_options.is_empty() { "defaults" } else { &entry.mount_options }
+}
+
+/// The columns of every format: filesystem, mount options, workload, writes, flushes,
+/// promises, states, repairs, broken.
+const HEADER: [&str; 9] =
+    ["filesystem", "mount options", "workload", "writes", "flushes", "promises", "states", "repairs", "broken"];
+
+fn row(entry: &CrashCheck) -> [String; 9] {
+    if let Some(why) = &entry.refused {
+        let mut cells: [String; 9] = Default::default();
+        cells[0] = entry.fs.clone();
+        cells[1] = options(entry).to_string();
+        cells[2] = entry.workload.clone();
+        cells[3] = format!("not run: {why}");
+        return cells;
+    }
+    [
+        entry.fs.clone(),
+        options(entry).to_string(),
+        entry.workload.clone(),
+        entry.writes.to_string(),
+        entry.flushes.to_string(),
+        entry.promises.to_string(),
+        entry.states.to_string(),
+        entry.repairs.to_string(),
+        entry.broken.to_string(),
+    ]
+}
+
+/// The verdict under the table, one line per filesystem and mount options.
+pub fn verdicts(report: &CrashReport) -> Vec<String> {
+    let mut seen: Vec<(String, String)> = Vec::new();
+    let mut out = Vec::new();
+    for entry in &report.crash {
+        let key = (entry.fs.clone(), entry.mount_options.clone());
+        if seen.contains(&key) {
+            continue;
+        }
+        seen.push(key.clone());
+        let same: Vec<&CrashCheck> =
+            report.crash.iter().filter(|e| e.fs == key.0 && e.mount_options == key.1 && e.refused.is_none()).collect();
+        let states: usize = same.iter().map(|e| e.states).sum();
+        let broken: Vec<String> = same.iter().filter(|e| e.broken > 0).map(|e| e.workload.clone()).collect();
+        let repairs: usize = same.iter().map(|e| e.repairs).sum();
+        let name = format!("{} ({})", entry.fs, options(entry));
+        let mut line = if broken.is_empty() {
+            format!("{name}: no broken promise found in {states} states of {} workloads", same.len())
+        } else {
+            format!("{name}: promises broken by {} of {} workloads ({})", broken.len(), same.len(), broken.join(", "))
+        };
+        if repairs > 0 {
+            line.push_str(&format!("; the checker found {repairs} of {states} states in need of repair"));
+        }
+        out.push(line);
+    }
+    out
+}
+
+/// The examples of broken promises, one block per entry that has them.
+fn examples(report: &CrashReport) -> Vec<(String, &Vec<String>)> {
+    report
+        .crash
+        .iter()
+        .filter(|e| !e.examples.is_empty())
+        .map(|e| {
+            (format!("{} ({}) {}: {} of {} states", e.fs, options(e), e.workload, e.broken, e.states), &e.examples)
+        })
+        .collect()
+}
+
+/// The table for the terminal (stdout).
+pub fn render_text(report: &CrashReport, out: &mut dyn Write) -> io::Result<()> {
+    let rows: Vec<[String; 9]> = report.crash.iter().map(row).collect();
+    let mut widths = HEADER.map(str::len);
+    for cells in &rows {
+        for (i, cell) in cells.iter().enumerate().take(3) {
+            widths[i] = widths[i].max(cell.chars().count());
+        }
+    }
+    let line = |cells: &[String]| {
+        let mut text = String::new();
+        for (i, cell) in cells.iter().enumerate() {
+            if i < 3 {
+                text.push_str(&format!("{cell:<w$}  ", w = widths[i]));
+            } else if cell.starts_with("not run") {
+                text.push_str(cell);
+            } else if !cell.is_empty() || i > 3 {
+                text.push_str(&format!("{cell:>w$}  ", w = widths[i]));
+            }
+        }
+        text.trim_end().to_string()
+    };
+    writeln!(out, "{}", line(&HEADER.map(String::from)))?;
+    for cells in &rows {
+        writeln!(out, "{}", line(cells))?;
+    }
+    writeln!(out)?;
+    for verdict in verdicts(report) {
+        writeln!(out, "{verdict}")?;
+    }
+    // One example each on the terminal; the files have up to three.
+    for (title, list) in examples(report) {
+        writeln!(out, "\n{title}, for example:")?;
+        for example in list.iter().take(1) {
+            for (i, part) in super::text::wrap(example, 96).iter().enumerate() {
+                writeln!(out, "{}{part}", if i == 0 { "  - " } else { "    " })?;
+            }
+        }
+    }
+    if !report.complete {
+        writeln!(out, "\ninterrupted: the entries above are those done before it")?;
+    }
+    Ok(())
+}
+
+pub fn render_json(report: &CrashReport, out: &mut dyn Write) -> io::Result<()> {
+    serde_json::to_writer_pretty(&mut *out, report).map_err(io::Error::other)?;
+    writeln!(out)
+}
+
+pub fn render_markdown(report: &CrashReport, out: &mut dyn Write) -> io::Result<()> {
+    writeln!(out, "## Crash checks\n")?;
+    writeln!(
+        out,
+        "Kernel {}; at most {} states per workload; seed {}.\n",
+        report.kernel, report.states_per_check, report.seed
+    )?;
+    writeln!(out, "| {} |", HEADER.join(" | "))?;
+    writeln!(out, "|{}", "---|".repeat(HEADER.len()))?;
+    for entry in &report.crash {
+        let cells = row(entry).map(|c| c.replace('|', "\\|"));
+        writeln!(out, "| {} |", cells.join(" | "))?;
+    }
+    writeln!(out)?;
+    for verdict in verdicts(report) {
+        writeln!(out, "- {verdict}")?;
+    }
+    for (title, list) in examples(report) {
+        writeln!(out, "\n**{title}**, for example:\n")?;
+        for example in list {
+            writeln!(out, "- {example}")?;
+        }
+    }
+    Ok(())
+}
+
+pub fn render_html(report: &CrashReport, out: &mut dyn Write) -> io::Result<()> {
+    writeln!(
+        out,
+        "<!DOCTYPE html>\n<html lang=\"en\"><head><meta charset=\"utf-8\"><title>writebench crash checks</title>"
+    )?;
+    writeln!(
+        out,
+        "<style>body{{font-family:sans-serif;max-width:70em;margin:2em auto}}table{{border-collapse:collapse}}\
+         td,th{{border:1px solid #ccc;padding:.2em .5em}}td.n{{text-align:right}}tr.broken td{{background:#fdd}}</style>"
+    )?;
+    writeln!(out, "</head><body>\n<section id=\"crash\"><h2>Crash checks</h2>")?;
+    writeln!(
+        out,
+        "<p>Kernel {}; at most {} states per workload; seed {}.</p>",
+        text(&report.kernel),
+        report.states_per_check,
+        report.seed
+    )?;
+    writeln!(out, "<table><tr>{}</tr>", HEADER.map(|h| format!("<th>{h}</th>")).join(""))?;
+    for entry in &report.crash {
+        let class = if entry.broken > 0 { " class=\"broken\"" } else { "" };
+        let cells: Vec<String> = row(entry)
+            .iter()
+            .enumerate()
+            .map(
+                |(i, c)| {
+                    if i < 3 { format!("<td>{}</td>", text(c)) } else { format!("<td class=\"n\">{}</td>", text(c)) }
+                },
+            )
+            .collect();
+        writeln!(out, "<tr{class}>{}</tr>", cells.join(""))?;
+    }
+    writeln!(out, "</table>\n<ul>")?;
+    for verdict in verdicts(report) {
+        writeln!(out, "<li>{}</li>", text(&verdict))?;
+    }
+    writeln!(out, "</ul>")?;
+    for (title, list) in examples(report) {
+        writeln!(out, "<h3>{}, for example</h3><ul>", text(&title))?;
+        for example in list {
+            writeln!(out, "<li>{}</li>", text(example))?;
+        }
+        writeln!(out, "</ul>")?;
+    }
+    writeln!(out, "</section></body></html>")
+}

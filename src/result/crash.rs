@@ -1,0 +1,58 @@
+//! What `writebench crash` found, as plain data (docs/crash.md): one entry per
+//! filesystem × mount options × workload.
+
+use serde::{Deserialize, Serialize};
+
+use super::Tool;
+
+pub const CRASH_SCHEMA: &str = "writebench.crash.v1";
+
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct CrashCheck {
+    /// The filesystem, as `--fs` names it.
+    pub fs: String,
+    /// The mount options the workload ran under ("" for the filesystem's defaults).
+    pub mount_options: String,
+    /// The workload, named as `run` names the mode (`end`, `odsync`, …) or `latency` the
+    /// save pattern or commit (`replace`, `append+odsync`, …).
+    pub workload: String,
+    /// Why it did not run, where it could not (atomic writes not offered); the counts
+    /// are then 0.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub refused: Option<String>,
+    /// What the recording held: block writes (and zeroed ranges), flushes, and the calls
+    /// that returned a promise.
+    pub writes: usize,
+    pub flushes: usize,
+    pub promises: usize,
+    /// Crash states checked.
+    pub states: usize,
+    /// States the filesystem's checker found in need of repair (after the journal's
+    /// replay by a mount).
+    pub repairs: usize,
+    /// States in which a promise was broken.
+    pub broken: usize,
+    /// For broken promises: up to three, in plain words.
+    pub examples: Vec<String>,
+    /// For repairs: the checker's first complaint, once.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub repair_example: Option<String>,
+    /// Wall time of the recording and the states' checks.
+    pub seconds: f64,
+}
+
+/// The file `crash --export-json` writes.
+#[derive(Debug, Clone, Serialize, Deserialize)]
+pub struct CrashReport {
+    pub schema: String,
+    pub tool: Tool,
+    /// The kernel the filesystems ran on (`uname -r`): their behaviour is its.
+    pub kernel: String,
+    pub seed: u64,
+    /// The most states checked per entry (`--states`).
+    pub states_per_check: usize,
+    pub command: String,
+    pub crash: Vec<CrashCheck>,
+    /// False when interrupted: the entries done so far.
+    pub complete: bool,
+}
