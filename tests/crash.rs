@@ -367,3 +367,64 @@ fn a_state_with_broken_metadata_is_reported_by_the_checker() {
     eprintln!("the checker said: {said}");
     assert!(!said.contains("no message"), "{said}");
 }
+
+/// `run --crash-check` on a filesystem of its own (ext4 on a loop device, mounted
+/// `noauto_da_alloc`): the crash checks of the durable modes measured are in the result,
+/// checked with the target's mount options; the durable recommendation says what they
+/// found, and `report` says it again; the Markdown report has the table.
+#[test]
+fn run_with_crash_check_puts_the_checks_in_the_result_and_the_answer() {
+    let dir = tempfile::tempdir_in("/dev/shm").unwrap();
+    let image = dir.path().join("ext4.img");
+    File::create(&image).unwrap().set_len(256 << 20).unwrap();
+    let device = Loop::over(&image);
+    run("mkfs.ext4", &["-q", "-F", &device.0]);
+    let target = dir.path().join("target");
+    std::fs::create_dir(&target).unwrap();
+    let mounted = Mounted::of(&device.0, &target, "noauto_da_alloc");
+    let json = dir.path().join("result.json");
+    let markdown = dir.path().join("result.md");
+    let output = Command::new(env!("CARGO_BIN_EXE_writebench"))
+        .args(["run", target.to_str().unwrap(), "--crash-check", "--methods", "pwrite", "--chunks", "1MiB"])
+        .args(["--durability", "none,end,odsync", "--states", "empty", "--threads", "1", "--size", "4MiB"])
+        .args(["--repeat", "3", "--no-calibrate", "--export-json", json.to_str().unwrap()])
+        .args(["--export-markdown", markdown.to_str().unwrap()])
+        .output()
+        .unwrap();
+    let stdout = String::from_utf8_lossy(&output.stdout);
+    assert!(output.status.success(), "{}\n{stdout}", String::from_utf8_lossy(&output.stderr));
+    let result: serde_json::Value = serde_json::from_slice(&std::fs::read(&json).unwrap()).unwrap();
+    let crash = result["crash"].as_array().expect("a crash list in the result");
+    let workloads: Vec<&str> = crash.iter().map(|c| c["workload"].as_str().unwrap()).collect();
+    assert_eq!(workloads, ["end", "odsync"], "the durable modes measured, once each");
+    for check in crash {
+        assert_eq!(check["fs"], "ext4");
+        assert!(check["mount_options"].as_str().unwrap().contains("noauto_da_alloc"), "{check}");
+        assert!(check["states"].as_u64().unwrap() > 0 && check["broken"] == 0, "{check}");
+    }
+    let durable = result["answer"].as_array().unwrap().iter().find(|r| r["goal"] == "durable-at-end").unwrap();
+    assert!(durable["text"].as_str().unwrap().contains("; crash-checked on ext4 ("), "{durable}");
+    assert_eq!(durable["crash_checked"]["broken"], 0);
+    assert!(stdout.contains("crash-checked on ext4"), "{stdout}");
+    assert!(std::fs::read_to_string(&markdown).unwrap().contains("## Crash checks"));
+    let report =
+        Command::new(env!("CARGO_BIN_EXE_writebench")).args(["report", json.to_str().unwrap()]).output().unwrap();
+    assert!(String::from_utf8_lossy(&report.stdout).contains("crash-checked on ext4"));
+    drop(mounted);
+    drop(device);
+}
+
+#[test]
+fn crash_check_of_a_tmpfs_is_refused_in_one_line_before_anything_is_measured() {
+    let output = Command::new(env!("CARGO_BIN_EXE_writebench"))
+        .args(["run", "/dev/shm", "--crash-check", "--methods", "pwrite"])
+        .output()
+        .unwrap();
+    let stderr = String::from_utf8_lossy(&output.stderr);
+    assert_eq!(output.status.code(), Some(2), "{stderr}");
+    assert_eq!(
+        stderr.trim_end(),
+        "writebench: --crash-check checks ext4, xfs and btrfs; /dev/shm is on tmpfs: a sync there makes nothing durable"
+    );
+    assert!(output.stdout.is_empty());
+}

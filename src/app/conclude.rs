@@ -26,6 +26,7 @@ pub(super) fn assemble(
         observation_tests: None,
         answer: Vec::new(),
         calibration,
+        crash: Vec::new(),
         complete: true,
     }
 }

@@ -10,49 +10,18 @@ use std::time::Instant;
 use crate::cli::UsageError;
 use crate::cli::crash::CrashArgs;
 use crate::crash::check::{Budget, check};
+use crate::crash::filesystems::CrashFs;
+use crate::crash::workloads::Workload;
 use crate::lab::interrupt;
 use crate::lab::names::{Names, SHM};
 use crate::lab::objects::{Object, Objects};
 use crate::result::Tool;
-use crate::result::crash::{CRASH_SCHEMA, CrashReport};
+use crate::result::crash::{CRASH_SCHEMA, CrashCheck, CrashReport};
 
 pub(super) fn crash(args: &CrashArgs) -> Result<ExitCode, UsageError> {
     let plan = args.plan()?;
-    // SAFETY: geteuid cannot fail.
-    if unsafe { libc::geteuid() } != 0 {
-        return Err(UsageError(
-            "crash needs root: it mounts its recorder (FUSE), loop devices and filesystems (run it as root, e.g. with sudo)"
-                .into(),
-        ));
-    }
-    if !Path::new("/dev/fuse").exists() {
-        return Err(UsageError("crash needs /dev/fuse for its recorder (modprobe fuse)".into()));
-    }
-    if !Path::new(SHM).is_dir() {
-        return Err(UsageError(format!("crash needs {SHM} (RAM for its crash states)")));
-    }
-    for (fs, _) in &plan.configs {
-        if let Some(why) = fs.missing() {
-            return Err(UsageError(format!("crash cannot check {}: {why}", fs.name)));
-        }
-    }
-    interrupt::install()
-        .map_err(|e| UsageError(format!("cannot install signal handlers: {}", crate::error::plain(&e))))?;
-    let names = Names::this_process();
-    let mut objects = Objects::default();
-    let made = |path: &Path, objects: &mut Objects| -> Result<(), UsageError> {
-        std::fs::create_dir(path)
-            .map_err(|e| UsageError(format!("cannot create {}: {}", path.display(), crate::error::plain(&e))))?;
-        objects.push(Object::Dir(path.to_path_buf()));
-        Ok(())
-    };
-    made(&names.mount_root(), &mut objects)?;
-    made(&names.mount_point("crash-state"), &mut objects)?;
-    objects.push(Object::Image(names.image("crash-state", 0)));
-
-    let budget = Budget { states: plan.states, seed: plan.seed };
-    let total = plan.configs.len() * plan.workloads.len();
-    let started = Instant::now();
+    preflight(&plan.configs)?;
+    let budget = Budget { states: plan.states, seed: plan.seed, show_log: plan.show_log };
     let mut report = CrashReport {
         schema: CRASH_SCHEMA.to_string(),
         tool: Tool::this(),
@@ -63,71 +32,16 @@ pub(super) fn crash(args: &CrashArgs) -> Result<ExitCode, UsageError> {
         crash: Vec::new(),
         complete: true,
     };
-    let mut failed = false;
-    let stop = || interrupt::received().map(|signal| format!("interrupted by {}", interrupt::name(signal)));
-    eprintln!(
-        "writebench crash: {total} recordings ({} filesystem configurations × {} workloads), at most {} states each",
-        plan.configs.len(),
-        plan.workloads.len(),
-        plan.states
-    );
-    'all: for (fs, options) in &plan.configs {
-        for workload in &plan.workloads {
-            if stop().is_some() {
-                report.complete = false;
-                break 'all;
-            }
-            let shown = if options.is_empty() { "defaults" } else { options };
-            match check(fs, options, workload, &budget, names, &stop, &mut |_, _| {}) {
-                Ok(entry) => {
-                    let done = report.crash.len() + 1;
-                    let per = started.elapsed().as_secs_f64() / done as f64;
-                    let eta = per * (total - done) as f64;
-                    let what = match &entry.refused {
-                        Some(why) => format!("not run: {why}"),
-                        None => format!("{} states, {} broken", entry.states, entry.broken),
-                    };
-                    eprintln!(
-                        "[{done}/{total}] {} ({shown}) {}: {what}{}",
-                        fs.name,
-                        workload.name,
-                        left(eta, done, total)
-                    );
-                    report.crash.push(entry);
-                }
-                Err(error) => {
-                    eprintln!("writebench: crash check of {} ({shown}) {}: {error}", fs.name, workload.name);
-                    if stop().is_some() {
-                        report.complete = false;
-                        break 'all;
-                    }
-                    failed = true;
-                }
-            }
-        }
-    }
-    let mut teardown_failed = false;
-    if let Err(failures) = objects.teardown() {
-        for failure in failures {
-            eprintln!("writebench: crash teardown: {failure}");
-        }
-        teardown_failed = true;
-    }
-    // What a signal cut short between creating an object and noting it.
-    let own = names.pid;
-    if let Err(failures) = crate::lab::leftovers::find_where(|pid| pid == own).remove() {
-        for failure in failures {
-            eprintln!("writebench: crash teardown: {failure}");
-        }
-        teardown_failed = true;
-    }
+    let checked = check_all(&plan.configs, &plan.workloads, &budget)?;
+    report.crash = checked.entries;
+    report.complete = checked.complete;
     let mut stdout = std::io::stdout().lock();
     let _ = crate::export::crash::render_text(&report, &mut stdout);
     let written = crate::export::write_files(crate::export::CRASH_FORMATS, &report, &args.export.paths());
     if let Some(signal) = interrupt::received() {
         return Ok(ExitCode::from(128 + signal as u8));
     }
-    Ok(ExitCode::from(if failed || teardown_failed || !written { 1 } else { 0 }))
+    Ok(ExitCode::from(if checked.failed || !written { 1 } else { 0 }))
 }
 
 /// ", about 1 min 20 s left" from the time per recording so far (none before the first
@@ -142,4 +56,170 @@ fn left(seconds: f64, done: usize, total: usize) -> String {
     } else {
         format!(", about {seconds} s left")
     }
+}
+
+/// What [`check_all`] did.
+pub(super) struct Checked {
+    pub entries: Vec<CrashCheck>,
+    /// False when a signal stopped it.
+    pub complete: bool,
+    /// True when a recording or the teardown failed (each said on stderr).
+    pub failed: bool,
+}
+
+/// Checks every workload on every configuration, with progress on stderr; tears
+/// everything down (also after SIGINT, SIGTERM or SIGHUP, seen between states).
+pub(super) fn check_all(
+    configs: &[(&'static CrashFs, String)],
+    workloads: &[Workload],
+    budget: &Budget,
+) -> Result<Checked, UsageError> {
+    interrupt::install()
+        .map_err(|e| UsageError(format!("cannot install signal handlers: {}", crate::error::plain(&e))))?;
+    let names = Names::this_process();
+    let mut objects = Objects::default();
+    let made = |path: &Path, objects: &mut Objects| -> Result<(), UsageError> {
+        std::fs::create_dir(path)
+            .map_err(|e| UsageError(format!("cannot create {}: {}", path.display(), crate::error::plain(&e))))?;
+        objects.push(Object::Dir(path.to_path_buf()));
+        Ok(())
+    };
+    made(&names.mount_root(), &mut objects)?;
+    made(&names.mount_point("crash-state"), &mut objects)?;
+    objects.push(Object::Image(names.image("crash-state", 0)));
+
+    let total = configs.len() * workloads.len();
+    let started = Instant::now();
+    let mut checked = Checked { entries: Vec::new(), complete: true, failed: false };
+    let stop = || interrupt::received().map(|signal| format!("interrupted by {}", interrupt::name(signal)));
+    eprintln!(
+        "writebench crash: {total} recordings ({} filesystem configurations x {} workloads), at most {} states each",
+        configs.len(),
+        workloads.len(),
+        budget.states
+    );
+    'all: for (fs, options) in configs {
+        for workload in workloads {
+            if stop().is_some() {
+                checked.complete = false;
+                break 'all;
+            }
+            let shown = if options.is_empty() { "defaults" } else { options };
+            match check(fs, options, workload, budget, names, &stop, &mut |_, _| {}) {
+                Ok(entry) => {
+                    let done = checked.entries.len() + 1;
+                    let per = started.elapsed().as_secs_f64() / done as f64;
+                    let eta = per * total.saturating_sub(done) as f64;
+                    let what = match &entry.refused {
+                        Some(why) => format!("not run: {why}"),
+                        None => format!("{} states, {} broken", entry.states, entry.broken),
+                    };
+                    eprintln!(
+                        "[{done}/{total}] {} ({shown}) {}: {what}{}",
+                        fs.name,
+                        workload.name,
+                        left(eta, done, total)
+                    );
+                    checked.entries.push(entry);
+                }
+                Err(error) => {
+                    eprintln!("writebench: crash check of {} ({shown}) {}: {error}", fs.name, workload.name);
+                    if stop().is_some() {
+                        checked.complete = false;
+                        break 'all;
+                    }
+                    checked.failed = true;
+                }
+            }
+        }
+    }
+    if let Err(failures) = objects.teardown() {
+        for failure in failures {
+            eprintln!("writebench: crash teardown: {failure}");
+        }
+        checked.failed = true;
+    }
+    // What a signal cut short between creating an object and noting it.
+    let own = names.pid;
+    if let Err(failures) = crate::lab::leftovers::find_where(|pid| pid == own).remove() {
+        for failure in failures {
+            eprintln!("writebench: crash teardown: {failure}");
+        }
+        checked.failed = true;
+    }
+    Ok(checked)
+}
+
+/// Why the crash check cannot run here, if it cannot: root, /dev/fuse, RAM in /dev/shm,
+/// and each filesystem's tools and kernel support.
+pub(super) fn preflight(configs: &[(&'static CrashFs, String)]) -> Result<(), UsageError> {
+    // SAFETY: geteuid cannot fail.
+    if unsafe { libc::geteuid() } != 0 {
+        return Err(UsageError(
+            "crash needs root: it mounts its recorder (FUSE), loop devices and filesystems (run it as root, e.g. with sudo)"
+                .into(),
+        ));
+    }
+    if !Path::new("/dev/fuse").exists() {
+        return Err(UsageError("crash needs /dev/fuse for its recorder (modprobe fuse)".into()));
+    }
+    if !Path::new(SHM).is_dir() {
+        return Err(UsageError(format!("crash needs {SHM} (RAM for its crash states)")));
+    }
+    for (fs, _) in configs {
+        if let Some(why) = fs.missing() {
+            return Err(UsageError(format!("crash cannot check {}: {why}", fs.name)));
+        }
+    }
+    Ok(())
+}
+
+/// The filesystem `run --crash-check` checks for PATH: a new one of PATH's type with
+/// PATH's mount options, less those that name something of that filesystem only (a
+/// btrfs subvolume) or make it read-only. Refused in one line where it cannot be done.
+pub(super) fn run_target(path: &Path) -> Result<(&'static CrashFs, String), UsageError> {
+    let target = crate::context::target(path, None);
+    let Some(fs) = crate::crash::filesystems::by_name(&target.fs_type) else {
+        let why = if target.fs_type == "tmpfs" { ": a sync there makes nothing durable" } else { "" };
+        return Err(UsageError(format!(
+            "--crash-check checks ext4, xfs and btrfs; {} is on {}{why}",
+            path.display(),
+            if target.fs_type.is_empty() { "an unknown filesystem" } else { &target.fs_type }
+        )));
+    };
+    let own = |option: &&str| {
+        !["rw", "ro", "seclabel"].contains(option) && !option.starts_with("subvol=") && !option.starts_with("subvolid=")
+    };
+    let options: Vec<&str> = target.mount_options.split(',').filter(|o| !o.is_empty()).filter(own).collect();
+    let config = (fs, options.join(","));
+    preflight(std::slice::from_ref(&config)).map_err(|UsageError(why)| UsageError(format!("--crash-check: {why}")))?;
+    Ok(config)
+}
+
+/// `run --crash-check`: the workload of each durable mode the cases measured, checked on
+/// `config` (24 states each).
+pub(super) fn check_cases(
+    config: (&'static CrashFs, String),
+    cases: &[crate::result::CaseResult],
+    seed: u64,
+) -> Result<Vec<CrashCheck>, UsageError> {
+    let mut workloads: Vec<Workload> = Vec::new();
+    for case in cases.iter().filter(|c| c.status == crate::result::Status::Ok) {
+        let Some(name) = crate::plan::crash::workload_of(&case.case) else { continue };
+        if let Some(workload) = crate::crash::workloads::by_name(&name)
+            && !workloads.contains(&workload)
+        {
+            workloads.push(workload);
+        }
+    }
+    if workloads.is_empty() {
+        eprintln!("writebench: --crash-check: no case measured a durable mode; nothing to check");
+        return Ok(Vec::new());
+    }
+    let budget = Budget { states: 24, seed, show_log: false };
+    let checked = check_all(&[config], &workloads, &budget)?;
+    if let Some(signal) = interrupt::received() {
+        eprintln!("writebench: the crash check was interrupted by {}", interrupt::name(signal));
+    }
+    Ok(checked.entries)
 }

@@ -43,6 +43,11 @@ pub fn dispatch(command: Command) -> Result<ExitCode, UsageError> {
 
 /// `run --mpi`: every rank's pipeline, when this writebench was built with MPI.
 fn run_mpi(args: &crate::cli::RunArgs) -> Result<ExitCode, UsageError> {
+    if args.crash_check {
+        return Err(UsageError(
+            "--crash-check is not offered with --mpi: run `writebench crash` (or run --crash-check) on one node".into(),
+        ));
+    }
     #[cfg(feature = "mpi")]
     return mpi::run(args);
     #[cfg(not(feature = "mpi"))]

@@ -53,6 +53,7 @@ pub(super) fn run(args: &RunArgs) -> Result<ExitCode, UsageError> {
         // creation) is skipped instead of refusing the whole run.
         crate::measure::space::check_up_front(&args.path, suite.reference_size).map_err(UsageError)?;
     }
+    let crash_target = if args.crash_check { Some(super::crash::run_target(&args.path)?) } else { None };
     let (scratch, target) = start_in(&args.path)?;
     let verify = settings.verify.is_some();
     announce(&cases, suite.latency.as_ref(), &schedule, &target, &scratch, (verify, !args.no_calibrate));
@@ -87,6 +88,9 @@ pub(super) fn run(args: &RunArgs) -> Result<ExitCode, UsageError> {
     // Built once the cases are done, so that peak_rss_bytes covers the whole run.
     let options = options_json(&suite, &settings, &schedule, args.equivalence);
     let mut result = assemble(context::host(swap_before), target, options, done, calibration);
+    if let Some(config) = crash_target {
+        result.crash = super::crash::check_cases(config, &result.cases, settings.seed)?;
+    }
     draw_conclusions(&mut result);
     Ok(show_and_export(&result, args, Paint::for_stdout()))
 }

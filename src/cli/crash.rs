@@ -49,6 +49,11 @@ pub struct CrashArgs {
     #[arg(long, value_name = "N", default_value_t = 1)]
     pub seed: u64,
 
+    /// Print each recording's log: every block write (what it holds) and flush, and
+    /// where each call returned.
+    #[arg(long)]
+    pub show_log: bool,
+
     #[command(flatten)]
     pub export: ExportArgs<CrashExports>,
 }
@@ -61,6 +66,7 @@ pub struct CrashPlan {
     pub workloads: Vec<Workload>,
     pub states: usize,
     pub seed: u64,
+    pub show_log: bool,
 }
 
 impl CrashArgs {
@@ -117,6 +123,6 @@ impl CrashArgs {
             return Err(UsageError("--states must be at least 1".into()));
         }
         self.export.check()?;
-        Ok(CrashPlan { configs, workloads, states: self.states, seed: self.seed })
+        Ok(CrashPlan { configs, workloads, states: self.states, seed: self.seed, show_log: self.show_log })
     }
 }

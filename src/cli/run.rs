@@ -194,6 +194,12 @@ pub struct RunArgs {
     #[arg(long)]
     pub no_calibrate: bool,
 
+    /// After the cases, check the durable modes measured against simulated power losses
+    /// on a new filesystem of PATH's type (ext4, xfs, btrfs) with PATH's mount options:
+    /// the Answer's durable recommendations then say what it found (crash.md; needs root).
+    #[arg(long)]
+    pub crash_check: bool,
+
     #[command(flatten)]
     pub mpi: MpiArgs,
 }

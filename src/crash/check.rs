@@ -20,6 +20,8 @@ pub struct Budget {
     /// The most states checked for one entry.
     pub states: usize,
     pub seed: u64,
+    /// Keep the log in words in the entry.
+    pub show_log: bool,
 }
 
 /// Records and checks `workload` on `fs` mounted with `options`. `stop` is asked
@@ -49,6 +51,7 @@ pub fn check(
         examples: Vec::new(),
         repair_example: None,
         seconds: 0.0,
+        log: Vec::new(),
     };
     let recorded = match record::record(fs, options, workload, names)? {
         Recording::Refused(why) => {
@@ -61,6 +64,9 @@ pub fn check(
     entry.flushes = entries.iter().filter(|e| **e == super::recorder::Entry::Flush).count();
     entry.writes = entries.len() - entry.flushes;
     entry.promises = recorded.acks.iter().filter(|a| a.position > 0).count();
+    if budget.show_log {
+        entry.log = super::log_text::log_lines(entries, &recorded.acks);
+    }
     let chosen = states::choose(entries, budget.states, budget.seed);
     let replayer = Replayer::new(fs, options, names);
     for (done, state) in chosen.iter().enumerate() {

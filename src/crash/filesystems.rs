@@ -23,7 +23,8 @@ pub struct CrashFs {
 pub const ALL: &[CrashFs] = &[
     CrashFs {
         name: "ext4",
-        mkfs: &["mkfs.ext4", "-q", "-F", "-E", "lazy_itable_init=0,lazy_journal_init=0"],
+        // 4 KiB blocks, as on a disk of any size: mkfs.ext4 picks 1 KiB for one this small.
+        mkfs: &["mkfs.ext4", "-q", "-F", "-b", "4096", "-E", "lazy_itable_init=0,lazy_journal_init=0"],
         device_bytes: 64 * MIB,
         checker: &["e2fsck", "-f", "-n"],
         tools: &[("mkfs.ext4", "e2fsprogs"), ("e2fsck", "e2fsprogs")],

@@ -4,11 +4,12 @@
 //! data: `stamp`, `promise`); a recording of one on a filesystem (`filesystems`,
 //! `record`); the crash states its log allows (`states`); the replay of each on the real
 //! filesystem with its checker (`replay`); and one entry of the table from all of it
-//! (`check`).
+//! (`check`); the log in words (`log_text`).
 
 pub mod check;
 pub mod filesystems;
 pub mod image;
+pub mod log_text;
 pub mod promise;
 pub mod record;
 pub mod recorder;

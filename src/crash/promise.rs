@@ -59,7 +59,8 @@ pub enum Promise {
     /// Every piece is in the file (it may hold more).
     Holds { file: String, pieces: Vec<Piece> },
     /// The file is one of these versions, whole: never missing, empty, partial or mixed.
-    OneOf { file: String, versions: Vec<Version> },
+    /// `older` are versions it had before, no longer allowed: named when found.
+    OneOf { file: String, versions: Vec<Version>, older: Vec<Version> },
 }
 
 /// A promise and the moment it was made: the recorder's position when the call that
@@ -100,13 +101,16 @@ pub fn check(promise: &Promise, read: &mut Read) -> Result<(), String> {
             }
             Ok(())
         }
-        Promise::OneOf { file, versions } => {
+        Promise::OneOf { file, versions, older } => {
             let Some(data) = read(file)? else { return Err(format!("{file} was missing")) };
             if versions.iter().any(|v| v.bytes() == data) {
                 return Ok(());
             }
             if data.is_empty() {
                 return Err(format!("{file} was empty"));
+            }
+            if let Some(older) = older.iter().find(|v| v.bytes() == data) {
+                return Err(format!("{file} still held {}", older.name));
             }
             let names = versions.iter().map(|v| format!("{} ({} bytes)", v.name, thousands(v.len())));
             let names = names.collect::<Vec<_>>().join(" nor ");
@@ -195,6 +199,7 @@ mod tests {
         let promise = Promise::OneOf {
             file: "settings.json".into(),
             versions: vec![version("the old content", OLD, 4096), version("the new content", NEW, 8192)],
+            older: vec![version("the first content", NEW, 2048)],
         };
         let old = piece(OLD, 1, 0, 4096).bytes();
         let new = piece(NEW, 1, 0, 8192).bytes();
@@ -202,6 +207,8 @@ mod tests {
         assert_eq!(check(&promise, &mut files(Some(new.clone()))), Ok(()));
         assert_eq!(check(&promise, &mut files(Some(Vec::new()))), Err("settings.json was empty".into()));
         assert_eq!(check(&promise, &mut files(None)), Err("settings.json was missing".into()));
+        let first = piece(NEW, 1, 0, 2048).bytes();
+        assert_eq!(check(&promise, &mut files(Some(first))), Err("settings.json still held the first content".into()));
         let partial = [new[..4096].to_vec(), vec![0; 4096]].concat();
         assert_eq!(
             check(&promise, &mut files(Some(partial))),

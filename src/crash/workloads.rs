@@ -114,8 +114,32 @@ pub fn all() -> Vec<Workload> {
     out
 }
 
+/// The workload of `name`: one of [`all`], or any other durable mode of `run` (`every:16`,
+/// `direct+odsync`, `writebehind:1MiB`), `io_uring+every:N`, or a commit `append+MODE`
+/// or `overwrite0+MODE` (the names `plan::crash::workload_of` gives a case).
 pub fn by_name(name: &str) -> Option<Workload> {
-    all().into_iter().find(|w| w.name == name)
+    if let Some(known) = all().into_iter().find(|w| w.name == name) {
+        return Some(known);
+    }
+    let durable = |mode: Durability| mode.syncs() && mode.every().is_none_or(|(n, _)| n > 0);
+    let writes = |mode: Durability, chunk: u64, place: Place, io_uring: bool| {
+        // At least two syncs of every:N: one along the way, one of the last calls.
+        let count = mode.every().map_or(RUN_WRITES, |(n, _)| (2 * n).clamp(RUN_WRITES, 256));
+        Kind::Writes { mode, chunk, count, place, io_uring, atomic: false }
+    };
+    let kind = if let Some((pattern, mode)) = name.split_once('+').filter(|(p, _)| ["append", "overwrite0"].contains(p))
+    {
+        let mode = parse_mode(mode).ok().filter(|m| durable(*m))?;
+        let place = if pattern == "append" { Place::Append } else { Place::Offset0 };
+        writes(mode, RECORD, place, false)
+    } else if let Some(mode) = name.strip_prefix("io_uring+") {
+        let mode = parse_mode(mode).ok().filter(|m| m.every().is_some() && !m.direct)?;
+        writes(mode, RUN_CHUNK, Place::Append, true)
+    } else {
+        let mode = parse_mode(name).ok().filter(|m| durable(*m))?;
+        writes(mode, RUN_CHUNK, Place::Append, false)
+    };
+    Some(Workload { name: name.to_string(), kind })
 }
 
 pub fn names() -> Vec<String> {
@@ -125,7 +149,7 @@ pub fn names() -> Vec<String> {
 /// The file a workload's promises are about.
 pub fn file_of(workload: &Workload) -> &'static str {
     match workload.kind {
-        Kind::Writes { place: Place::Append, chunk: RUN_CHUNK, .. } => "data",
+        Kind::Writes { place: Place::Append, chunk: RUN_CHUNK, atomic: false, .. } => "data",
         Kind::Writes { .. } => "log",
         Kind::Saves { .. } => "settings.json",
     }
@@ -231,12 +255,15 @@ impl Writes {
         let file = self.file.to_string();
         match self.place {
             Place::Append => Promise::Holds { file, pieces: (1..=done).map(|n| self.piece(n)).collect() },
-            Place::Offset0 => Promise::OneOf {
-                file,
-                versions: (done..=self.count)
-                    .map(|n| Version { name: format!("write {n}'s record"), pieces: vec![self.piece(n)] })
-                    .collect(),
-            },
+            Place::Offset0 => {
+                let record = |n: u32| Version { name: format!("write {n}'s record"), pieces: vec![self.piece(n)] };
+                let old = Version {
+                    name: "the record from before".into(),
+                    pieces: vec![Piece { tag: OLD, write: 1, offset: 0, len: self.chunk }],
+                };
+                let older = std::iter::once(old).chain((1..done).map(record)).collect();
+                Promise::OneOf { file, versions: (done..=self.count).map(record).collect(), older }
+            }
         }
     }
 
@@ -378,7 +405,7 @@ fn saves(pattern: Pattern, dir: &Path, position: &dyn Fn() -> usize) -> Result<V
     let mut acks = vec![Ack {
         position: 0,
         what: format!("the save pattern {} promises the old or a new content, whole", pattern.name()),
-        promise: Promise::OneOf { file: file.into(), versions: (0..=SAVES).map(version).collect() },
+        promise: Promise::OneOf { file: file.into(), versions: (0..=SAVES).map(version).collect(), older: Vec::new() },
     }];
     for n in 1..=SAVES {
         saver.save(&version(n).pieces[0].bytes()).map_err(call_error)?;
@@ -386,7 +413,11 @@ fn saves(pattern: Pattern, dir: &Path, position: &dyn Fn() -> usize) -> Result<V
             acks.push(Ack {
                 position: position(),
                 what: format!("save {n} returned (its directory fsync)"),
-                promise: Promise::OneOf { file: file.into(), versions: (n..=SAVES).map(version).collect() },
+                promise: Promise::OneOf {
+                    file: file.into(),
+                    versions: (n..=SAVES).map(version).collect(),
+                    older: (0..n).map(version).collect(),
+                },
             });
         }
     }
@@ -416,13 +447,26 @@ mod tests {
         for name in ["replace", "replace-tmpfile", "replace-unsafe", "append+odsync", "pwritev2-atomic"] {
             assert!(by_name(name).is_some(), "{name}");
         }
+        // Any durable mode, as a case names it.
+        for name in ["every:16", "every-fdatasync:2", "direct+odsync", "writebehind:1MiB", "io_uring+every-fdatasync:8"]
+        {
+            assert_eq!(by_name(name).map(|w| w.name), Some(name.to_string()));
+        }
+        let Some(Workload { kind: Kind::Writes { count, .. }, .. }) = by_name("every:64") else { panic!() };
+        assert_eq!(count, 128, "two syncs of every:64");
+        for not in ["none", "direct", "every:0", "io_uring+end", "append+none", "fsync-file+dir", "sometimes"] {
+            assert!(by_name(not).is_none(), "{not}");
+        }
     }
 
     #[test]
     fn an_overwrite_promises_the_record_acknowledged_or_a_later_one() {
         let spec = Writes { mode: Durability::End, chunk: RECORD, count: 3, place: Place::Offset0, file: "log" };
-        let Promise::OneOf { versions, .. } = spec.promise(2) else { panic!("an overwrite is one of its records") };
+        let Promise::OneOf { versions, older, .. } = spec.promise(2) else {
+            panic!("an overwrite is one of its records")
+        };
         assert_eq!(versions.len(), 2);
+        assert_eq!(older.len(), 2, "the record from before and write 1's");
         assert!(versions.iter().all(|v| v.pieces[0].offset == 0 && v.pieces[0].write >= 2));
         let append = Writes { place: Place::Append, ..spec };
         assert_eq!(

@@ -103,6 +103,7 @@ mod tests {
             tied: true,
             verdict: None,
             fastest: None,
+            crash_checked: None,
         }];
         result
     }

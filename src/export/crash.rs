@@ -42,17 +42,17 @@ fn row(entry: &CrashCheck) -> [String; 9] {
 }
 
 /// The verdict under the table, one line per filesystem and mount options.
-pub fn verdicts(report: &CrashReport) -> Vec<String> {
+pub fn verdicts(entries: &[CrashCheck]) -> Vec<String> {
     let mut seen: Vec<(String, String)> = Vec::new();
     let mut out = Vec::new();
-    for entry in &report.crash {
+    for entry in entries {
         let key = (entry.fs.clone(), entry.mount_options.clone());
         if seen.contains(&key) {
             continue;
         }
         seen.push(key.clone());
         let same: Vec<&CrashCheck> =
-            report.crash.iter().filter(|e| e.fs == key.0 && e.mount_options == key.1 && e.refused.is_none()).collect();
+            entries.iter().filter(|e| e.fs == key.0 && e.mount_options == key.1 && e.refused.is_none()).collect();
         let states: usize = same.iter().map(|e| e.states).sum();
         let broken: Vec<String> = same.iter().filter(|e| e.broken > 0).map(|e| e.workload.clone()).collect();
         let repairs: usize = same.iter().map(|e| e.repairs).sum();
@@ -71,9 +71,8 @@ pub fn verdicts(report: &CrashReport) -> Vec<String> {
 }
 
 /// The examples of broken promises, one block per entry that has them.
-fn examples(report: &CrashReport) -> Vec<(String, &Vec<String>)> {
-    report
-        .crash
+fn examples(entries: &[CrashCheck]) -> Vec<(String, &Vec<String>)> {
+    entries
         .iter()
         .filter(|e| !e.examples.is_empty())
         .map(|e| {
@@ -109,16 +108,22 @@ pub fn render_text(report: &CrashReport, out: &mut dyn Write) -> io::Result<()> 
         writeln!(out, "{}", line(cells))?;
     }
     writeln!(out)?;
-    for verdict in verdicts(report) {
+    for verdict in verdicts(&report.crash) {
         writeln!(out, "{verdict}")?;
     }
     // One example each on the terminal; the files have up to three.
-    for (title, list) in examples(report) {
+    for (title, list) in examples(&report.crash) {
         writeln!(out, "\n{title}, for example:")?;
         for example in list.iter().take(1) {
             for (i, part) in super::text::wrap(example, 96).iter().enumerate() {
                 writeln!(out, "{}{part}", if i == 0 { "  - " } else { "    " })?;
             }
+        }
+    }
+    for entry in report.crash.iter().filter(|e| !e.log.is_empty()) {
+        writeln!(out, "\nlog of {} ({}) {}:", entry.fs, options(entry), entry.workload)?;
+        for line in &entry.log {
+            writeln!(out, "{line}")?;
         }
     }
     if !report.complete {
@@ -139,17 +144,23 @@ pub fn render_markdown(report: &CrashReport, out: &mut dyn Write) -> io::Result<
         "Kernel {}; at most {} states per workload; seed {}.\n",
         report.kernel, report.states_per_check, report.seed
     )?;
+    markdown_table(&report.crash, out)
+}
+
+/// The table, its verdicts and the examples, in Markdown: the crash command's file and
+/// the section of a run's report that has crash checks.
+pub fn markdown_table(entries: &[CrashCheck], out: &mut dyn Write) -> io::Result<()> {
     writeln!(out, "| {} |", HEADER.join(" | "))?;
     writeln!(out, "|{}", "---|".repeat(HEADER.len()))?;
-    for entry in &report.crash {
+    for entry in entries {
         let cells = row(entry).map(|c| c.replace('|', "\\|"));
         writeln!(out, "| {} |", cells.join(" | "))?;
     }
     writeln!(out)?;
-    for verdict in verdicts(report) {
+    for verdict in verdicts(entries) {
         writeln!(out, "- {verdict}")?;
     }
-    for (title, list) in examples(report) {
+    for (title, list) in examples(entries) {
         writeln!(out, "\n**{title}**, for example:\n")?;
         for example in list {
             writeln!(out, "- {example}")?;
@@ -168,16 +179,21 @@ pub fn render_html(report: &CrashReport, out: &mut dyn Write) -> io::Result<()> 
         "<style>body{{font-family:sans-serif;max-width:70em;margin:2em auto}}table{{border-collapse:collapse}}\
          td,th{{border:1px solid #ccc;padding:.2em .5em}}td.n{{text-align:right}}tr.broken td{{background:#fdd}}</style>"
     )?;
-    writeln!(out, "</head><body>\n<section id=\"crash\"><h2>Crash checks</h2>")?;
-    writeln!(
-        out,
-        "<p>Kernel {}; at most {} states per workload; seed {}.</p>",
-        text(&report.kernel),
-        report.states_per_check,
-        report.seed
-    )?;
+    writeln!(out, "</head><body>")?;
+    let facts = format!(
+        "Kernel {}; at most {} states per workload; seed {}.",
+        report.kernel, report.states_per_check, report.seed
+    );
+    html_section(&report.crash, &facts, out)?;
+    writeln!(out, "</body></html>")
+}
+
+/// The crash checks as an HTML section (`id="crash"`): the crash command's page and the
+/// section of a run's report that has crash checks.
+pub fn html_section(entries: &[CrashCheck], facts: &str, out: &mut dyn Write) -> io::Result<()> {
+    writeln!(out, "<section id=\"crash\"><h2>Crash checks</h2>\n<p>{}</p>", text(facts))?;
     writeln!(out, "<table><tr>{}</tr>", HEADER.map(|h| format!("<th>{h}</th>")).join(""))?;
-    for entry in &report.crash {
+    for entry in entries {
         let class = if entry.broken > 0 { " class=\"broken\"" } else { "" };
         let cells: Vec<String> = row(entry)
             .iter()
@@ -191,16 +207,16 @@ pub fn render_html(report: &CrashReport, out: &mut dyn Write) -> io::Result<()> 
         writeln!(out, "<tr{class}>{}</tr>", cells.join(""))?;
     }
     writeln!(out, "</table>\n<ul>")?;
-    for verdict in verdicts(report) {
+    for verdict in verdicts(entries) {
         writeln!(out, "<li>{}</li>", text(&verdict))?;
     }
     writeln!(out, "</ul>")?;
-    for (title, list) in examples(report) {
+    for (title, list) in examples(entries) {
         writeln!(out, "<h3>{}, for example</h3><ul>", text(&title))?;
         for example in list {
             writeln!(out, "<li>{}</li>", text(example))?;
         }
         writeln!(out, "</ul>")?;
     }
-    writeln!(out, "</section></body></html>")
+    writeln!(out, "</section>")
 }

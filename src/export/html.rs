@@ -53,6 +53,14 @@ pub fn render(result: &ResultFile, out: &mut dyn Write) -> io::Result<()> {
     }
     writeln!(out, "</header>")?;
     answer(result, out)?;
+    if !result.crash.is_empty() {
+        let facts = format!(
+            "The durable modes measured, on a new {} with these mount options, against simulated power losses \
+             (docs/crash.md).",
+            result.target.fs_type
+        );
+        super::crash::html_section(&result.crash, &facts, out)?;
+    }
     charts(result, out)?;
     observations(result, out)?;
     table(result, out)?;

@@ -91,6 +91,7 @@ fn text_from_the_result_is_escaped_everywhere() {
         tied: true,
         verdict: None,
         fastest: None,
+        crash_checked: None,
     }];
     let html = page(&result);
     assert!(!html.contains("<img"), "{html}");

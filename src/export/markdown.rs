@@ -131,6 +131,15 @@ pub fn render(result: &ResultFile, out: &mut dyn Write) -> io::Result<()> {
         let goal = escape(&document::goal_title(&recommendation.goal));
         writeln!(out, "- **{goal}**{tied}: {}", escape(&recommendation.text))?;
     }
+    if !result.crash.is_empty() {
+        writeln!(
+            out,
+            "\n## Crash checks\n\nThe durable modes measured, on a new {} with these mount options, against simulated \
+             power losses (docs/crash.md):\n",
+            escape(&result.target.fs_type)
+        )?;
+        super::crash::markdown_table(&result.crash, out)?;
+    }
     writeln!(out, "\n## Context\n")?;
     for (name, value) in document::context_facts(result) {
         writeln!(out, "- {name}: {}", escape(&value))?;

@@ -150,6 +150,7 @@ fn observations_answer_and_context_as_stored_and_escaped() {
         tied: true,
         verdict: None,
         fastest: None,
+        crash_checked: None,
     }];
     result.options["argv"][0] = "/build/target/release/writebench".into();
     result.options["note"] = "````".into();

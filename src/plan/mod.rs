@@ -1,6 +1,7 @@
 //! Expands a suite and the user's option lists into the cases to run (docs/design.md §1).
 
 pub mod catalog;
+pub mod crash;
 pub mod durability;
 pub mod latency;
 pub mod suites;

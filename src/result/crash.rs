@@ -39,6 +39,9 @@ pub struct CrashCheck {
     pub repair_example: Option<String>,
     /// Wall time of the recording and the states' checks.
     pub seconds: f64,
+    /// The log in words, with the calls that returned (`--show-log`).
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub log: Vec<String>,
 }
 
 /// The file `crash --export-json` writes.

@@ -44,6 +44,11 @@ pub struct ResultFile {
     /// and in files from before calibration existed).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub calibration: Option<Calibration>,
+    /// Crash checks of the target's filesystem with its mount options, one per durable
+    /// mode measured (`run --crash-check`, docs/crash.md); the durable recommendations
+    /// say what they found.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub crash: Vec<crash::CrashCheck>,
     /// False when the run was interrupted and this file holds what was done so far.
     pub complete: bool,
 }
@@ -233,6 +238,19 @@ pub struct Recommendation {
     /// slower than it.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub fastest: Option<Figure>,
+    /// What the result's crash check of the recommended case's mode found, where it has
+    /// one: states checked and promises broken (docs/crash.md).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub crash_checked: Option<CrashChecked>,
+}
+
+/// A durable recommendation's crash check.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct CrashChecked {
+    /// The workload checked (the mode's or pattern's name).
+    pub workload: String,
+    pub states: usize,
+    pub broken: usize,
 }
 
 impl ResultFile {

@@ -100,6 +100,7 @@ fn latency_answer(
         tied: verdict == Some(Verdict::Tied),
         verdict: verdict.map(|v| v.name().to_string()),
         fastest: None,
+        crash_checked: None,
     })
 }
 

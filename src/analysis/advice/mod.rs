@@ -29,6 +29,7 @@
 
 mod carry_over;
 mod commits;
+mod crash_checked;
 mod durability;
 mod effects;
 mod figures;
@@ -121,7 +122,9 @@ pub fn stored_differs(
 
 /// The best strategy for each goal the result can answer.
 pub fn recommendations(result: &ResultFile) -> Vec<Recommendation> {
-    recommend::recommendations(result)
+    let mut answer = recommend::recommendations(result);
+    crash_checked::annotate(result, &mut answer);
+    answer
 }
 
 fn order(mut findings: Vec<Finding>) -> Vec<Observation> {

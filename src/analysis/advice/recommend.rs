@@ -208,6 +208,7 @@ fn throughput(measured: &Measured, goal: &Goal, warm: bool) -> Option<Recommenda
         tied: verdict == Some(Verdict::Tied),
         verdict: verdict.map(|v| v.name().to_string()),
         fastest: (!std::ptr::eq(chosen, fastest)).then(|| side(fastest).figure()).flatten(),
+        crash_checked: None,
     })
 }
 

@@ -106,6 +106,7 @@ impl Build {
                 observation_tests: None,
                 answer: Vec::new(),
                 calibration: None,
+                crash: Vec::new(),
                 complete: true,
             },
         }

@@ -55,6 +55,7 @@ fn result(fs_type: &str, cases: Vec<CaseResult>) -> ResultFile {
         observation_tests: None,
         answer: Vec::new(),
         calibration: None,
+        crash: Vec::new(),
         complete: true,
     }
 }
@@ -292,6 +293,7 @@ fn recommend(goal: &str, case: &str, median: f64) -> Recommendation {
         tied: false,
         verdict: None,
         fastest: None,
+        crash_checked: None,
     }
 }
 

@@ -331,6 +331,7 @@ pub(crate) mod tests {
             observation_tests: None,
             answer: Vec::new(),
             calibration: None,
+            crash: Vec::new(),
             complete: true,
         }
     }
