@@ -108,6 +108,7 @@ fn six_filesystems_are_built_measured_compared_and_torn_down() {
         "ext4=noatime",
         "--export-html",
         html.to_str().unwrap(),
+        "--crash",
     ];
     args.extend_from_slice(&NARROW);
     let child = lab(&args).stdout(Stdio::piped()).stderr(Stdio::piped()).spawn().expect("writebench runs");
@@ -173,6 +174,19 @@ fn six_filesystems_are_built_measured_compared_and_torn_down() {
     assert!(said[0].contains("RAM-backed") && said[0].contains("the filesystems' own work, not a device"), "{said:?}");
     assert_eq!(stdout.matches("note: every file keeps its data in memory").count(), 1, "{stdout}");
     assert_eq!(compared["memory_note"].as_str().map(|n| n.starts_with("every file keeps")), Some(true), "{compared}");
+    // --crash: the runs on ext4, xfs and btrfs crash-checked their durable modes (on a
+    // new filesystem of the type, with the mount options: ext4's noatime), tmpfs's and
+    // fuse's were not asked to; the comparison has the table.
+    let checks = compared["crash"].as_array().expect("the comparison's crash checks");
+    let checked: std::collections::BTreeSet<&str> = checks.iter().map(|c| c["fs"].as_str().unwrap()).collect();
+    assert_eq!(checked, ["btrfs", "ext4", "xfs"].into_iter().collect(), "{compared}");
+    assert!(checks.iter().any(|c| c["fs"] == "ext4" && c["mount_options"].as_str().unwrap().contains("noatime")));
+    assert!(checks.iter().all(|c| c["broken"] == 0 || c["workload"] == "replace-unsafe"), "{compared}");
+    assert!(stdout.contains("## Crash checks (docs/crash.md)"), "{stdout}");
+    let ext4 = read_json(&out.path().join("ext4.json"));
+    let durable = ext4["answer"].as_array().unwrap().iter().find(|r| r["goal"] == "durable-at-end").unwrap();
+    assert!(durable["text"].as_str().unwrap().contains("crash-checked on ext4"), "{durable}");
+    assert!(read_json(&out.path().join("tmpfs.json")).get("crash").is_none());
     let page = std::fs::read_to_string(&html).expect("--export-html wrote the comparison");
     assert!(page.contains("id=\"chart-ratio\""), "the HTML has the filesystems' chart");
     assert!(out.path().join("comparison.md").exists());

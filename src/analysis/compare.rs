@@ -70,6 +70,10 @@ pub struct CompareResult {
     /// (see [`memory::note`]); null where none does.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub memory_note: Option<String>,
+    /// The files' crash checks (`run --crash-check`, `lab --crash`; docs/crash.md), each
+    /// filesystem, mount options and workload once.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub crash: Vec<crate::result::crash::CrashCheck>,
 }
 
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
@@ -249,7 +253,23 @@ pub fn compare(results: &[(String, ResultFile)]) -> CompareResult {
         across: Vec::new(),
         fastest: Vec::new(),
         memory_note,
+        crash: crash_checks(&only),
     }
+}
+
+/// Every file's crash checks; where two files checked the same filesystem, mount options
+/// and workload (ext4 and ext4 on md RAID-0 in the lab), the first file's.
+fn crash_checks(results: &[&ResultFile]) -> Vec<crate::result::crash::CrashCheck> {
+    let mut all: Vec<crate::result::crash::CrashCheck> = Vec::new();
+    for check in results.iter().flat_map(|result| &result.crash) {
+        let same = |c: &crate::result::crash::CrashCheck| {
+            c.fs == check.fs && c.mount_options == check.mount_options && c.workload == check.workload
+        };
+        if !all.iter().any(same) {
+            all.push(check.clone());
+        }
+    }
+    all
 }
 
 /// A, B, …, Z, then F27, F28…: short column headings.

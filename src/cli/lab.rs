@@ -15,6 +15,7 @@ Examples:
   writebench lab                                        the six filesystems, quick suite
   writebench lab --fs ext4,xfs --suite quick --size 256MiB --export-html fs.html
   writebench lab --fs ext4 --mkfs-opt ext4='-E lazy_itable_init=0' --mount-opt ext4=noatime
+  writebench lab --fs ext4,xfs,btrfs-raid0 --crash              and each durable mode crash-checked
   writebench clean --yes                                after a killed lab: its leftovers
 
 Filesystems: tmpfs, ext4, xfs, btrfs-raid0 (two devices, data RAID-0, metadata RAID-1),
@@ -45,9 +46,18 @@ pub struct LabArgs {
     #[arg(long, value_name = "FS=OPTS")]
     pub mount_opt: Vec<String>,
 
+    /// Check the durable modes on ext4, xfs and btrfs against simulated power losses
+    /// (each run with --crash-check; tmpfs and fuse have nothing to check): the
+    /// comparison gets their crash table (docs/crash.md).
+    #[arg(long)]
+    pub crash: bool,
+
     #[command(flatten)]
     pub run: RunArgs,
 }
+
+/// Flags of the lab itself, or that it hands on only where they apply.
+const OWN_FLAGS: [&str; 2] = ["--crash", "--crash-check"];
 
 /// Options of the lab itself: not handed on to the runs. Each takes a value.
 const OWN: [&str; 8] = [
@@ -97,6 +107,8 @@ impl LabArgs {
                     fs,
                     mkfs_options: fs.mkfs_options.to_string(),
                     mount_options: fs.mount_options.to_string(),
+                    crash_check: (self.crash || self.run.crash_check)
+                        && crate::crash::filesystems::by_name(fs.kernel_type).is_some(),
                 });
             }
         }
@@ -148,7 +160,10 @@ fn run_args(argv: &[String]) -> Vec<String> {
             tokens.next();
             continue;
         }
-        if OWN.iter().any(|own| token.starts_with(&format!("{own}="))) || token == "." {
+        if OWN.iter().any(|own| token.starts_with(&format!("{own}=")))
+            || token == "."
+            || OWN_FLAGS.contains(&token.as_str())
+        {
             continue;
         }
         kept.push(token.clone());
@@ -199,6 +214,17 @@ mod tests {
         assert_eq!(narrowed.exports, [("html", PathBuf::from("/tmp/x.html"))]);
         assert_eq!(plan(&[]).unwrap().filesystems.len(), filesystems::DEFAULT.len());
         assert_eq!(plan(&["--fs", "all"]).unwrap().filesystems.len(), filesystems::ALL.len());
+    }
+
+    #[test]
+    fn crash_checks_go_to_the_runs_of_filesystems_the_crash_check_knows_only() {
+        for flag in ["--crash", "--crash-check"] {
+            let crash = plan(&["--fs", "tmpfs,ext4,btrfs-raid0,fuse", flag, "--methods", "pwrite"]).unwrap();
+            assert_eq!(crash.run_args, ["--methods", "pwrite"], "{flag} is not handed on as typed");
+            let checked: Vec<&str> = crash.filesystems.iter().filter(|c| c.crash_check).map(|c| c.fs.name).collect();
+            assert_eq!(checked, ["ext4", "btrfs-raid0"], "{flag}");
+        }
+        assert!(plan(&["--fs", "ext4"]).unwrap().filesystems.iter().all(|c| !c.crash_check));
     }
 
     #[test]

@@ -71,6 +71,10 @@ pub fn render(compared: &CompareResult, out: &mut dyn Write) -> io::Result<()> {
             }
         }
     }
+    if !compared.crash.is_empty() {
+        writeln!(out, "\n## Crash checks (docs/crash.md)\n")?;
+        super::crash::text_table(&compared.crash, out)?;
+    }
     writeln!(out, "\n## Answer\n")?;
     for (line, picks) in answer_lines(compared) {
         writeln!(out, "  {line}")?;
@@ -124,6 +128,10 @@ pub fn render_markdown(compared: &CompareResult, out: &mut dyn Write) -> io::Res
         for line in across {
             writeln!(out, "- {}", escape(&line))?;
         }
+    }
+    if !compared.crash.is_empty() {
+        writeln!(out, "\n## Crash checks\n")?;
+        super::crash::markdown_table(&compared.crash, out)?;
     }
     writeln!(out, "\n## Answer\n")?;
     for (line, picks) in answer_lines(compared) {

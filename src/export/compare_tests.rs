@@ -102,6 +102,7 @@ fn fixture() -> CompareResult {
         across: Vec::new(),
         fastest: Vec::new(),
         memory_note: None,
+        crash: Vec::new(),
     }
 }
 

@@ -83,7 +83,23 @@ fn examples(entries: &[CrashCheck]) -> Vec<(String, &Vec<String>)> {
 
 /// The table for the terminal (stdout).
 pub fn render_text(report: &CrashReport, out: &mut dyn Write) -> io::Result<()> {
-    let rows: Vec<[String; 9]> = report.crash.iter().map(row).collect();
+    text_table(&report.crash, out)?;
+    for entry in report.crash.iter().filter(|e| !e.log.is_empty()) {
+        writeln!(out, "\nlog of {} ({}) {}:", entry.fs, options(entry), entry.workload)?;
+        for line in &entry.log {
+            writeln!(out, "{line}")?;
+        }
+    }
+    if !report.complete {
+        writeln!(out, "\ninterrupted: the entries above are those done before it")?;
+    }
+    Ok(())
+}
+
+/// The table, its verdicts and one example of each broken promise, for the terminal:
+/// `crash`'s output and the section of a comparison that has crash checks.
+pub fn text_table(entries: &[CrashCheck], out: &mut dyn Write) -> io::Result<()> {
+    let rows: Vec<[String; 9]> = entries.iter().map(row).collect();
     let mut widths = HEADER.map(str::len);
     for cells in &rows {
         for (i, cell) in cells.iter().enumerate().take(3) {
@@ -108,26 +124,17 @@ pub fn render_text(report: &CrashReport, out: &mut dyn Write) -> io::Result<()> 
         writeln!(out, "{}", line(cells))?;
     }
     writeln!(out)?;
-    for verdict in verdicts(&report.crash) {
+    for verdict in verdicts(entries) {
         writeln!(out, "{verdict}")?;
     }
     // One example each on the terminal; the files have up to three.
-    for (title, list) in examples(&report.crash) {
+    for (title, list) in examples(entries) {
         writeln!(out, "\n{title}, for example:")?;
         for example in list.iter().take(1) {
             for (i, part) in super::text::wrap(example, 96).iter().enumerate() {
                 writeln!(out, "{}{part}", if i == 0 { "  - " } else { "    " })?;
             }
         }
-    }
-    for entry in report.crash.iter().filter(|e| !e.log.is_empty()) {
-        writeln!(out, "\nlog of {} ({}) {}:", entry.fs, options(entry), entry.workload)?;
-        for line in &entry.log {
-            writeln!(out, "{line}")?;
-        }
-    }
-    if !report.complete {
-        writeln!(out, "\ninterrupted: the entries above are those done before it")?;
     }
     Ok(())
 }

@@ -32,6 +32,8 @@ pub struct Choice {
     pub fs: &'static Filesystem,
     pub mkfs_options: String,
     pub mount_options: String,
+    /// `lab --crash` on a filesystem the crash check knows: its run gets `--crash-check`.
+    pub crash_check: bool,
 }
 
 /// Everything the lab needs, validated by the command line.
@@ -180,7 +182,7 @@ fn measure_one(choice: &Choice, plan: &LabPlan, names: Names) -> Result<PathBuf,
     };
     eprintln!("writebench: lab: building {} ({})", fs.name, fs.what);
     let mut objects = Objects::default();
-    let outcome = build_and_run(&request, plan, &mut objects);
+    let outcome = build_and_run(&request, plan, &mut objects, choice.crash_check);
     let torn = objects.teardown();
     // Anything of this lab that the teardown did not know of (a step cut short by a
     // signal) is found by name and removed too.
@@ -212,7 +214,12 @@ fn measure_one(choice: &Choice, plan: &LabPlan, names: Names) -> Result<PathBuf,
     }
 }
 
-fn build_and_run(request: &Request, plan: &LabPlan, objects: &mut Objects) -> Result<PathBuf, String> {
+fn build_and_run(
+    request: &Request,
+    plan: &LabPlan,
+    objects: &mut Objects,
+    crash_check: bool,
+) -> Result<PathBuf, String> {
     let fs = request.fs;
     let built = filesystems::build(request, objects)?;
     if interrupt::received().is_some() {
@@ -225,6 +232,11 @@ fn build_and_run(request: &Request, plan: &LabPlan, objects: &mut Objects) -> Re
     let exe = std::env::current_exe().map_err(|e| format!("cannot find the writebench binary: {}", plain(&e)))?;
     let mut command = Command::new(exe);
     command.arg("run").arg(&built.mount).args(&plan.run_args).arg("--export-json").arg(&json);
+    // A new filesystem of the same type and mount options is crash-checked (one device:
+    // the RAID layouts' own ordering is not what is checked).
+    if crash_check {
+        command.arg("--crash-check");
+    }
     // The run's table goes to stderr with the progress: stdout is the comparison's.
     command.stdout(Stdio::from(stdout)).stdin(Stdio::null());
     // SAFETY: prctl in the child before exec, async-signal-safe.
