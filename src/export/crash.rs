@@ -58,9 +58,9 @@ pub fn verdicts(entries: &[CrashCheck]) -> Vec<String> {
         let repairs: usize = same.iter().map(|e| e.repairs).sum();
         let name = format!("{} ({})", entry.fs, options(entry));
         let mut line = if broken.is_empty() {
-            format!("{name}: no broken promise found in {states} states of {} workloads", same.len())
+            format!("{name}: no broken promise found in {states} states of {}", workloads(same.len()))
         } else {
-            format!("{name}: promises broken by {} of {} workloads ({})", broken.len(), same.len(), broken.join(", "))
+            format!("{name}: promises broken by {} of {} ({})", broken.len(), workloads(same.len()), broken.join(", "))
         };
         if repairs > 0 {
             line.push_str(&format!("; the checker found {repairs} of {states} states in need of repair"));
@@ -68,6 +68,10 @@ pub fn verdicts(entries: &[CrashCheck]) -> Vec<String> {
         out.push(line);
     }
     out
+}
+
+fn workloads(n: usize) -> String {
+    format!("{n} workload{}", if n == 1 { "" } else { "s" })
 }
 
 /// The examples of broken promises, one block per entry that has them.
@@ -125,7 +129,9 @@ pub fn text_table(entries: &[CrashCheck], out: &mut dyn Write) -> io::Result<()>
     }
     writeln!(out)?;
     for verdict in verdicts(entries) {
-        writeln!(out, "{verdict}")?;
+        for (i, part) in super::text::wrap(&verdict, 100).iter().enumerate() {
+            writeln!(out, "{}{part}", if i == 0 { "" } else { "  " })?;
+        }
     }
     // One example each on the terminal; the files have up to three.
     for (title, list) in examples(entries) {
