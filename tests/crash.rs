@@ -297,11 +297,23 @@ fn after_sigkill_clean_removes_the_recorder_the_loop_device_and_the_mounts() {
     let _turn = LAB_NAMES.lock().unwrap_or_else(|p| p.into_inner());
     let pid = child.id();
     let stderr = first_progress(&mut child);
-    // Into the second recording: its filesystem is mounted on the recorder.
+    // Into a later recording: stopped (SIGSTOP) while its filesystem is mounted on the
+    // recorder, then killed, so that the recorder's mount is surely among what is left.
+    let recording = || leftovers_of(pid).iter().any(|l| l.contains("/rec ") && l.contains("fuse"));
     let deadline = std::time::Instant::now() + std::time::Duration::from_secs(20);
-    while !leftovers_of(pid).iter().any(|l| l.contains("/rec ") && l.contains("fuse")) {
+    loop {
         assert!(std::time::Instant::now() < deadline, "the recorder never mounted: {:?}", leftovers_of(pid));
-        std::thread::sleep(std::time::Duration::from_millis(5));
+        if recording() {
+            // SAFETY: signals to our own child.
+            unsafe { libc::kill(pid as i32, libc::SIGSTOP) };
+            std::thread::sleep(std::time::Duration::from_millis(20));
+            if recording() {
+                break;
+            }
+            // SAFETY: as above.
+            unsafe { libc::kill(pid as i32, libc::SIGCONT) };
+        }
+        std::thread::sleep(std::time::Duration::from_millis(2));
     }
     child.kill().unwrap();
     child.wait().unwrap();

@@ -206,10 +206,9 @@ pub(super) fn check_cases(
     let mut workloads: Vec<Workload> = Vec::new();
     for case in cases.iter().filter(|c| c.status == crate::result::Status::Ok) {
         let Some(name) = crate::plan::crash::workload_of(&case.case) else { continue };
-        if let Some(workload) = crate::crash::workloads::by_name(&name)
-            && !workloads.contains(&workload)
-        {
-            workloads.push(workload);
+        match crate::crash::workloads::by_name(&name) {
+            Some(workload) if !workloads.contains(&workload) => workloads.push(workload),
+            _ => {}
         }
     }
     if workloads.is_empty() {

@@ -304,9 +304,7 @@ impl Writes {
                 acks.push(Ack { position: position(), what, promise: self.promise(n) });
             }
             pacer.after_write(fd, self.offset(n) + self.chunk).map_err(call_error)?;
-            if let Some((every, call)) = self.mode.every()
-                && n % every == 0
-            {
+            if let Some((_, call)) = self.mode.every().filter(|(every, _)| n % every == 0) {
                 let what = format!("the {} after write {n} returned", call.name());
                 acks.push(Ack { position: position(), what, promise: self.promise(n) });
             }
