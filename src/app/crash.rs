@@ -92,11 +92,13 @@ pub(super) fn check_all(
     let started = Instant::now();
     let mut checked = Checked { entries: Vec::new(), complete: true, failed: false };
     let stop = || interrupt::received().map(|signal| format!("interrupted by {}", interrupt::name(signal)));
+    let plural = |n: usize, word: &str| format!("{n} {word}{}", if n == 1 { "" } else { "s" });
     eprintln!(
-        "writebench crash: {total} recordings ({} filesystem configurations x {} workloads), at most {} states each",
-        configs.len(),
-        workloads.len(),
-        budget.states
+        "writebench crash: {} ({} x {}), at most {} each",
+        plural(total, "recording"),
+        plural(configs.len(), "filesystem configuration"),
+        plural(workloads.len(), "workload"),
+        plural(budget.states, "state")
     );
     'all: for (fs, options) in configs {
         for workload in workloads {

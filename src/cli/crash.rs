@@ -37,7 +37,8 @@ pub struct CrashArgs {
     /// writebehind:64KiB, io_uring+every:4), the save patterns of `latency` (replace,
     /// replace-tmpfile, replace-unsafe), small commits (append+odsync,
     /// append+every-fdatasync:1, overwrite0+odsync, overwrite0+every-fdatasync:1) and
-    /// pwritev2-atomic.
+    /// pwritev2-atomic; any other durable mode of `run` by its name too (every:16,
+    /// direct+odsync).
     #[arg(long, value_name = "LIST")]
     pub workloads: Option<String>,
 
