@@ -10,6 +10,7 @@
 //! two runs is 2/3 B/s), whereas bytes / mean time is the rate of the average run.
 
 pub mod outliers;
+pub mod race;
 pub mod significance;
 
 use serde::{Deserialize, Serialize};
