@@ -60,7 +60,8 @@ pub enum Command {
     Run(RunArgs),
     /// List the scratch directories that killed runs left in PATH, and remove them
     /// after asking (only `.writebench-<pid>-*` directories owned by you whose pid is
-    /// no running writebench; never anything else).
+    /// no running writebench; never anything else); also what a killed lab or crash
+    /// check left (its mounts, loop devices and files in /dev/shm).
     Clean(CleanArgs),
     /// Time small writes one by one, and crash-safe saves of a whole file: percentiles
     /// per durability mode and per save pattern.
