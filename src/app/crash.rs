@@ -135,6 +135,12 @@ pub(super) fn check_all(
             }
         }
     }
+    let states: usize = checked.entries.iter().map(|e| e.states).sum();
+    eprintln!(
+        "writebench crash: {} checked in {:.1} s",
+        plural(states, "crash state"),
+        started.elapsed().as_secs_f64()
+    );
     if let Err(failures) = objects.teardown() {
         for failure in failures {
             eprintln!("writebench: crash teardown: {failure}");
