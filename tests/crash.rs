@@ -299,7 +299,7 @@ fn after_sigkill_clean_removes_the_recorder_the_loop_device_and_the_mounts() {
     let stderr = first_progress(&mut child);
     // Into a later recording: stopped (SIGSTOP) while its filesystem is mounted on the
     // recorder, then killed, so that the recorder's mount is surely among what is left.
-    let recording = || leftovers_of(pid).iter().any(|l| l.contains("/rec ") && l.contains("fuse"));
+    let recording = || leftovers_of(pid).iter().any(|l| l.contains("-mnt/rec") && l.contains(" fuse "));
     let deadline = std::time::Instant::now() + std::time::Duration::from_secs(20);
     loop {
         assert!(std::time::Instant::now() < deadline, "the recorder never mounted: {:?}", leftovers_of(pid));

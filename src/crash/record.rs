@@ -35,10 +35,13 @@ pub enum Recording {
     Refused(String),
 }
 
-/// The directory the recorder is mounted on (short, so that `clean`, which unmounts the
-/// longest paths first, unmounts the filesystem on top of it before it).
+/// The directory the recorder is mounted on: one per recording, so that a recorder whose
+/// teardown failed does not stop the next recordings (short, so that `clean`, which
+/// unmounts the longest paths first, unmounts the filesystem on top of it before it).
 pub fn recorder_dir(names: Names) -> PathBuf {
-    names.mount_point("rec")
+    static RECORDINGS: std::sync::atomic::AtomicUsize = std::sync::atomic::AtomicUsize::new(0);
+    let n = RECORDINGS.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+    names.mount_point(&format!("rec{n}"))
 }
 
 pub fn fs_dir(names: Names, fs: &CrashFs) -> PathBuf {

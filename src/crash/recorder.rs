@@ -294,7 +294,42 @@ impl Recorder {
     /// its I/O fails instead.
     pub fn stop(mut self) -> io::Result<()> {
         self.abort();
-        self.session.take().map_or(Ok(()), BackgroundSession::umount_and_join)
+        self.wait_unused(Duration::from_secs(5));
+        let Some(session) = self.session.take() else { return Ok(()) };
+        match session.umount_and_join() {
+            Ok(()) => Ok(()),
+            // Still busy after the wait (a process holding the image open): detached
+            // lazily, the kernel ends the mount when the last user lets go. Its
+            // connection is aborted, so nothing waits on it meanwhile.
+            Err(error) if error.raw_os_error() == Some(libc::EBUSY) => self.detach_lazily(),
+            Err(error) => Err(error),
+        }
+    }
+
+    /// Waits, up to `limit`, until no loop device rests on the image: `losetup -d`
+    /// returns before a device that is still open (udev probing it after the unmount of
+    /// its filesystem) lets go of its file, and until then the mount is busy.
+    fn wait_unused(&self, limit: Duration) {
+        let image = self.image_path();
+        let deadline = std::time::Instant::now() + limit;
+        while crate::lab::loopdev::attached()
+            .iter()
+            .any(|(_, backing)| std::path::Path::new(backing.strip_suffix(" (deleted)").unwrap_or(backing)) == image)
+            && std::time::Instant::now() < deadline
+        {
+            std::thread::sleep(Duration::from_millis(10));
+        }
+    }
+
+    fn detach_lazily(&self) -> io::Result<()> {
+        use std::os::unix::ffi::OsStrExt;
+        let path = std::ffi::CString::new(self.mount.as_os_str().as_bytes())?;
+        // SAFETY: umount2 of a NUL-terminated path we mounted.
+        if unsafe { libc::umount2(path.as_ptr(), libc::MNT_DETACH) } == 0 {
+            Ok(())
+        } else {
+            Err(io::Error::last_os_error())
+        }
     }
 
     /// Aborts the FUSE connection: every request, pending or future, fails, and the

@@ -84,7 +84,7 @@ pub fn find_where(wanted: impl Fn(u32) -> bool) -> Leftovers {
     found.mounts.dedup();
     found.arrays = md::arrays().into_iter().filter(|(_, members)| gone(md::owner(members))).map(|(d, _)| d).collect();
     // A loop device rests on an image in /dev/shm (the lab's), or on the file a
-    // mount of ours serves (the crash check's recorder: `<mount root>/rec/image`).
+    // mount of ours serves (the crash check's recorder: `<mount root>/recN/image`).
     let owner = |backing: &str| {
         names::image_pid(backing).or_else(|| backing.rsplit_once('/').and_then(|(dir, _)| names::mount_pid(dir)))
     };

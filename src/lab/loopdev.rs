@@ -50,13 +50,24 @@ pub fn attach(image: &Path, log: &mut Log) -> Result<String, String> {
     Ok(device)
 }
 
-/// Detaches `device` if (and only if) it still rests on `image`.
+/// Detaches `device` if (and only if) it still rests on `image`, and waits (up to 5 s)
+/// until it is gone: `losetup -d` of a device still open (udev probing it after an
+/// unmount) only marks it to be cleared at the last close, and until then it holds its
+/// file, keeps the mount under that file busy and is left for whoever looks next.
 pub fn detach(device: &str, image: &Path) -> Result<(), String> {
     if !rests_on(device, image) {
         // Already detached (or, after a reuse, someone else's): nothing of ours there.
         return Ok(());
     }
-    Step::new("losetup").arg("-d").arg(device).run().map(drop)
+    Step::new("losetup").arg("-d").arg(device).run()?;
+    let deadline = std::time::Instant::now() + std::time::Duration::from_secs(5);
+    while rests_on(device, image) {
+        if std::time::Instant::now() >= deadline {
+            return Err(format!("{device} was detached from {} but is still open", image.display()));
+        }
+        std::thread::sleep(std::time::Duration::from_millis(5));
+    }
+    Ok(())
 }
 
 #[cfg(test)]
