@@ -92,7 +92,9 @@ pub(super) fn check_all(
     let started = Instant::now();
     let mut checked = Checked { entries: Vec::new(), complete: true, failed: false };
     let stop = || interrupt::received().map(|signal| format!("interrupted by {}", interrupt::name(signal)));
-    let plural = |n: usize, word: &str| format!("{n} {word}{}", if n == 1 { "" } else { "s" });
+    let plural = |n: usize, word: &str| {
+        format!("{} {word}{}", crate::crash::promise::thousands(n as u64), if n == 1 { "" } else { "s" })
+    };
     eprintln!(
         "writebench crash: {} ({} x {}), at most {} each",
         plural(total, "recording"),

@@ -4,7 +4,7 @@
 //! from what the device received.
 
 use super::promise::thousands;
-use super::promise::{Ack, NEW, OLD, SAVED};
+use super::promise::{Ack, NEW, OLD, OTHER, SAVED};
 use super::recorder::Entry;
 use super::stamp::{self, Found, SECTOR};
 
@@ -39,6 +39,7 @@ pub fn log_lines(entries: &[Entry], acks: &[Ack]) -> Vec<String> {
                         }
                         Found::Stamped(s) if s.tag == SAVED => format!("save {}'s content", s.write),
                         Found::Stamped(s) if s.tag == OLD => "the old content".to_string(),
+                        Found::Stamped(s) if s.tag == OTHER => "another file's data".to_string(),
                         Found::Stamped(_) | Found::Zeros | Found::Other => {
                             other += 1;
                             continue;

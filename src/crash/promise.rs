@@ -12,6 +12,9 @@ pub const NEW: u32 = 1;
 pub const OLD: u32 = 2;
 /// The tag of a save's new content (its `write` is the save's number).
 pub const SAVED: u32 = 3;
+/// The tag of the data of another file, that no promise is about (the file a save
+/// workload syncs after its saves).
+pub const OTHER: u32 = 4;
 
 /// Bytes `offset..offset + len` of a file as write `write` of `tag` stamped them.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]

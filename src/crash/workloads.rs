@@ -15,7 +15,7 @@ use std::os::fd::{AsRawFd, RawFd};
 use std::os::unix::fs::OpenOptionsExt;
 use std::path::Path;
 
-use super::promise::{Ack, NEW, OLD, Piece, Promise, SAVED, Version};
+use super::promise::{Ack, NEW, OLD, OTHER, Piece, Promise, SAVED, Version};
 use crate::error::CallError;
 use crate::measure::durability::{Pacing, sync_fd};
 use crate::measure::save::Saver;
@@ -421,8 +421,8 @@ fn saves(pattern: Pattern, dir: &Path, position: &dyn Fn() -> usize) -> Result<V
     }
     let other = dir.join("other");
     let handle = std::fs::OpenOptions::new().write(true).open(&other).map_err(|e| io_error("open other", e))?;
-    std::os::unix::fs::FileExt::write_all_at(&handle, b"written after the saves", 0)
-        .map_err(|e| io_error("write other", e))?;
+    let data = Piece { tag: OTHER, write: 1, offset: 0, len: 4096 }.bytes();
+    std::os::unix::fs::FileExt::write_all_at(&handle, &data, 0).map_err(|e| io_error("write other", e))?;
     sync_fd(SyncCall::Fsync, handle.as_raw_fd()).map_err(call_error)?;
     Ok(acks)
 }
