@@ -78,14 +78,8 @@ pub(super) fn check_all(
         .map_err(|e| UsageError(format!("cannot install signal handlers: {}", crate::error::plain(&e))))?;
     let names = Names::this_process();
     let mut objects = Objects::default();
-    let made = |path: &Path, objects: &mut Objects| -> Result<(), UsageError> {
-        std::fs::create_dir(path)
-            .map_err(|e| UsageError(format!("cannot create {}: {}", path.display(), crate::error::plain(&e))))?;
-        objects.push(Object::Dir(path.to_path_buf()));
-        Ok(())
-    };
-    made(&names.mount_root(), &mut objects)?;
-    made(&names.mount_point("crash-state"), &mut objects)?;
+    objects.make_dir(&names.mount_root()).map_err(UsageError)?;
+    objects.make_dir(&names.mount_point("crash-state")).map_err(UsageError)?;
     objects.push(Object::Image(names.image("crash-state", 0)));
 
     let total = configs.len() * workloads.len();

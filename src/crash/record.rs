@@ -48,12 +48,6 @@ pub fn fs_dir(names: Names, fs: &CrashFs) -> PathBuf {
     names.mount_point(&format!("crash-{}", fs.name))
 }
 
-fn mkdir(path: &Path, objects: &mut Objects) -> Result<(), String> {
-    std::fs::create_dir(path).map_err(|e| format!("cannot create {}: {}", path.display(), crate::error::plain(&e)))?;
-    objects.push(Object::Dir(path.to_path_buf()));
-    Ok(())
-}
-
 /// The mount command for `fs` with `options` ("" for its defaults).
 pub fn mount_step(fs: &CrashFs, options: &str, device: &str, at: &Path) -> Step {
     let mut step = Step::new("mount").arg("-t").arg(fs.name);
@@ -70,7 +64,7 @@ pub fn record(fs: &CrashFs, options: &str, workload: &Workload, names: Names) ->
     // its directory.
     let mut outer = Objects::default();
     let served = recorder_dir(names);
-    mkdir(&served, &mut outer)?;
+    outer.make_dir(&served)?;
     let recorder = Recorder::start(&served, fs.device_bytes)
         .map_err(|e| format!("cannot mount the recorder (FUSE, /dev/fuse): {}", crate::error::plain(&e)))?;
     let mut inner = Objects::default();
@@ -87,7 +81,7 @@ pub fn record(fs: &CrashFs, options: &str, workload: &Workload, names: Names) ->
         inner.push(Object::BtrfsDevices(vec![device.clone()]));
     }
     let dir = fs_dir(names, fs);
-    mkdir(&dir, &mut inner)?;
+    inner.make_dir(&dir)?;
     log.run(mount_step(fs, options, &device, &dir))?;
     inner.push(Object::Mount(dir.clone()));
     if let Some(why) = workloads::refusal(workload, &dir) {

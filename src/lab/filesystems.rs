@@ -246,18 +246,10 @@ pub fn build(request: &Request, objects: &mut Objects) -> Result<Built, String> 
     let mut log = Log::default();
     let root = request.names.mount_root();
     if !root.exists() {
-        std::fs::create_dir(&root)
-            .map_err(|e| format!("cannot create {}: {}", root.display(), crate::error::plain(&e)))?;
-        objects.push(Object::Dir(root.clone()));
+        objects.make_dir(&root)?;
     }
     let mount = request.names.mount_point(fs.name);
-    let mkdir = |path: &PathBuf, objects: &mut Objects| {
-        std::fs::create_dir(path)
-            .map_err(|e| format!("cannot create {}: {}", path.display(), crate::error::plain(&e)))?;
-        objects.push(Object::Dir(path.clone()));
-        Ok::<(), String>(())
-    };
-    mkdir(&mount, objects)?;
+    objects.make_dir(&mount)?;
     let device_bytes = fs.device_bytes(request.need);
     let mut built =
         Built { mount: mount.clone(), commands: Vec::new(), devices: Vec::new(), images: Vec::new(), device_bytes };
@@ -273,7 +265,7 @@ pub fn build(request: &Request, objects: &mut Objects) -> Result<Built, String> 
         }
         Kind::Fuse => {
             let lower = request.names.mount_point(&format!("{}-lower", fs.name));
-            mkdir(&lower, objects)?;
+            objects.make_dir(&lower)?;
             log.run(
                 Step::new("mount")
                     .arg("-t")

@@ -44,6 +44,14 @@ impl Objects {
         self.created.is_empty()
     }
 
+    /// Creates the directory `path` and notes it, so that the teardown removes it.
+    pub fn make_dir(&mut self, path: &Path) -> Result<(), String> {
+        std::fs::create_dir(path)
+            .map_err(|e| format!("cannot create {}: {}", path.display(), crate::error::plain(&e)))?;
+        self.push(Object::Dir(path.to_path_buf()));
+        Ok(())
+    }
+
     /// Tears everything down, last created first. Err: the steps that failed.
     pub fn teardown(&mut self) -> Result<(), Vec<String>> {
         let mut failures = Vec::new();
