@@ -294,30 +294,16 @@ impl Recorder {
     /// its I/O fails instead.
     pub fn stop(mut self) -> io::Result<()> {
         self.abort();
-        self.wait_unused(Duration::from_secs(5));
         let Some(session) = self.session.take() else { return Ok(()) };
         match session.umount_and_join() {
             Ok(()) => Ok(()),
-            // Still busy after the wait (a process holding the image open): detached
-            // lazily, the kernel ends the mount when the last user lets go. Its
-            // connection is aborted, so nothing waits on it meanwhile.
+            // Still busy (a loop device whose detach failed, a process holding the image
+            // open): detached lazily, the kernel ends the mount when the last user lets
+            // go. Its connection is aborted, so nothing waits on it meanwhile. (A loop
+            // device's own detach waits until it has let go of the image:
+            // `lab::loopdev::detach`.)
             Err(error) if error.raw_os_error() == Some(libc::EBUSY) => self.detach_lazily(),
             Err(error) => Err(error),
-        }
-    }
-
-    /// Waits, up to `limit`, until no loop device rests on the image: `losetup -d`
-    /// returns before a device that is still open (udev probing it after the unmount of
-    /// its filesystem) lets go of its file, and until then the mount is busy.
-    fn wait_unused(&self, limit: Duration) {
-        let image = self.image_path();
-        let deadline = std::time::Instant::now() + limit;
-        while crate::lab::loopdev::attached()
-            .iter()
-            .any(|(_, backing)| std::path::Path::new(backing.strip_suffix(" (deleted)").unwrap_or(backing)) == image)
-            && std::time::Instant::now() < deadline
-        {
-            std::thread::sleep(Duration::from_millis(10));
         }
     }
 
