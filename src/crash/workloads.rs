@@ -49,12 +49,9 @@ pub struct Workload {
 
 const RUN_MODES: [&str; 9] =
     ["end", "end-fdatasync", "every:4", "osync", "odsync", "rwf-sync", "rwf-dsync", "direct+end", "writebehind:64KiB"];
-const COMMITS: [(&str, Place); 4] = [
-    ("append+odsync", Place::Append),
-    ("append+every-fdatasync:1", Place::Append),
-    ("overwrite0+odsync", Place::Offset0),
-    ("overwrite0+every-fdatasync:1", Place::Offset0),
-];
+const COMMITS: [&str; 4] =
+    ["append+odsync", "append+every-fdatasync:1", "overwrite0+odsync", "overwrite0+every-fdatasync:1"];
+const ATOMIC: &str = "pwritev2-atomic";
 /// Run modes write 256 KiB in 16 writes; commits are 24 records of 4 KiB.
 const RUN_CHUNK: u64 = 16 << 10;
 const RUN_WRITES: u32 = 16;
@@ -66,78 +63,40 @@ const OLD_BYTES: u64 = 8 << 10;
 
 /// Every workload, in the order the table shows them.
 pub fn all() -> Vec<Workload> {
-    let mut out = Vec::new();
-    for name in RUN_MODES {
-        let mode = parse_mode(name).expect("a mode of run");
-        let kind = Kind::Writes {
-            mode,
-            chunk: RUN_CHUNK,
-            count: RUN_WRITES,
-            place: Place::Append,
-            io_uring: false,
-            atomic: false,
-        };
-        out.push(Workload { name: mode.name(), kind });
-    }
-    let every4 = parse_mode("every:4").expect("a mode of run");
-    out.push(Workload {
-        name: "io_uring+every:4".into(),
-        kind: Kind::Writes {
-            mode: every4,
-            chunk: RUN_CHUNK,
-            count: RUN_WRITES,
-            place: Place::Append,
-            io_uring: true,
-            atomic: false,
-        },
-    });
-    for pattern in [Pattern::Replace, Pattern::ReplaceTmpfile, Pattern::ReplaceUnsafe] {
-        out.push(Workload { name: pattern.name().into(), kind: Kind::Saves { pattern } });
-    }
-    for (name, place) in COMMITS {
-        let mode = parse_mode(name.split_once('+').expect("pattern+mode").1).expect("a mode of latency");
-        let kind = Kind::Writes { mode, chunk: RECORD, count: RECORDS, place, io_uring: false, atomic: false };
-        out.push(Workload { name: name.into(), kind });
-    }
-    let atomic = parse_mode("direct+rwf-dsync").expect("a mode of run");
-    out.push(Workload {
-        name: "pwritev2-atomic".into(),
-        kind: Kind::Writes {
-            mode: atomic,
-            chunk: RECORD,
-            count: 8,
-            place: Place::Append,
-            io_uring: false,
-            atomic: true,
-        },
-    });
-    out
+    let mut names: Vec<&str> = RUN_MODES.to_vec();
+    names.push("io_uring+every:4");
+    names.extend(["replace", "replace-tmpfile", "replace-unsafe"]);
+    names.extend(COMMITS);
+    names.push(ATOMIC);
+    names.into_iter().map(|name| by_name(name).expect("a workload of the default list")).collect()
 }
 
-/// The workload of `name`: one of [`all`], or any other durable mode of `run` (`every:16`,
-/// `direct+odsync`, `writebehind:1MiB`), `io_uring+every:N`, or a commit `append+MODE`
-/// or `overwrite0+MODE` (the names `plan::crash::workload_of` gives a case).
+/// The workload of `name`: a durable mode of `run` (`end`, `every:16`, `direct+odsync`,
+/// `writebehind:1MiB`), `io_uring+every:N`, a save pattern of `latency`, a commit
+/// `append+MODE` or `overwrite0+MODE` (the names `plan::crash::workload_of` gives a
+/// case), or `pwritev2-atomic`.
 pub fn by_name(name: &str) -> Option<Workload> {
-    if let Some(known) = all().into_iter().find(|w| w.name == name) {
-        return Some(known);
-    }
     let durable = |mode: Durability| mode.syncs() && mode.every().is_none_or(|(n, _)| n > 0);
-    let writes = |mode: Durability, chunk: u64, place: Place, io_uring: bool| {
-        // At least two syncs of every:N: one along the way, one of the last calls.
-        let count = mode.every().map_or(RUN_WRITES, |(n, _)| (2 * n).clamp(RUN_WRITES, 256));
-        Kind::Writes { mode, chunk, count, place, io_uring, atomic: false }
-    };
+    // At least two syncs of every:N: one along the way, one of the last calls.
+    let count = |mode: Durability, least: u32| mode.every().map_or(least, |(n, _)| (2 * n).clamp(least, 256));
     let kind = if let Some((pattern, mode)) = name.split_once('+').filter(|(p, _)| ["append", "overwrite0"].contains(p))
     {
         let mode = parse_mode(mode).ok().filter(|m| durable(*m))?;
         let place = if pattern == "append" { Place::Append } else { Place::Offset0 };
-        writes(mode, RECORD, place, false)
+        Kind::Writes { mode, chunk: RECORD, count: count(mode, RECORDS), place, io_uring: false, atomic: false }
     } else if let Some(mode) = name.strip_prefix("io_uring+") {
         let mode = parse_mode(mode).ok().filter(|m| m.every().is_some() && !m.direct)?;
-        writes(mode, RUN_CHUNK, Place::Append, true)
+        let count = count(mode, RUN_WRITES);
+        Kind::Writes { mode, chunk: RUN_CHUNK, count, place: Place::Append, io_uring: true, atomic: false }
+    } else if let Some(pattern) = name.parse::<Pattern>().ok().filter(|p| p.is_save()) {
+        Kind::Saves { pattern }
+    } else if name == ATOMIC {
+        let mode = parse_mode("direct+rwf-dsync").expect("a mode of run");
+        Kind::Writes { mode, chunk: RECORD, count: 8, place: Place::Append, io_uring: false, atomic: true }
     } else {
         let mode = parse_mode(name).ok().filter(|m| durable(*m))?;
-        writes(mode, RUN_CHUNK, Place::Append, false)
+        let count = count(mode, RUN_WRITES);
+        Kind::Writes { mode, chunk: RUN_CHUNK, count, place: Place::Append, io_uring: false, atomic: false }
     };
     Some(Workload { name: name.to_string(), kind })
 }
@@ -452,6 +411,10 @@ mod tests {
         }
         let Some(Workload { kind: Kind::Writes { count, .. }, .. }) = by_name("every:64") else { panic!() };
         assert_eq!(count, 128, "two syncs of every:64");
+        let Some(Workload { kind: Kind::Writes { count, chunk, .. }, .. }) = by_name("append+every-fdatasync:2") else {
+            panic!()
+        };
+        assert_eq!((count, chunk), (RECORDS, RECORD), "a commit named by a case has the default commits' records");
         for not in ["none", "direct", "every:0", "io_uring+end", "append+none", "fsync-file+dir", "sometimes"] {
             assert!(by_name(not).is_none(), "{not}");
         }
