@@ -103,7 +103,7 @@ pub(super) fn check_all(
                 break 'all;
             }
             let shown = if options.is_empty() { "defaults" } else { options };
-            match check(fs, options, workload, budget, names, &stop, &mut |_, _| {}) {
+            match check(fs, options, workload, budget, names, &stop) {
                 Ok(entry) => {
                     let done = checked.entries.len() + 1;
                     let per = started.elapsed().as_secs_f64() / done as f64;

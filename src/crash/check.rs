@@ -25,8 +25,7 @@ pub struct Budget {
 }
 
 /// Records and checks `workload` on `fs` mounted with `options`. `stop` is asked
-/// between states (a signal came: Err); `progress` is told each state checked, and how
-/// many there are.
+/// between states (a signal came: Err).
 pub fn check(
     fs: &CrashFs,
     options: &str,
@@ -34,7 +33,6 @@ pub fn check(
     budget: &Budget,
     names: Names,
     stop: &dyn Fn() -> Option<String>,
-    progress: &mut dyn FnMut(usize, usize),
 ) -> Result<CrashCheck, String> {
     let started = Instant::now();
     let mut entry = CrashCheck {
@@ -69,7 +67,7 @@ pub fn check(
     }
     let chosen = states::choose(entries, budget.states, budget.seed);
     let replayer = Replayer::new(fs, options, names);
-    for (done, state) in chosen.iter().enumerate() {
+    for state in &chosen {
         if let Some(why) = stop() {
             return Err(why);
         }
@@ -87,7 +85,6 @@ pub fn check(
                 entry.examples.push(example);
             }
         }
-        progress(done + 1, chosen.len());
     }
     entry.seconds = started.elapsed().as_secs_f64();
     Ok(entry)
