@@ -2,6 +2,12 @@
 //! recorder's device, how large its device must be, and its checker in read-only mode
 //! (docs/crash.md). A new filesystem is one row.
 
+use std::path::Path;
+
+use crate::lab::loopdev;
+use crate::lab::objects::{Object, Objects};
+use crate::lab::shell::Log;
+
 const MIB: u64 = 1 << 20;
 
 #[derive(Debug)]
@@ -54,6 +60,18 @@ pub fn names() -> Vec<&'static str> {
 }
 
 impl CrashFs {
+    /// A loop device over `image`, noted in `objects` for the teardown: detached, and
+    /// for btrfs forgotten by the kernel's device list first (it keeps every device it
+    /// scanned, and a detach would leave a stale entry).
+    pub fn attach(&self, image: &Path, objects: &mut Objects, log: &mut Log) -> Result<String, String> {
+        let device = loopdev::attach(image, log)?;
+        objects.push(Object::Loop { device: device.clone(), image: image.to_path_buf() });
+        if self.name == "btrfs" {
+            objects.push(Object::BtrfsDevices(vec![device.clone()]));
+        }
+        Ok(device)
+    }
+
     /// Why it cannot be checked here: a missing program (with its package) or a kernel
     /// without it.
     pub fn missing(&self) -> Option<String> {

@@ -12,7 +12,6 @@ use super::image::Image;
 use super::promise::Ack;
 use super::recorder::{Entry, Recorder};
 use super::workloads::{self, Workload};
-use crate::lab::loopdev;
 use crate::lab::names::Names;
 use crate::lab::objects::{Object, Objects};
 use crate::lab::shell::{Log, Step};
@@ -70,16 +69,12 @@ pub fn record(fs: &CrashFs, options: &str, workload: &Workload, names: Names) ->
     let mut inner = Objects::default();
     let mut log = Log::default();
     let image = recorder.image_path();
-    let device = loopdev::attach(&image, &mut log)?;
-    inner.push(Object::Loop { device: device.clone(), image: image.clone() });
+    let device = fs.attach(&image, &mut inner, &mut log)?;
     let mut mkfs = Step::new(fs.mkfs[0]);
     for arg in &fs.mkfs[1..] {
         mkfs = mkfs.arg(arg);
     }
     log.run(mkfs.arg(&device))?;
-    if fs.name == "btrfs" {
-        inner.push(Object::BtrfsDevices(vec![device.clone()]));
-    }
     let dir = fs_dir(names, fs);
     inner.make_dir(&dir)?;
     log.run(mount_step(fs, options, &device, &dir))?;

@@ -12,7 +12,6 @@ use super::filesystems::CrashFs;
 use super::image::Image;
 use super::promise::{self, Ack};
 use super::record::mount_step;
-use crate::lab::loopdev;
 use crate::lab::names::Names;
 use crate::lab::objects::{Object, Objects};
 use crate::lab::shell::Log;
@@ -50,11 +49,7 @@ impl<'a> Replayer<'a> {
         write_image(&self.image, image)?;
         let mut objects = Objects::default();
         let mut log = Log::default();
-        let device = loopdev::attach(&self.image, &mut log)?;
-        objects.push(Object::Loop { device: device.clone(), image: self.image.clone() });
-        if self.fs.name == "btrfs" {
-            objects.push(Object::BtrfsDevices(vec![device.clone()]));
-        }
+        let device = self.fs.attach(&self.image, &mut objects, &mut log)?;
         let broken = match mount_step(self.fs, &self.options, &device, &self.mount).run() {
             Err(error) => Some(format!("the filesystem did not mount: {error}")),
             Ok(_) => {
