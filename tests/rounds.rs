@@ -176,6 +176,13 @@ fn bad_schedules_exit_2_with_one_line() {
         (&["--repeat", "3", "--max-runs", "10"][..], "need --target-ci"),
         (&["--suite", "seed", "--min-runs", "3"][..], "need --target-ci"),
         (&["--order", "random"][..], "invalid value 'random'"),
+        (&["--budget", "0"][..], "--budget: invalid duration '0': must be above zero"),
+        (&["--budget", "soon"][..], "--budget: invalid duration 'soon'"),
+        (&["--budget", "30s", "--repeat", "3"][..], "--budget races the cases, but --repeat fixes the runs"),
+        (&["--budget", "30s", "--target-ci", "3"][..], "--target-ci repeats every case"),
+        (&["--budget", "30s", "--order", "grouped"][..], "--order grouped runs each case's runs back to back"),
+        (&["--budget", "30s", "--min-runs", "1"][..], "a race needs 2 runs of each case at least"),
+        (&["--min-runs", "6", "--max-runs", "4"][..], "--min-runs 6 is more than --max-runs 4"),
     ] {
         let mut argv = vec!["run", path];
         argv.extend_from_slice(args);
@@ -186,4 +193,65 @@ fn bad_schedules_exit_2_with_one_line() {
         assert!(stderr.contains(expected), "{args:?}: {stderr}");
     }
     assert!(common::entries(dir.path()).is_empty(), "nothing created while refusing");
+}
+
+/// The quick suite races by default: every case gets a warm-up and two runs, then only
+/// the cases still in contention for an open goal go on; the result says why each case
+/// stopped and where each goal stood. `--budget none --repeat 5` gives every case 5 runs.
+#[test]
+fn the_quick_suite_races_its_cases_and_budget_none_keeps_the_fixed_runs() {
+    let fs = Tmpfs::mount("256M");
+    let args = [
+        "--methods",
+        "pwrite,write",
+        "--states",
+        "empty",
+        "--chunks",
+        "4KiB,1MiB",
+        "--size",
+        "8MiB",
+        "--durability",
+        "none,end",
+        "--threads",
+        "1",
+        "--budget",
+        "20s",
+        "--no-verify",
+    ];
+    let (result, table) = run_json(&fs.path(), &args);
+    let options = &result["options"];
+    assert_eq!((options["race"].as_bool(), options["budget_seconds"].as_f64()), (Some(true), Some(20.0)));
+    assert_eq!((options["min_runs"].as_u64(), options["max_runs"].as_u64()), (Some(2), Some(10)));
+    let race = &result["race"];
+    assert_eq!(race["budget_seconds"], 20.0);
+    let goals: Vec<&str> = race["goals"].as_array().unwrap().iter().map(|g| g["goal"].as_str().unwrap()).collect();
+    assert_eq!(goals, ["fastest", "durable-at-end"]);
+    for goal in race["goals"].as_array().unwrap() {
+        let decision = goal["decision"].as_str().unwrap();
+        assert!(["won", "tied", "undecided"].contains(&decision), "{goal}");
+        assert_eq!(goal["round"].is_null(), decision == "undecided", "{goal}");
+        assert!(!goal["left"].as_array().unwrap().is_empty());
+    }
+    for case in result["cases"].as_array().unwrap() {
+        let runs = case["runs"].as_array().unwrap().len() as u64;
+        assert!((2..=10).contains(&runs), "{}: {runs} runs", case["id"]);
+        let exit = case["race"]["exit"].as_str().unwrap_or_else(|| panic!("{}: no race record", case["id"]));
+        assert!(["slower", "decided", "no-goal", "budget", "max-runs"].contains(&exit), "{exit}");
+        assert_eq!(case["race"]["runs"].as_u64(), Some(runs));
+        if exit == "slower" {
+            let behind = &case["race"]["behind"];
+            assert!(behind["factor"].as_f64().unwrap() > 1.0 && behind["low"].as_f64().unwrap() > 1.0, "{behind}");
+            assert!(table.contains(&format!("dropped after {runs} runs")), "{table}");
+        }
+    }
+    assert!(table.contains("raced for the Answer's goals within 20 s"), "{table}");
+
+    let fixed: Vec<&str> =
+        args[..args.len() - 3].iter().copied().chain(["--budget", "none", "--repeat", "5"]).collect();
+    let (result, _) = run_json(&fs.path(), &fixed);
+    assert!(result["race"].is_null() && result["options"]["race"] == false);
+    for case in result["cases"].as_array().unwrap() {
+        assert_eq!(case["runs"].as_array().unwrap().len(), 5, "{}", case["id"]);
+        assert!(case["race"].is_null());
+    }
 }

@@ -45,6 +45,7 @@ pub fn measured(case: Case, mut runs: Vec<Run>, cpus: usize) -> CaseResult {
         target_ci: None,
         cpu_bound,
         ceiling: None,
+        race: None,
     }
 }
 

@@ -27,6 +27,7 @@ pub(super) fn assemble(
         answer: Vec::new(),
         calibration,
         crash: Vec::new(),
+        race: None,
         complete: true,
     }
 }

@@ -6,7 +6,7 @@ use indicatif::ProgressBar;
 
 use super::progress::show_tick;
 use crate::measure::case_runs::{RunSettings, prepare_case};
-use crate::measure::scheduler::{CaseRuns, Queue, Schedule};
+use crate::measure::scheduler::{CaseRuns, Queue, Referee, Schedule};
 use crate::measure::source::Source;
 use crate::measure::target::Scratch;
 use crate::plan::Case;
@@ -73,17 +73,18 @@ pub(super) fn prepare_latency<'a>(
 }
 
 /// Runs the prepared cases in rounds by `schedule`, showing them on `progress`: every
-/// case's result, in the order given.
+/// case's result, in the order given. When the schedule races, `referee` judges.
 pub(super) fn measure_all<'a>(
     prepared: Vec<(Case, Prepared<'a>)>,
     schedule: &Schedule,
+    referee: Option<&mut dyn Referee>,
     progress: &ProgressBar,
 ) -> Vec<CaseResult> {
     let mut queue = Queue::default();
     for (case, ready) in prepared {
         queue.add(case, ready);
     }
-    let results = queue.run(schedule, &mut |tick| show_tick(progress, &tick));
+    let results = queue.run(schedule, referee, &mut |tick| show_tick(progress, &tick));
     progress.finish_and_clear();
     results
 }

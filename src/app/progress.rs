@@ -25,7 +25,8 @@ pub(super) fn progress_bar(total: u64) -> ProgressBar {
 pub(super) fn show_tick(progress: &ProgressBar, tick: &Tick) {
     progress.set_length(tick.planned);
     progress.set_position(tick.done);
-    progress.set_message(tick.case.id.clone());
+    let goals = tick.goals.map(|(decided, of)| format!("{decided} of {of} goals decided · ")).unwrap_or_default();
+    progress.set_message(format!("{goals}{}", tick.case.id));
 }
 
 /// A spinner on a terminal (a hidden bar otherwise).

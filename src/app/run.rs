@@ -20,7 +20,8 @@ use crate::measure::calibrate::Effort;
 use crate::measure::case_runs::RunSettings;
 use crate::measure::estimate;
 use crate::measure::peak::{peak_rss_bytes, reset_peak_rss};
-use crate::measure::scheduler::Schedule;
+use crate::measure::race::GoalReferee;
+use crate::measure::scheduler::{Referee, Schedule};
 use crate::measure::source::Source;
 use crate::measure::target::Scratch;
 use crate::plan::suites::Suite;
@@ -82,12 +83,19 @@ pub(super) fn run(args: &RunArgs) -> Result<ExitCode, UsageError> {
     if let Some(plan) = &suite.latency {
         prepared.extend(prepare_latency(plan, &latency_units, cases.len(), &scratch));
     }
-    let done = measure_all(prepared, &schedule, &progress);
+    let mut referee =
+        schedule.race.map(|race| GoalReferee::new(schedule.min_runs, args.equivalence / 100.0, race.start));
+    let done = measure_all(prepared, &schedule, referee.as_mut().map(|r| r as &mut dyn Referee), &progress);
     finish(scratch, settings.keep_files);
+    let race = referee.map(|referee| {
+        let budget = schedule.race.and_then(|race| race.budget).map(|budget| budget.as_secs_f64());
+        referee.report(&done, budget)
+    });
 
     // Built once the cases are done, so that peak_rss_bytes covers the whole run.
     let options = options_json(&suite, &settings, &schedule, args.equivalence);
     let mut result = assemble(context::host(swap_before), target, options, done, calibration);
+    result.race = race;
     if let Some(config) = crash_target {
         result.crash = super::crash::check_cases(config, &result.cases, settings.seed)?;
     }
@@ -127,8 +135,13 @@ pub(super) fn options_json(
         "min_runs": schedule.min_runs,
         "max_runs": schedule.max_runs,
         "order": schedule.order.name(),
+        // Racing (docs/racing.md): the budget in seconds, null when the runs are fixed.
+        "budget_seconds": schedule.race.and_then(|race| race.budget).map(|budget| budget.as_secs_f64()),
+        "race": schedule.races(),
         "seed": settings.seed,
         "verify": settings.verify.is_some(),
+        // Which runs were read back: every one (--verify), or each case's first measured one.
+        "verify_runs": settings.verify.as_ref().map(|v| if v.first_only { "first" } else { "every" }),
         "drop_cache": settings.drop_cache,
         // What "tied" means in the Answer (analysis::significance, docs/answer.md).
         "equivalence_pct": equivalence_pct,
@@ -173,8 +186,22 @@ fn announce(
         .unwrap_or_default();
     let latency_text =
         if latency_cases.is_empty() { String::new() } else { format!(" and {} latency cases", latency_cases.len()) };
-    let mut line =
-        format!("writebench: {} cases x {runs}{latency_text} on {} ({})", cases.len(), target.path, target.fs_type);
+    let budget = schedule.race.and_then(|race| race.budget.map(|budget| (race.start, budget)));
+    let mut line = match budget {
+        Some((_, budget)) => format!(
+            "writebench: {} cases{latency_text} on {} ({}), raced for the Answer's goals within {}: a warm-up and {} \
+             runs each, then rounds only for the cases still in contention, up to {} runs",
+            cases.len(),
+            target.path,
+            target.fs_type,
+            crate::export::wording::seconds_words(budget.as_secs_f64()),
+            schedule.min_runs,
+            schedule.max_runs
+        ),
+        None => {
+            format!("writebench: {} cases x {runs}{latency_text} on {} ({})", cases.len(), target.path, target.fs_type)
+        }
+    };
     if let Some(probe) = estimate::probe(scratch, verify) {
         let operations = latency.map_or(0, |plan| plan.operations());
         let mut fixed = estimate::estimate_latency(&latency_cases, operations, &probe);
@@ -184,15 +211,33 @@ fn announce(
             fixed += estimate::estimate_calibration(effort.file_bytes, effort.file_runs, device, &probe);
         }
         let (low, high) = (estimate::estimate(cases, least, &probe), estimate::estimate(cases, most, &probe));
-        let (low, high) = (estimate::human(low + fixed), estimate::human(high + fixed));
-        let about = if low == high { high } else { format!("{low} to {high}") };
-        line += &format!(
-            ", about {about} (probe: {:.2} GB/s, {:.2} GB/s with fsync, {:.2} µs per call, {:.1} µs per commit)",
+        let probed = format!(
+            "probe: {:.2} GB/s, {:.2} GB/s with fsync, {:.2} µs per call, {:.1} µs per commit",
             probe.buffered_bytes_per_second / 1e9,
             probe.durable_bytes_per_second / 1e9,
             probe.seconds_per_call * 1e6,
             probe.seconds_per_commit * 1e6
         );
+        match budget {
+            Some((start, budget)) => {
+                // What every case's first runs cost, from now: the budget counts from
+                // the start, and the probe and the calibration are already part of it.
+                let first = start.elapsed() + low + fixed;
+                line += &format!("; the first runs take about {} ({probed})", estimate::human(first));
+                if first > budget {
+                    line += &format!(
+                        "; that is past the budget, so only goals clear after the first runs will be decided \
+                         (give --budget {}m to race them)",
+                        (2.0 * first.as_secs_f64() / 60.0).ceil() as u64
+                    );
+                }
+            }
+            None => {
+                let (low, high) = (estimate::human(low + fixed), estimate::human(high + fixed));
+                let about = if low == high { high } else { format!("{low} to {high}") };
+                line += &format!(", about {about} ({probed})");
+            }
+        }
     }
     eprintln!("{line}");
 }

@@ -95,6 +95,9 @@ impl MpiPlan {
             target_ci: self.target_ci,
             order,
             seed: self.seed,
+            // Ranks do not race: each would judge its own runs, and the rounds of all
+            // ranks must stay the same (docs/racing.md).
+            race: None,
         }
     }
 
@@ -104,7 +107,7 @@ impl MpiPlan {
             warmup: self.warmup,
             seed: self.seed,
             keep_files: self.keep,
-            verify: self.verify.then_some(crate::measure::verify::Verify { corrupt: None }),
+            verify: self.verify.then_some(crate::measure::verify::Verify { corrupt: None, first_only: false }),
             space_check: true,
             drop_cache: self.drop_cache,
             ranks: Some(ranks),

@@ -10,7 +10,7 @@ use crate::cli::parse::{MAX_CHUNK, MAX_IOV, MAX_QUEUE_DEPTH, MAX_THREADS};
 use crate::cli::parse::{check_paths, methods_help, override_with, parse_count, parse_list, parse_runtimes};
 use crate::cli::usage::UsageError;
 use crate::measure::case_runs::RunSettings;
-use crate::measure::scheduler::{Order, Schedule};
+use crate::measure::scheduler::{Order, Racing, Schedule};
 use crate::plan::DEFAULT_SEED;
 use crate::plan::catalog;
 use crate::plan::durability::parse_mode;
@@ -21,7 +21,7 @@ use crate::plan::{DropReason, FileState, Layout};
 #[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
 pub enum SuiteName {
     /// Every plain and vectored method in every file state at 4 KiB, 64 KiB and 1 MiB
-    /// chunks, 2 threads, the mmap variants, io_uring at depths 1 and 32 (about a minute).
+    /// chunks, 2 threads, the mmap variants, io_uring at depths 1 and 32 (raced within 30 s).
     Quick,
     /// The full matrix: rapidgzip's benchmarkIOWrite matrix at 1 GiB (10 runs) and the IO
     /// Playground's at 409,600,000 bytes (hours on a slow disk: it says how long before it
@@ -107,9 +107,17 @@ pub struct RunArgs {
     pub durability: Option<String>,
 
     /// Measured runs per case, exactly (unless --target-ci is given too, when it is the
-    /// least) [quick: 5 to 7 by its CI target, full: 10].
+    /// least); the cases are then not raced [quick: raced, see --budget; full: 10].
     #[arg(long, value_name = "N")]
     pub repeat: Option<u32>,
+
+    /// Race the cases for the Answer's goals within this time, probe and calibration
+    /// included (30s, 2m, 1m30s): every case gets a warm-up and --min-runs runs, then the
+    /// rounds go only to cases still in contention for an open goal, up to --max-runs,
+    /// and stop when every goal is decided or the next round would pass the budget. none:
+    /// no racing, the suite's fixed runs or CI target [quick: 30s; full: none].
+    #[arg(long, value_name = "DURATION|none")]
+    pub budget: Option<String>,
 
     /// Discarded runs per case before the measured ones, interleaved like them
     /// [default: 1].
@@ -118,7 +126,7 @@ pub struct RunArgs {
 
     /// Repeat each case until the 95 % confidence interval of its mean time is within
     /// ±PCT % of the mean (for the durable time too where the case syncs), between
-    /// --min-runs and --max-runs runs [quick: 5 unless --repeat is given].
+    /// --min-runs and --max-runs runs [quick with --budget none: 5].
     #[arg(long, value_name = "PCT")]
     pub target_ci: Option<f64>,
 
@@ -129,10 +137,12 @@ pub struct RunArgs {
     pub equivalence: f64,
 
     /// With a CI target: measured runs per case at least [default: --repeat, quick: 5].
+    /// When racing: the runs every case gets before any leaves the race [2].
     #[arg(long, value_name = "N")]
     pub min_runs: Option<u32>,
 
-    /// With a CI target: measured runs per case at most [default: 30, quick: 7].
+    /// With a CI target: measured runs per case at most [default: 30, quick: 7]. When
+    /// racing: the most runs a case still in contention gets [10].
     #[arg(long, value_name = "N")]
     pub max_runs: Option<u32>,
 
@@ -251,6 +261,11 @@ pub const MAX_RUNS: u32 = 1_000_000;
 
 /// `--max-runs` when `--target-ci` is given without it.
 pub const DEFAULT_MAX_RUNS: u32 = 30;
+/// When racing: the runs every case gets before any leaves (two give an interval; the
+/// warm-up and two runs of the quick suite's cases take most of its 30 s on tmpfs,
+/// docs/racing.md), and the most a case in contention gets.
+pub const RACE_MIN_RUNS: u32 = 2;
+pub const RACE_MAX_RUNS: u32 = 10;
 
 impl RunArgs {
     /// Applies the options to every part of the suite and checks everything that can be
@@ -376,7 +391,10 @@ impl RunArgs {
             warmup: suite.warmup,
             seed: self.seed,
             keep_files: self.keep,
-            verify: verify.then_some(crate::measure::verify::Verify { corrupt: self.corrupt_for_test }),
+            // The quick suite's own check reads each case's first measured run back;
+            // --verify reads every run back.
+            verify: verify
+                .then_some(crate::measure::verify::Verify { corrupt: self.corrupt_for_test, first_only: !self.verify }),
             space_check: !self.no_space_check,
             drop_cache: self.drop_cache,
             ranks: None,
@@ -399,7 +417,8 @@ impl RunArgs {
     }
 
     /// How many runs each case gets, and in which order. An explicit `--repeat` fixes
-    /// the count unless `--target-ci` is given too; otherwise the suite's target applies.
+    /// the count unless `--target-ci` is given too; otherwise a suite with a budget races
+    /// (unless `--budget none`), and one without applies its target.
     pub fn schedule(&self, suite: &Suite) -> Result<Schedule, UsageError> {
         let usage = |message: &str| Err(UsageError(message.to_string()));
         // Also refuses NaN.
@@ -412,11 +431,14 @@ impl RunArgs {
                 return usage("--target-ci: must be a percentage above 0 and at most 100");
             }
         }
-        let target_ci = self.target_ci.or(if self.repeat.is_some() { None } else { suite.target_ci });
         let order = match self.order {
             OrderName::Interleaved => Order::Interleaved,
             OrderName::Grouped => Order::Grouped,
         };
+        if let Some(budget) = self.budget()? {
+            return self.racing(budget, suite, order);
+        }
+        let target_ci = self.target_ci.or(if self.repeat.is_some() { None } else { suite.target_ci });
         let Some(pct) = target_ci else {
             if self.min_runs.is_some() || self.max_runs.is_some() {
                 return usage("--min-runs and --max-runs need --target-ci (--repeat alone fixes the number of runs)");
@@ -426,22 +448,88 @@ impl RunArgs {
         let min_runs = self.min_runs.unwrap_or(suite.repeat);
         let default_max = if self.target_ci.is_some() { DEFAULT_MAX_RUNS } else { suite.max_runs };
         let max_runs = self.max_runs.unwrap_or(default_max.max(min_runs));
-        if !(1..=MAX_RUNS).contains(&min_runs) {
-            return usage("--min-runs: must be between 1 and 1000000");
+        check_runs(min_runs, max_runs)?;
+        Ok(Schedule {
+            warmup: suite.warmup,
+            min_runs,
+            max_runs,
+            target_ci: Some(pct),
+            order,
+            seed: self.seed,
+            race: None,
+        })
+    }
+
+    /// The budget the cases race within: `--budget`, else the suite's unless the runs
+    /// are fixed some other way (`--repeat`, `--target-ci`, `--order grouped`, `--mpi`).
+    /// An explicit budget beside one of those is refused.
+    pub fn budget(&self) -> Result<Option<std::time::Duration>, UsageError> {
+        let fixed = [
+            (self.repeat.is_some(), "--repeat fixes the runs of every case"),
+            (self.target_ci.is_some(), "--target-ci repeats every case to its target"),
+            (self.order == OrderName::Grouped, "--order grouped runs each case's runs back to back"),
+            (self.mpi.mpi, "--mpi ranks run the same rounds, which each rank's own judgement would break"),
+        ];
+        let given = match self.budget.as_deref().map(str::trim) {
+            Some("none") => return Ok(None),
+            Some(text) => {
+                Some(crate::plan::units::parse_duration(text).map_err(|e| UsageError(format!("--budget: {e}")))?)
+            }
+            None => None,
+        };
+        match (given, fixed.iter().find(|(set, _)| *set)) {
+            (Some(_), Some((_, why))) => {
+                Err(UsageError(format!("--budget races the cases, but {why}: give one of them (or --budget none)")))
+            }
+            (Some(budget), None) => Ok(Some(budget)),
+            (None, Some(_)) => Ok(None),
+            (None, None) => Ok(suite_budget(self.suite)),
         }
-        if !(2..=MAX_RUNS).contains(&max_runs) {
-            return usage("--max-runs: must be between 2 (a confidence interval needs two runs) and 1000000");
+    }
+
+    fn racing(&self, budget: std::time::Duration, suite: &Suite, order: Order) -> Result<Schedule, UsageError> {
+        let min_runs = self.min_runs.unwrap_or(RACE_MIN_RUNS);
+        let max_runs = self.max_runs.unwrap_or(RACE_MAX_RUNS.max(min_runs));
+        if min_runs < 2 {
+            return Err(UsageError("--min-runs: a race needs 2 runs of each case at least (an interval)".into()));
         }
-        if min_runs > max_runs {
-            return Err(UsageError(format!("--min-runs {min_runs} is more than --max-runs {max_runs}")));
-        }
-        Ok(Schedule { warmup: suite.warmup, min_runs, max_runs, target_ci: Some(pct), order, seed: self.seed })
+        check_runs(min_runs, max_runs)?;
+        let race = Racing { start: std::time::Instant::now(), budget: Some(budget) };
+        Ok(Schedule {
+            warmup: suite.warmup,
+            min_runs,
+            max_runs,
+            target_ci: None,
+            order,
+            seed: self.seed,
+            race: Some(race),
+        })
     }
 
     /// PATH must be an existing directory; export files must be creatable.
     pub fn check_paths(&self) -> Result<(), UsageError> {
         check_paths(&self.path, &self.export)
     }
+}
+
+/// The budget a suite races within unless told otherwise.
+fn suite_budget(name: SuiteName) -> Option<std::time::Duration> {
+    Suite::by_name(name.name()).and_then(|suite| suite.budget)
+}
+
+fn check_runs(min_runs: u32, max_runs: u32) -> Result<(), UsageError> {
+    if !(1..=MAX_RUNS).contains(&min_runs) {
+        return Err(UsageError("--min-runs: must be between 1 and 1000000".into()));
+    }
+    if !(2..=MAX_RUNS).contains(&max_runs) {
+        return Err(UsageError(
+            "--max-runs: must be between 2 (a confidence interval needs two runs) and 1000000".into(),
+        ));
+    }
+    if min_runs > max_runs {
+        return Err(UsageError(format!("--min-runs {min_runs} is more than --max-runs {max_runs}")));
+    }
+    Ok(())
 }
 
 #[cfg(test)]

@@ -47,7 +47,8 @@ pub fn notes(result: &CaseResult) -> Vec<String> {
 /// The notes other than the noise and the ceiling share, which the compact table shows
 /// in columns of their own.
 pub fn detail_notes(result: &CaseResult) -> Vec<String> {
-    let mut notes: Vec<String> = outlier_note(result).into_iter().collect();
+    let mut notes: Vec<String> = race_note(result).into_iter().collect();
+    notes.extend(outlier_note(result));
     if let Some(spread) = thread_spread(result) {
         notes.push(format!("threads spread {:.0} %", 100.0 * spread));
     }
@@ -139,6 +140,17 @@ fn sqpoll_note(result: &CaseResult) -> Option<String> {
 /// "5 runs", or with `--target-ci` "5 to 7 runs (...)": read from the options applied.
 pub fn runs_wording(options: &serde_json::Value) -> String {
     let number = |key: &str| options.get(key).and_then(|v| v.as_u64()).unwrap_or(0);
+    if options.get("race").and_then(|v| v.as_bool()) == Some(true) {
+        let budget = options.get("budget_seconds").and_then(|v| v.as_f64());
+        let within = budget.map(|b| format!(" within {}", seconds_words(b))).unwrap_or_default();
+        return format!(
+            "{} to {} runs, raced for the Answer's goals{within}: a case stops once no open goal needs it \
+             (noisy: the 95 % CI of the mean wider than ±{:.0} %)",
+            number("min_runs"),
+            number("max_runs"),
+            100.0 * NOISY_CI
+        );
+    }
     match options.get("target_ci").and_then(|v| v.as_f64()) {
         Some(pct) => format!(
             "{} to {} runs, until the 95 % CI of the mean is within ±{pct} % (noisy: not reached)",
@@ -151,9 +163,35 @@ pub fn runs_wording(options: &serde_json::Value) -> String {
     }
 }
 
+/// "30 s", "1 min 30 s": a budget as the user would type it back.
+pub fn seconds_words(seconds: f64) -> String {
+    let whole = seconds.round() as u64;
+    match (whole / 60, whole % 60) {
+        (0, s) => format!("{s} s"),
+        (m, 0) => format!("{m} min"),
+        (m, s) => format!("{m} min {s} s"),
+    }
+}
+
+/// "dropped after 2 runs: 2.4x slower than the best for fastest": a raced case that
+/// left every goal's race behind, with the goal it came closest in.
+pub fn race_note(result: &CaseResult) -> Option<String> {
+    let race = result.race.as_ref()?;
+    let behind = race.behind.as_ref().filter(|_| race.exit == crate::result::race::Exit::Slower)?;
+    let runs = if race.runs == 1 { "1 run".to_string() } else { format!("{} runs", race.runs) };
+    Some(format!(
+        "dropped after {runs}: {:.2}x slower than the best for {} ({:.2}–{:.2}x)",
+        behind.factor, behind.goal, behind.low, behind.high
+    ))
+}
+
 /// "noisy" only where the case missed its `--target-ci`, or, without one, where the
-/// 95 % CI of the mean time is wider than ±5 %; the interval is stated either way.
+/// 95 % CI of the mean time is wider than ±5 %; the interval is stated either way. A
+/// case dropped from a race has few runs on purpose: its note says so instead.
 pub fn noise_note(result: &CaseResult) -> Option<String> {
+    if race_note(result).is_some() {
+        return None;
+    }
     match result.target_ci {
         Some(target) if !target.met => Some(match target.reached_pct {
             Some(reached) => format!("noisy: CI ±{reached:.1} % after {} runs", target.runs),

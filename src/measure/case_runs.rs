@@ -56,7 +56,7 @@ pub fn run_case(
         Err((status, reason)) => CaseResult::without_result(case.clone(), status, reason),
         Ok(runs) => {
             let schedule = Schedule::fixed(settings.repeat, settings.warmup, Order::Grouped, settings.seed);
-            let mut results = scheduler::run(vec![(case.clone(), runs)], &schedule, &mut |_| on_run());
+            let mut results = scheduler::run(vec![(case.clone(), runs)], &schedule, None, &mut |_| on_run());
             results.pop().expect("one case in, one result out")
         }
     }
@@ -184,7 +184,7 @@ impl CaseRuns for WriteRuns<'_> {
         let work = &self.work;
         // What the run puts in memory: its bytes through the page cache, none past it.
         let memory = if work.case.durability.direct { 0 } else { work.case.bytes };
-        self.files.run_settled(number, memory, |names| work.run(names))
+        self.files.run_settled(number, memory, |names| work.run(names, number))
     }
 }
 
@@ -208,8 +208,8 @@ struct WriteCase<'a> {
 }
 
 impl WriteCase<'_> {
-    /// One run into the files `names`.
-    fn run(&self, names: &[String]) -> Result<Run, CallError> {
+    /// Run `number` (warm-ups included) into the files `names`.
+    fn run(&self, names: &[String], number: u32) -> Result<Run, CallError> {
         let case = self.case;
         // Untimed: create the files and bring them into their state. Every step that can
         // fail is agreed with the other ranks under --mpi (see Executor::agree).
@@ -279,7 +279,7 @@ impl WriteCase<'_> {
         let durable = self.make_durable(&fds, &mut run);
         self.executor.agree(durable.as_ref().err())?;
         durable?;
-        let verified = self.verify(&fds, &streams);
+        let verified = self.verify(&fds, &streams, number);
         self.executor.agree(verified.as_ref().err())?;
         verified?;
         Ok(run)
@@ -332,10 +332,12 @@ impl WriteCase<'_> {
 
     /// Untimed: the content must be what was written (a shared file: all of it, on
     /// every rank).
-    fn verify(&self, fds: &[RawFd], streams: &Streams) -> Result<(), CallError> {
+    fn verify(&self, fds: &[RawFd], streams: &Streams, number: u32) -> Result<(), CallError> {
         match &self.settings.verify {
-            Some(verify) => crate::measure::verify::check(verify, fds, &self.file_lens, streams),
-            None => Ok(()),
+            Some(verify) if !verify.first_only || number == self.settings.warmup => {
+                crate::measure::verify::check(verify, fds, &self.file_lens, streams)
+            }
+            _ => Ok(()),
         }
     }
 }

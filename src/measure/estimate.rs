@@ -116,7 +116,7 @@ pub fn probe(scratch: &Scratch, verify: bool) -> Option<Probe> {
             let synced = started.elapsed().as_secs_f64();
             let started = Instant::now();
             if verify {
-                let check = crate::measure::verify::Verify { corrupt: None };
+                let check = crate::measure::verify::Verify { corrupt: None, first_only: false };
                 crate::measure::verify::check(&check, &[fd], &[bytes], &streams).ok()?;
             }
             Some((written, synced, started.elapsed().as_secs_f64()))

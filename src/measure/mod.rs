@@ -16,6 +16,7 @@ pub mod methods;
 pub mod op_loops;
 pub mod peak;
 pub mod placement;
+pub mod race;
 pub mod ranks;
 pub mod residency;
 pub mod runtimes;

@@ -121,7 +121,7 @@ pub fn run_case(
         Err((status, reason)) => CaseResult::without_result(case, status, reason),
         Ok(runs) => {
             let schedule = Schedule::fixed(plan.loops, 0, Order::Grouped, plan.seed);
-            scheduler::run(vec![(case, runs)], &schedule, &mut |_| {}).pop().expect("one case in, one result out")
+            scheduler::run(vec![(case, runs)], &schedule, None, &mut |_| {}).pop().expect("one case in, one result out")
         }
     }
 }

@@ -13,6 +13,14 @@
 //! with `--target-ci`, as soon as it has `min_runs` and the 95 % CI half-width of its
 //! mean time is within the target, or when it has `max_runs`. A case whose run fails
 //! leaves at once with its error, and its runs so far are not reported.
+//!
+//! Racing (`Schedule::race`, docs/racing.md): every case gets `min_runs`, then after each
+//! round a [`Referee`] says which cases the Answer no longer needs, and those leave; the
+//! others go on to `max_runs`. Before each round past the first runs, the round's cost
+//! (each case's mean run so far, everything around its timed span included) is held
+//! against the budget's end: a round that would end past it is not started.
+
+use std::time::{Duration, Instant};
 
 use rand::seq::SliceRandom;
 use rand_xoshiro::Xoshiro256PlusPlus;
@@ -20,6 +28,7 @@ use rand_xoshiro::rand_core::SeedableRng;
 
 use crate::analysis::summarize::{self, ci_relative};
 use crate::plan::Case;
+use crate::result::race::{Behind, CaseRace, Exit};
 use crate::result::{CaseResult, Run, Status, TargetCi};
 
 /// One case, ready to run again and again. `case_runs` implements it for write and
@@ -63,6 +72,32 @@ impl Order {
     }
 }
 
+/// Racing's clock: when the command started (its budget counts from there, probe and
+/// calibration included) and the budget, if any.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct Racing {
+    pub start: Instant,
+    pub budget: Option<Duration>,
+}
+
+impl Racing {
+    fn deadline(&self) -> Option<Instant> {
+        self.budget.map(|budget| self.start + budget)
+    }
+}
+
+/// After a round, which cases the Answer still needs (see the module doc).
+pub trait Referee {
+    /// `results` are every case's results so far, in the order of the cases (a case
+    /// that stopped keeps its last ones). For each case: None to keep running it (while
+    /// it is running), or why it needs no more runs. Called only once some running case
+    /// has its first `min_runs`; a case with fewer keeps running whatever is said.
+    fn judge(&mut self, round: u32, results: &[CaseResult]) -> Vec<Option<(Exit, Option<Behind>)>>;
+
+    /// Goals decided so far, of how many (for the progress bar).
+    fn decided(&self) -> (usize, usize);
+}
+
 /// How many runs each case gets, and in which order.
 #[derive(Debug, Clone, Copy, PartialEq)]
 pub struct Schedule {
@@ -77,12 +112,20 @@ pub struct Schedule {
     pub order: Order,
     /// The seed of the shuffles (the data's seed, on a stream of its own).
     pub seed: u64,
+    /// Race the cases for the Answer (interleaved only): `min_runs` each, then up to
+    /// `max_runs` while the referee needs them.
+    pub race: Option<Racing>,
 }
 
 impl Schedule {
     /// Exactly `repeat` measured runs per case.
     pub fn fixed(repeat: u32, warmup: u32, order: Order, seed: u64) -> Schedule {
-        Schedule { warmup, min_runs: repeat, max_runs: repeat, target_ci: None, order, seed }
+        Schedule { warmup, min_runs: repeat, max_runs: repeat, target_ci: None, order, seed, race: None }
+    }
+
+    /// Whether the rounds race: a race set, interleaved rounds.
+    pub fn races(&self) -> bool {
+        self.race.is_some() && self.order == Order::Interleaved
     }
 }
 
@@ -115,8 +158,11 @@ pub struct Tick<'a> {
     /// Runs made so far, warm-ups included.
     pub done: u64,
     /// Runs the whole schedule will make at most, as known now: it shrinks when a case
-    /// meets its target early or fails.
+    /// meets its target early or fails. When racing, the runs up to every case's first
+    /// `min_runs` and then the next round's.
     pub planned: u64,
+    /// When racing: goals decided so far, of how many.
+    pub goals: Option<(usize, usize)>,
 }
 
 /// The shuffles draw from the seed on a stream of their own, so that the order does
@@ -126,6 +172,8 @@ const ORDER_STREAM: u64 = 0x006f_7264_6572;
 enum End {
     Done,
     Failed(Status, String),
+    /// Racing: why it got no more runs, after which round.
+    Raced(Exit, Option<Behind>, u32),
 }
 
 struct Slot<'a> {
@@ -136,35 +184,62 @@ struct Slot<'a> {
     made: u32,
     measured: Vec<Run>,
     end: Option<End>,
+    /// Each run's wall time, everything around its timed span included: what a round
+    /// of it costs the budget.
+    walls: Vec<f64>,
+}
+
+impl Slot<'_> {
+    fn mean_wall(&self) -> f64 {
+        if self.walls.is_empty() { 0.0 } else { self.walls.iter().sum::<f64>() / self.walls.len() as f64 }
+    }
+
+    /// Its results so far, as a referee sees them.
+    fn partial(&self, cpus: usize) -> CaseResult {
+        match &self.end {
+            Some(End::Failed(status, reason)) => CaseResult::without_result(self.case.clone(), *status, reason.clone()),
+            _ => summarize::measured(self.case.clone(), self.measured.clone(), cpus),
+        }
+    }
 }
 
 /// Runs every case by the schedule; the results come back in the order of `cases`.
+/// When the schedule races, `referee` says after each round which cases leave.
 pub fn run<'a>(
     cases: Vec<(Case, Box<dyn CaseRuns + 'a>)>,
     schedule: &Schedule,
+    mut referee: Option<&mut dyn Referee>,
     on_run: &mut dyn FnMut(Tick),
 ) -> Vec<CaseResult> {
     let mut slots: Vec<Slot> = cases
         .into_iter()
         .map(|(case, runs)| {
             let warmups = runs.warmups(schedule.warmup);
-            Slot { case, runs, warmups, made: 0, measured: Vec::new(), end: None }
+            Slot { case, runs, warmups, made: 0, measured: Vec::new(), end: None, walls: Vec::new() }
         })
         .collect();
+    let racing = if schedule.races() { schedule.race } else { None };
+    let cpus = std::thread::available_parallelism().map_or(1, |n| n.get());
     let mut sequence = 0u64;
+    let mut goals: Option<(usize, usize)> = None;
     // The case whose run came last, warm-ups included: each run records it (`after`),
     // for the carry-over check.
     let mut previous: Option<String> = None;
-    let mut tick = |slots: &[Slot], index: usize, sequence: u64| {
-        let planned = slots
-            .iter()
-            .map(|slot| match slot.end {
-                Some(_) => u64::from(slot.made),
-                None => u64::from(slot.warmups) + u64::from(schedule.max_runs.max(1)),
-            })
-            .sum();
-        on_run(Tick { case: &slots[index].case, done: sequence, planned });
-    };
+    let tick =
+        |slots: &[Slot], index: usize, sequence: u64, goals: Option<(usize, usize)>, on_run: &mut dyn FnMut(Tick)| {
+            let planned = slots
+                .iter()
+                .map(|slot| match slot.end {
+                    Some(_) => u64::from(slot.made),
+                    None if racing.is_some() => {
+                        u64::from(slot.made.max(slot.warmups + schedule.min_runs))
+                            + u64::from(slot.made >= slot.warmups + schedule.min_runs)
+                    }
+                    None => u64::from(slot.warmups) + u64::from(schedule.max_runs.max(1)),
+                })
+                .sum();
+            on_run(Tick { case: &slots[index].case, done: sequence, planned, goals });
+        };
     match schedule.order {
         Order::Interleaved => {
             let mut rng = Xoshiro256PlusPlus::seed_from_u64(schedule.seed ^ ORDER_STREAM);
@@ -173,12 +248,35 @@ pub fn run<'a>(
                 if order.is_empty() {
                     break;
                 }
+                if let Some(deadline) = racing.and_then(|r| r.deadline()) {
+                    let racing_round = order.iter().all(|&i| slots[i].measured.len() as u32 >= schedule.min_runs);
+                    let cost: f64 = order.iter().map(|&i| slots[i].mean_wall()).sum();
+                    if racing_round && Instant::now() + Duration::from_secs_f64(cost) > deadline {
+                        for &i in &order {
+                            slots[i].end = Some(End::Raced(Exit::Budget, None, round.saturating_sub(1)));
+                        }
+                        break;
+                    }
+                }
                 order.shuffle(&mut rng);
                 for index in order {
                     let after = previous.replace(slots[index].case.id.clone());
                     step(&mut slots[index], round, sequence, schedule, after);
                     sequence += 1;
-                    tick(&slots, index, sequence);
+                    tick(&slots, index, sequence, goals, on_run);
+                }
+                if let (Some(referee), Some(_)) = (referee.as_deref_mut(), racing) {
+                    let ready = |slot: &Slot| slot.end.is_none() && slot.measured.len() as u32 >= schedule.min_runs;
+                    if slots.iter().any(ready) {
+                        let partial: Vec<CaseResult> = slots.iter().map(|slot| slot.partial(cpus)).collect();
+                        let calls = referee.judge(round, &partial);
+                        for (slot, call) in slots.iter_mut().zip(calls) {
+                            if let (true, Some((exit, behind))) = (ready(slot), call) {
+                                slot.end = Some(End::Raced(exit, behind, round));
+                            }
+                        }
+                        goals = Some(referee.decided());
+                    }
                 }
             }
         }
@@ -189,12 +287,12 @@ pub fn run<'a>(
                     let after = previous.replace(slots[index].case.id.clone());
                     step(&mut slots[index], round, sequence, schedule, after);
                     sequence += 1;
-                    tick(&slots, index, sequence);
+                    tick(&slots, index, sequence, goals, on_run);
                 }
             }
         }
     }
-    slots.into_iter().map(|slot| finish(slot, schedule)).collect()
+    slots.into_iter().map(|slot| finish(slot, schedule, cpus)).collect()
 }
 
 /// The cases of a command in the order of its plan, which is the order of its results:
@@ -221,9 +319,15 @@ impl<'a> Queue<'a> {
     }
 
     /// Runs the ready cases by `schedule` (see [`run`]): every case's result, in order.
-    pub fn run(self, schedule: &Schedule, on_run: &mut dyn FnMut(Tick)) -> Vec<CaseResult> {
+    /// A referee judges the ready cases only, in the order of the plan.
+    pub fn run(
+        self,
+        schedule: &Schedule,
+        referee: Option<&mut dyn Referee>,
+        on_run: &mut dyn FnMut(Tick),
+    ) -> Vec<CaseResult> {
         let Queue { runnable, positions, mut done } = self;
-        for (index, result) in positions.into_iter().zip(run(runnable, schedule, on_run)) {
+        for (index, result) in positions.into_iter().zip(run(runnable, schedule, referee, on_run)) {
             done[index] = Some(result);
         }
         done.into_iter().map(|result| result.expect("every case has a result")).collect()
@@ -231,11 +335,14 @@ impl<'a> Queue<'a> {
 }
 
 /// One run of one case, recorded with its round, sequence and the case run just before
-/// it, then the stopping rule.
+/// it, then the stopping rule (when racing: only `max_runs`, the referee does the rest).
 fn step(slot: &mut Slot, round: u32, sequence: u64, schedule: &Schedule, after: Option<String>) {
     let number = slot.made;
     slot.made += 1;
-    match slot.runs.run_once(number) {
+    let started = Instant::now();
+    let outcome = slot.runs.run_once(number);
+    slot.walls.push(started.elapsed().as_secs_f64());
+    match outcome {
         Err((status, reason)) => slot.end = Some(End::Failed(status, reason)),
         Ok(mut run) => {
             run.round = round;
@@ -245,21 +352,34 @@ fn step(slot: &mut Slot, round: u32, sequence: u64, schedule: &Schedule, after: 
                 return;
             }
             slot.measured.push(run);
+            let runs = slot.measured.len() as u32;
+            if schedule.races() {
+                if runs >= schedule.max_runs.max(1) {
+                    slot.end = Some(End::Raced(Exit::MaxRuns, None, round));
+                }
+                return;
+            }
             let ci = schedule.target_ci.and_then(|_| ci_relative(&slot.measured, slot.case.durability.syncs()));
-            if enough(slot.measured.len() as u32, ci, schedule) {
+            if enough(runs, ci, schedule) {
                 slot.end = Some(End::Done);
             }
         }
     }
 }
 
-fn finish(mut slot: Slot, schedule: &Schedule) -> CaseResult {
+fn finish(mut slot: Slot, schedule: &Schedule, cpus: usize) -> CaseResult {
     match slot.end {
         Some(End::Failed(status, reason)) => CaseResult::without_result(slot.case, status, reason),
-        Some(End::Done) | None => {
-            let cpus = std::thread::available_parallelism().map_or(1, |n| n.get());
+        Some(End::Done | End::Raced(..)) | None => {
+            let race = match slot.end {
+                Some(End::Raced(exit, behind, round)) => {
+                    Some(CaseRace { runs: slot.measured.len() as u32, round, exit, behind })
+                }
+                _ => None,
+            };
             let mut result = summarize::measured(slot.case, slot.measured, cpus);
             slot.runs.conclude(&mut result);
+            result.race = race;
             if let Some(pct) = schedule.target_ci {
                 let ci = summarize::case_ci_relative(&result);
                 result.target_ci = Some(TargetCi {
@@ -324,7 +444,7 @@ mod tests {
                 (case(4096 << name), Box::new(runs) as Box<dyn CaseRuns>)
             })
             .collect();
-        let results = run(cases, schedule, &mut |_| {});
+        let results = run(cases, schedule, None, &mut |_| {});
         (results, log)
     }
 
@@ -394,7 +514,7 @@ mod tests {
         let other = ScriptedRuns { name: 0, times: vec![1.0], fail_at: None, log: log.clone() };
         let cases: Vec<(Case, Box<dyn CaseRuns>)> = vec![(case(4096), Box::new(other)), (case(8192), Box::new(warmed))];
         let mut ticks = Vec::new();
-        let results = run(cases, &schedule, &mut |tick| ticks.push(tick.planned));
+        let results = run(cases, &schedule, None, &mut |tick| ticks.push(tick.planned));
         let times: Vec<f64> = results[1].runs.iter().map(|run| run.write_seconds).collect();
         assert_eq!(times, vec![1.0, 2.0, 3.0], "its first three runs, none discarded");
         assert_eq!(results[1].runs.iter().map(|run| run.round).collect::<Vec<_>>(), vec![0, 1, 2]);
@@ -419,7 +539,7 @@ mod tests {
         queue
             .add(case(8192), Ok(Box::new(ScriptedRuns { name: 1, times: vec![2.0], fail_at: None, log: log.clone() })));
         queue.add(case(16384), Err((Status::Skipped, "too big".into())));
-        let results = queue.run(&Schedule::fixed(2, 0, Order::Interleaved, 1), &mut |_| {});
+        let results = queue.run(&Schedule::fixed(2, 0, Order::Interleaved, 1), None, &mut |_| {});
         let statuses: Vec<Status> = results.iter().map(|r| r.status).collect();
         assert_eq!(statuses, [Status::Unsupported, Status::Ok, Status::Skipped]);
         assert_eq!(results[1].runs.len(), 2);
@@ -497,7 +617,7 @@ mod tests {
             ScriptedRuns { name: 1, times: vec![5.0, 1.0, 2.0, 1.0, 2.0, 1.0, 2.0], fail_at: None, log: log.clone() };
         let cases: Vec<(Case, Box<dyn CaseRuns>)> = vec![(case(4096), Box::new(quiet)), (case(8192), Box::new(noisy))];
         let mut ticks = Vec::new();
-        let results = run(cases, &schedule, &mut |tick| ticks.push((tick.done, tick.planned)));
+        let results = run(cases, &schedule, None, &mut |tick| ticks.push((tick.done, tick.planned)));
         let quiet = results[0].target_ci.unwrap();
         assert_eq!((quiet.met, quiet.runs, quiet.pct), (true, 3, 2.0));
         assert!(quiet.reached_pct.unwrap() <= 2.0);
@@ -513,5 +633,110 @@ mod tests {
         assert_eq!(ticks.first(), Some(&(1, 18)));
         assert_eq!(ticks.last(), Some(&(13, 13)));
         assert!(ticks.windows(2).all(|pair| pair[1].1 <= pair[0].1));
+    }
+
+    /// Stops the cases named in `slower` at its first judgement, the others once they
+    /// have `decide_at` runs; logs the rounds it judged.
+    struct Scripted {
+        slower: Vec<usize>,
+        decide_at: usize,
+        judged: Vec<u32>,
+    }
+
+    impl Referee for Scripted {
+        fn judge(&mut self, round: u32, results: &[CaseResult]) -> Vec<Option<(Exit, Option<Behind>)>> {
+            self.judged.push(round);
+            (0..results.len())
+                .map(|i| {
+                    if self.slower.contains(&i) {
+                        Some((Exit::Slower, None))
+                    } else if results[i].runs.len() >= self.decide_at {
+                        Some((Exit::Decided, None))
+                    } else {
+                        None
+                    }
+                })
+                .collect()
+        }
+
+        fn decided(&self) -> (usize, usize) {
+            (0, 1)
+        }
+    }
+
+    fn racing(min_runs: u32, max_runs: u32, budget: Option<Duration>) -> Schedule {
+        Schedule {
+            min_runs,
+            max_runs,
+            race: Some(Racing { start: Instant::now(), budget }),
+            ..Schedule::fixed(2, 1, Order::Interleaved, 3)
+        }
+    }
+
+    #[test]
+    fn a_race_gives_every_case_its_first_runs_then_only_the_cases_the_referee_keeps() {
+        let log: Log = Rc::default();
+        let cases: Vec<(Case, Box<dyn CaseRuns>)> = (0..3)
+            .map(|name| {
+                let runs = ScriptedRuns { name, times: vec![1.0], fail_at: None, log: log.clone() };
+                (case(4096 << name), Box::new(runs) as Box<dyn CaseRuns>)
+            })
+            .collect();
+        let mut referee = Scripted { slower: vec![1], decide_at: 4, judged: Vec::new() };
+        let mut goals = Vec::new();
+        let results = run(cases, &racing(2, 10, None), Some(&mut referee), &mut |tick| goals.push(tick.goals));
+        let runs: Vec<usize> = results.iter().map(|r| r.runs.len()).collect();
+        assert_eq!(runs, vec![4, 2, 4], "the slower one left after its 2 runs, the others went on to 4");
+        assert_eq!(referee.judged, vec![2, 3, 4], "judged once the first runs were in (round 0 is the warm-up)");
+        let race = results[1].race.as_ref().unwrap();
+        assert_eq!((race.runs, race.round, race.exit), (2, 2, Exit::Slower));
+        assert_eq!(results[0].race.as_ref().unwrap().exit, Exit::Decided);
+        assert!(results.iter().all(|r| r.target_ci.is_none()));
+        assert_eq!(goals.first(), Some(&None), "no goal is known before the first judgement");
+        assert_eq!(goals.last(), Some(&Some((0, 1))));
+        // Without a referee's word, a race stops at max_runs.
+        let (results, _) = {
+            let log: Log = Rc::default();
+            let cases: Vec<(Case, Box<dyn CaseRuns>)> =
+                vec![(case(4096), Box::new(ScriptedRuns { name: 0, times: vec![1.0], fail_at: None, log }))];
+            let mut never = Scripted { slower: Vec::new(), decide_at: usize::MAX, judged: Vec::new() };
+            (run(cases, &racing(2, 5, None), Some(&mut never), &mut |_| {}), ())
+        };
+        let race = results[0].race.as_ref().unwrap();
+        assert_eq!((race.runs, race.exit), (5, Exit::MaxRuns));
+    }
+
+    /// Each run takes `seconds` of wall time.
+    struct Sleeping(Duration);
+
+    impl CaseRuns for Sleeping {
+        fn run_once(&mut self, _number: u32) -> Result<Run, (Status, String)> {
+            std::thread::sleep(self.0);
+            Ok(Run { write_seconds: 1.0, ..Run::default() })
+        }
+    }
+
+    #[test]
+    fn the_budget_stops_the_rounds_after_the_first_runs_but_never_before_them() {
+        let cases = || -> Vec<(Case, Box<dyn CaseRuns>)> {
+            (0..2)
+                .map(|n| (case(4096 << n), Box::new(Sleeping(Duration::from_millis(20))) as Box<dyn CaseRuns>))
+                .collect()
+        };
+        // 40 ms a round: a budget of 100 ms is spent by the warm-up and the two first
+        // runs (120 ms), which still all happen; no round after them starts.
+        let mut never = Scripted { slower: Vec::new(), decide_at: usize::MAX, judged: Vec::new() };
+        let results = run(cases(), &racing(2, 10, Some(Duration::from_millis(100))), Some(&mut never), &mut |_| {});
+        for result in &results {
+            let race = result.race.as_ref().unwrap();
+            assert_eq!((race.runs, race.exit), (2, Exit::Budget), "{race:?}");
+        }
+        // A budget with room for two more rounds (40 ms each) and not a third.
+        let mut never = Scripted { slower: Vec::new(), decide_at: usize::MAX, judged: Vec::new() };
+        let results = run(cases(), &racing(2, 10, Some(Duration::from_millis(230))), Some(&mut never), &mut |_| {});
+        // On a busy machine a round takes longer than its sleeps, and fewer fit.
+        let runs = results[0].race.as_ref().unwrap().runs;
+        assert!((2..=4).contains(&runs), "{runs} runs: the rounds that fit, then the budget");
+        assert_eq!(results[0].race.as_ref().unwrap().exit, Exit::Budget);
     }
 }

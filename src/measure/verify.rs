@@ -18,6 +18,10 @@ pub struct Verify {
     /// Test aid (hidden `--corrupt-for-test`): what to change in each run's files
     /// between the write and the check.
     pub corrupt: Option<Corruption>,
+    /// Read back only each case's first measured run (the quick suite's default: what a
+    /// method writes is checked once, and the rounds' time goes to runs), not every run
+    /// (`--verify`).
+    pub first_only: bool,
 }
 
 /// A change the tests make to a run's file, to see the check find it.

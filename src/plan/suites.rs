@@ -23,6 +23,9 @@ pub struct Suite {
     /// the mean), and its `--max-runs`.
     pub target_ci: Option<f64>,
     pub max_runs: u32,
+    /// Race the cases for the Answer within this time, probe and calibration included
+    /// (docs/racing.md), unless the user fixes the runs; None: no racing.
+    pub budget: Option<std::time::Duration>,
     pub parts: Vec<Selection>,
     /// Small-write latency cases run after the throughput cases (`writebench latency`'s
     /// measurement, shortened).
@@ -231,9 +234,9 @@ pub fn quick() -> Suite {
         seed: crate::plan::DEFAULT_SEED,
         runtimes: Vec::new(),
     };
-    // Repeat until the 95 % CI is within ±5 % of the mean, 5 to 7 runs: most cases are
-    // quiet enough at 5 on tmpfs, and at most 7 runs keeps the suite within its minute
-    // and a half even when every case needs them all.
+    // Raced by default (budget below). With --budget none: repeat until the 95 % CI is
+    // within ±5 % of the mean, 5 to 7 runs: most cases are quiet enough at 5 on tmpfs,
+    // and at most 7 runs keeps the suite within its minute and a half.
     Suite {
         name: "quick",
         reference_size: size,
@@ -241,6 +244,9 @@ pub fn quick() -> Suite {
         warmup: 1,
         target_ci: Some(5.0),
         max_runs: 7,
+        // The answer in 30 seconds: every case gets a warm-up and two runs, and the
+        // rounds after them go to the goals still open (docs/racing.md).
+        budget: Some(std::time::Duration::from_secs(30)),
         parts,
         latency: Some(latency),
     }
@@ -292,6 +298,7 @@ pub fn full() -> Suite {
         warmup: 1,
         target_ci: None,
         max_runs: 10,
+        budget: None,
         parts,
         latency: None,
     }

@@ -85,6 +85,40 @@ pub fn gb_per_s(bytes_per_second: f64) -> f64 {
     bytes_per_second / 1e9
 }
 
+/// Parses a duration: seconds (`90`, `1.5`), or numbers with units `h`, `m`, `s` and
+/// `ms`, one after another (`30s`, `2m`, `1m30s`, `500ms`). It must be above zero.
+pub fn parse_duration(text: &str) -> Result<std::time::Duration, String> {
+    let invalid =
+        || format!("invalid duration '{text}': expected seconds or a number with h, m, s or ms, e.g. 30s, 2m, 1m30s");
+    let trimmed = text.trim();
+    if trimmed.is_empty() {
+        return Err(invalid());
+    }
+    let mut seconds = 0.0f64;
+    let mut rest = trimmed;
+    while !rest.is_empty() {
+        let split = rest.find(|c: char| !(c.is_ascii_digit() || c == '.')).unwrap_or(rest.len());
+        let (number, after) = rest.split_at(split);
+        let value: f64 = number.parse().map_err(|_| invalid())?;
+        let unit_end = after.find(|c: char| c.is_ascii_digit() || c == '.').unwrap_or(after.len());
+        let (unit, next) = after.split_at(unit_end);
+        let scale = match unit {
+            "" if split == rest.len() && rest.len() == trimmed.len() => 1.0,
+            "h" => 3600.0,
+            "m" | "min" => 60.0,
+            "s" => 1.0,
+            "ms" => 0.001,
+            _ => return Err(invalid()),
+        };
+        seconds += value * scale;
+        rest = next;
+    }
+    if !(seconds > 0.0 && seconds < 1e9) {
+        return Err(format!("invalid duration '{text}': must be above zero"));
+    }
+    Ok(std::time::Duration::from_secs_f64(seconds))
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -132,5 +166,20 @@ mod tests {
         assert!(split_list("a,,b").is_err());
         assert!(split_list("a,").is_err());
         assert!(split_list("").is_err());
+    }
+
+    #[test]
+    fn durations_in_seconds_or_with_units() {
+        let secs = |text: &str| parse_duration(text).map(|d| d.as_secs_f64());
+        assert_eq!(secs("30s"), Ok(30.0));
+        assert_eq!(secs("90"), Ok(90.0));
+        assert_eq!(secs("1.5"), Ok(1.5));
+        assert_eq!(secs("2m"), Ok(120.0));
+        assert_eq!(secs("1m30s"), Ok(90.0));
+        assert_eq!(secs("1h"), Ok(3600.0));
+        assert_eq!(secs("500ms"), Ok(0.5));
+        for bad in ["", "s", "0", "0s", "-3s", "30x", "3 0s", "1.2.3s", "30s5"] {
+            assert!(parse_duration(bad).is_err(), "{bad}");
+        }
     }
 }

@@ -6,6 +6,7 @@ use serde::{Deserialize, Serialize};
 
 pub mod crash;
 pub mod metric;
+pub mod race;
 mod ring_record;
 mod run;
 
@@ -49,6 +50,10 @@ pub struct ResultFile {
     /// say what they found.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub crash: Vec<crash::CrashCheck>,
+    /// How the rounds raced the cases for the Answer's goals (docs/racing.md); absent
+    /// without racing (`--budget none`, `--repeat`, `--target-ci`).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub race: Option<race::RaceReport>,
     /// False when the run was interrupted and this file holds what was done so far.
     pub complete: bool,
 }
@@ -145,6 +150,9 @@ pub struct CaseResult {
     /// Null without a calibration.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub ceiling: Option<CeilingShare>,
+    /// Why a raced case got no more runs (docs/racing.md); absent without racing.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub race: Option<race::CaseRace>,
 }
 
 impl CaseResult {
@@ -166,6 +174,7 @@ impl CaseResult {
             target_ci: None,
             cpu_bound: false,
             ceiling: None,
+            race: None,
         }
     }
 }

@@ -182,6 +182,52 @@ pub fn factor(a: &[f64], b: &[f64]) -> Option<Factor> {
     Some(Factor { factor, low: factor * (-quantile * se).exp(), high: factor * (quantile * se).exp(), p, se, df })
 }
 
+/// [`factor`] with the noise pooled over a family of samples (a race's candidates,
+/// `stats::race`): each side's squared coefficient of variation is the larger of its own
+/// and `pooled_cv2`, the family's, and the degrees of freedom are the family's,
+/// `pooled_df`. With two or three runs a case's own spread says little, while the
+/// family's says how noisy runs are on this machine; taking the larger of the two
+/// keeps a case whose own runs are noisier from being judged on the family's calm.
+pub fn pooled_factor(a: &[f64], b: &[f64], pooled_cv2: f64, pooled_df: f64) -> Option<Factor> {
+    let (ma, va, na) = moments(a)?;
+    let (mb, vb, nb) = moments(b)?;
+    if ma <= 0.0 || mb <= 0.0 || pooled_df.is_nan() || pooled_df < 1.0 {
+        return None;
+    }
+    let factor = ma / mb;
+    let (ua, ub) = ((va / (ma * ma)).max(pooled_cv2) / na, (vb / (mb * mb)).max(pooled_cv2) / nb);
+    let se2 = ua + ub;
+    if se2 == 0.0 {
+        let p = if ma == mb { 1.0 } else { 0.0 };
+        return Some(Factor { factor, low: factor, high: factor, p, se: 0.0, df: pooled_df });
+    }
+    let se = se2.sqrt();
+    let t = students_t(pooled_df);
+    let quantile = t.inverse_cdf(1.0 - ALPHA / 2.0);
+    let p = (2.0 * (1.0 - t.cdf((factor.ln() / se).abs()))).clamp(0.0, 1.0);
+    Some(Factor {
+        factor,
+        low: factor * (-quantile * se).exp(),
+        high: factor * (quantile * se).exp(),
+        p,
+        se,
+        df: pooled_df,
+    })
+}
+
+/// The squared coefficient of variation of run times pooled over samples of two or more
+/// runs (each weighted by its runs less one), and its degrees of freedom.
+pub fn pooled_cv2<'a>(samples: impl IntoIterator<Item = &'a [f64]>) -> Option<(f64, f64)> {
+    let (mut sum, mut df) = (0.0, 0.0);
+    for sample in samples {
+        if let Some((mean, variance, n)) = moments(sample).filter(|(mean, _, _)| *mean > 0.0) {
+            sum += (n - 1.0) * variance / (mean * mean);
+            df += n - 1.0;
+        }
+    }
+    (df >= 1.0).then(|| (sum / df, df))
+}
+
 /// Holm's step-down adjustment: the adjusted p-values, in the order given. Compare
 /// each with [`ALPHA`]. NaN p-values (no test) stay NaN and do not count.
 pub fn holm(p: &[f64]) -> Vec<f64> {

@@ -389,14 +389,18 @@ pub struct Measured<'a> {
 
 impl<'a> Measured<'a> {
     pub fn of(result: &'a ResultFile) -> Measured<'a> {
-        let cases: Vec<&CaseResult> = result
-            .cases
+        Measured::of_cases(&result.cases, equivalence_margin(result))
+    }
+
+    /// Of cases not yet in a result (a race between rounds), with the margin given.
+    pub fn of_cases(cases: &'a [CaseResult], margin: f64) -> Measured<'a> {
+        let cases: Vec<&CaseResult> = cases
             .iter()
             .filter(|c| c.status == Status::Ok && c.stats.is_some() && !is_latency_case(&c.case))
             .filter(|c| catalog::by_name(&c.case.method).is_none_or(|m| m.creation.is_none()))
             .collect();
         let by_dims = cases.iter().map(|&c| (Dims::of(c), c)).collect();
-        Measured { cases, by_dims, margin: equivalence_margin(result) }
+        Measured { cases, by_dims, margin }
     }
 
     /// The case with `case`'s dimensions changed by `change`, if it was measured.

@@ -29,10 +29,12 @@
 
 mod carry_over;
 mod commits;
+pub mod contests;
 mod crash_checked;
 mod durability;
 mod effects;
 mod figures;
+mod raced;
 mod recommend;
 mod runtimes;
 mod shape;
@@ -124,6 +126,7 @@ pub fn stored_differs(
 pub fn recommendations(result: &ResultFile) -> Vec<Recommendation> {
     let mut answer = recommend::recommendations(result);
     crash_checked::annotate(result, &mut answer);
+    raced::annotate(result, &mut answer);
     answer
 }
 

@@ -32,9 +32,9 @@ use crate::result::{CaseResult, Recommendation, ResultFile};
 use crate::stats::significance::Verdict;
 
 /// The goals answered from throughput cases.
-struct Goal {
-    key: &'static str,
-    metric: Metric,
+pub(super) struct Goal {
+    pub key: &'static str,
+    pub metric: Metric,
     /// Which cases answer it.
     answers: fn(&CaseResult) -> bool,
 }
@@ -55,7 +55,7 @@ fn rewrite(case: &CaseResult) -> bool {
     case.case.state == FileState::Overwrite
 }
 
-const GOALS: [Goal; 4] = [
+pub(super) const GOALS: [Goal; 4] = [
     Goal {
         key: "fastest",
         metric: Metric::NewFile,
@@ -128,21 +128,27 @@ pub fn simplicity(case: &Case, writers: u32) -> (bool, u32, u32, u8, u8, bool, u
     (case.runtime != crate::plan::catalog::NATIVE, writers, case.files, state, method, case.durability.direct, commit)
 }
 
-fn throughput(measured: &Measured, goal: &Goal, warm: bool) -> Option<Recommendation> {
-    let side = |case| Side::new(case, goal.metric);
+/// The cases that compete for `goal`: those that answer it with a figure under its
+/// metric; a buffered figure of an `end` case is its page-cache twin's strategy, once.
+pub(super) fn candidates<'a>(measured: &Measured<'a>, goal: &Goal) -> Vec<&'a CaseResult> {
     let durable = goal.metric.without_preparation() == Metric::Durable;
-    let mut ranked: Vec<&CaseResult> = measured
+    measured
         .cases
         .iter()
         .copied()
         .filter(|&c| (goal.answers)(c) && goal.metric.summary(c).is_some())
-        // A buffered figure of an `end` case is its page-cache twin's strategy: once.
         .filter(|&c| {
             durable
                 || !matches!(c.case.durability.commit, Commit::End(_))
                 || measured.twin(c, |d| d.durability.commit = Commit::None).is_none()
         })
-        .collect();
+        .collect()
+}
+
+fn throughput(measured: &Measured, goal: &Goal, warm: bool) -> Option<Recommendation> {
+    let side = |case| Side::new(case, goal.metric);
+    let durable = goal.metric.without_preparation() == Metric::Durable;
+    let mut ranked = candidates(measured, goal);
     ranked.sort_by(|a, b| side(b).mean().total_cmp(&side(a).mean()));
     let fastest = *ranked.first()?;
     let against: Vec<(&CaseResult, Option<Test>)> =

@@ -107,6 +107,7 @@ impl Build {
                 answer: Vec::new(),
                 calibration: None,
                 crash: Vec::new(),
+                race: None,
                 complete: true,
             },
         }

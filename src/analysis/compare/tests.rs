@@ -56,6 +56,7 @@ fn result(fs_type: &str, cases: Vec<CaseResult>) -> ResultFile {
         answer: Vec::new(),
         calibration: None,
         crash: Vec::new(),
+        race: None,
         complete: true,
     }
 }

@@ -332,6 +332,7 @@ pub(crate) mod tests {
             answer: Vec::new(),
             calibration: None,
             crash: Vec::new(),
+            race: None,
             complete: true,
         }
     }

@@ -1,0 +1,103 @@
+//! What the race (docs/racing.md) says of each recommendation whose goal it did not
+//! decide: the rounds stopped, by the budget or at the most runs a case gets, while
+//! several candidates were still in contention; the recommendation is the simplest of
+//! them not shown slower, and the user is told how to settle it.
+
+use crate::result::race::{Decision, GoalRace, RaceReport};
+use crate::result::{Recommendation, ResultFile};
+
+/// Adds to each recommendation of an undecided goal how its race ended.
+pub fn annotate(result: &ResultFile, answer: &mut [Recommendation]) {
+    let Some(race) = &result.race else { return };
+    for recommendation in answer {
+        let size = result.cases.iter().find(|c| c.case.id == recommendation.best.case).map(|c| c.case.chunk_bytes);
+        let Some(goal) =
+            race.goals.iter().find(|g| g.goal == recommendation.goal && g.size.is_none_or(|s| Some(s) == size))
+        else {
+            continue;
+        };
+        if goal.decision == Decision::Undecided {
+            recommendation.text += &format!("; {}", undecided_words(race, goal));
+        }
+    }
+}
+
+/// "race undecided after 32 s (budget 30 s): 12 of 77 candidates left, within 0.75–1.6x of
+/// the leader; give --budget 1m to settle more of it".
+fn undecided_words(race: &RaceReport, goal: &GoalRace) -> String {
+    let low = goal.left.iter().filter_map(|l| l.low).fold(f64::INFINITY, f64::min);
+    let high = goal.left.iter().filter_map(|l| l.high).fold(0.0, f64::max);
+    let within = if low.is_finite() && high > 0.0 {
+        format!(", within {low:.2}–{high:.2}x of the leader, {}", goal.left[0].case)
+    } else {
+        String::new()
+    };
+    let spent = race.seconds.round();
+    let (why, advice) = match race.budget_seconds {
+        Some(budget) if race.out_of_budget => {
+            // Twice the time spent, in whole minutes past one: rounds cost what the
+            // first ones did, and the candidates left need several each.
+            let more = (2.0 * spent.max(budget) / 60.0).ceil() as u64;
+            (format!("after {spent} s (budget {budget:.0} s)"), format!("give --budget {more}m to settle more of it"))
+        }
+        _ => ("at the most runs a case gets".to_string(), "give --max-runs 20 to settle more of it".to_string()),
+    };
+    format!("race undecided {why}: {} of {} candidates left{within}; {advice}", goal.left.len(), goal.candidates)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::analysis::advice::testkit::{Build, around, case, goal};
+    use crate::result::race::Left;
+
+    fn race(decision: Decision) -> RaceReport {
+        RaceReport {
+            budget_seconds: Some(30.0),
+            seconds: 32.4,
+            rounds: 3,
+            out_of_budget: decision == Decision::Undecided,
+            goals: vec![GoalRace {
+                goal: "fastest".into(),
+                size: None,
+                decision,
+                round: None,
+                seconds: None,
+                candidates: 2,
+                left: vec![
+                    Left { case: "pwrite empty 1MiB t1 end".into(), factor: None, low: None, high: None },
+                    Left {
+                        case: "write empty 1MiB t1 end".into(),
+                        factor: Some(1.02),
+                        low: Some(0.9),
+                        high: Some(1.2),
+                    },
+                ],
+            }],
+        }
+    }
+
+    #[test]
+    fn an_undecided_goal_says_how_its_race_ended_and_a_decided_one_says_nothing() {
+        let build = || {
+            Build::new()
+                .add(case("pwrite empty 1MiB t1 end"), &around(0.5))
+                .add(case("write empty 1MiB t1 end"), &around(0.51))
+        };
+        let mut result = build().done();
+        result.race = Some(race(Decision::Undecided));
+        let answer = crate::analysis::advice::recommendations(&result);
+        let text = &goal(&answer, "fastest").text;
+        assert!(
+            text.ends_with(
+                "; race undecided after 32 s (budget 30 s): 2 of 2 candidates left, within 0.90–1.20x of the leader, \
+                 pwrite empty 1MiB t1 end; give --budget 2m to settle more of it"
+            ),
+            "{text}"
+        );
+        let mut decided = build().done();
+        decided.race = Some(race(Decision::Won));
+        let answer = crate::analysis::advice::recommendations(&decided);
+        assert!(!goal(&answer, "fastest").text.contains("race"), "{}", goal(&answer, "fastest").text);
+    }
+}

@@ -1,0 +1,276 @@
+//! The referee of a race for the Answer's goals (docs/racing.md): after each round, the
+//! racing rule (`stats::race`) over each open goal's candidates still in its race; a
+//! case leaves the rounds once no open goal needs it, and the report says where each
+//! goal stood at the end.
+//!
+//! A goal is judged only once each candidate still in its race has its first runs
+//! (`min_runs`), so that no candidate is judged on fewer than the others. Once decided
+//! (won, or tied among those left), a goal stays decided. Cases are known by their ids,
+//! which are unique within a run.
+
+use std::collections::{BTreeMap, BTreeSet};
+use std::time::Instant;
+
+use crate::analysis::advice::contests::{Contest, contests};
+use crate::measure::scheduler::Referee;
+use crate::result::CaseResult;
+use crate::result::race::{Behind, Decision, Exit, GoalRace, Left, RaceReport};
+use crate::stats::race::{self as rule, RACE_ALPHA, Standing, against_leader};
+
+/// One goal's race so far.
+struct Goal {
+    goal: String,
+    size: Option<u64>,
+    /// Candidates that left its race, by id.
+    out: BTreeMap<String, Behind>,
+    /// When it was decided: how, after which round, seconds from the start.
+    decided: Option<(Decision, u32, f64)>,
+    /// Its candidates at the last round, by id.
+    candidates: Vec<String>,
+}
+
+impl Goal {
+    fn key(&self) -> (String, Option<u64>) {
+        (self.goal.clone(), self.size)
+    }
+}
+
+pub struct GoalReferee {
+    min_runs: u32,
+    /// The equivalence margin, as a fraction: what "tied" means (`--equivalence`).
+    margin: f64,
+    /// The start of the command, which the budget counts from.
+    start: Instant,
+    /// In the order the Answer asks them.
+    goals: Vec<Goal>,
+}
+
+impl GoalReferee {
+    pub fn new(min_runs: u32, margin: f64, start: Instant) -> GoalReferee {
+        GoalReferee { min_runs, margin, start, goals: Vec::new() }
+    }
+
+    fn goal(&mut self, contest: &Contest) -> &mut Goal {
+        let key = (contest.goal.clone(), contest.size);
+        match self.goals.iter().position(|goal| goal.key() == key) {
+            Some(at) => &mut self.goals[at],
+            None => {
+                self.goals.push(Goal {
+                    goal: contest.goal.clone(),
+                    size: contest.size,
+                    out: BTreeMap::new(),
+                    decided: None,
+                    candidates: Vec::new(),
+                });
+                self.goals.last_mut().expect("just pushed")
+            }
+        }
+    }
+
+    /// One round of the rule over `contest`'s candidates still in, once each has its
+    /// first runs.
+    fn judge_goal(&mut self, round: u32, contest: &Contest, results: &[CaseResult]) {
+        let (min_runs, margin, elapsed) = (self.min_runs, self.margin, self.start.elapsed().as_secs_f64());
+        let goal = self.goal(contest);
+        goal.candidates = contest.members.iter().map(|&m| results[m].case.id.clone()).collect();
+        if goal.decided.is_some() {
+            return;
+        }
+        let times: Vec<Option<Vec<f64>>> = contest
+            .members
+            .iter()
+            .map(|&m| {
+                (!goal.out.contains_key(&results[m].case.id)).then(|| contest.metric.times(&results[m])).flatten()
+            })
+            .collect();
+        if times.iter().flatten().any(|t| (t.len() as u32) < min_runs) {
+            return;
+        }
+        let given: Vec<Option<&[f64]>> = times.iter().map(|t| t.as_deref()).collect();
+        let Some(judged) = rule::round(&given, RACE_ALPHA, margin) else { return };
+        let leader = results[contest.members[judged.leader]].case.id.clone();
+        for (k, standing) in judged.standings.iter().enumerate() {
+            if let Standing::Out(f) = standing {
+                let behind = Behind {
+                    goal: goal.goal.clone(),
+                    leader: leader.clone(),
+                    factor: f.factor,
+                    low: f.low,
+                    high: f.high,
+                    p_value: f.p,
+                };
+                goal.out.insert(results[contest.members[k]].case.id.clone(), behind);
+            }
+        }
+        let decision = match judged.decision {
+            rule::Decision::Open => return,
+            rule::Decision::Won(_) => Decision::Won,
+            rule::Decision::Tied(_) => Decision::Tied,
+        };
+        goal.decided = Some((decision, round, elapsed));
+    }
+
+    /// Where each goal stood at the end, from the final `results` (every case of the
+    /// run, any order): for an open goal, the candidates left against their leader.
+    pub fn report(&self, results: &[CaseResult], budget: Option<f64>) -> RaceReport {
+        let by_id: BTreeMap<&str, &CaseResult> = results.iter().map(|r| (r.case.id.as_str(), r)).collect();
+        let metric_of = |goal: &Goal| {
+            contests(results, self.margin)
+                .into_iter()
+                .find(|c| c.goal == goal.goal && c.size == goal.size)
+                .map(|c| c.metric)
+        };
+        let goals = self
+            .goals
+            .iter()
+            .map(|goal| {
+                let left_ids: Vec<&String> = goal.candidates.iter().filter(|id| !goal.out.contains_key(*id)).collect();
+                let times: Vec<Option<Vec<f64>>> = left_ids
+                    .iter()
+                    .map(|id| Some(by_id.get(id.as_str()).and_then(|&c| metric_of(goal)?.times(c)).unwrap_or_default()))
+                    .collect();
+                let given: Vec<Option<&[f64]>> = times.iter().map(|t| t.as_deref()).collect();
+                let left: Vec<Left> = match against_leader(&given) {
+                    Some((leader, against)) => {
+                        let mut left: Vec<Left> = left_ids
+                            .iter()
+                            .zip(&against)
+                            .map(|(id, f)| Left {
+                                case: id.to_string(),
+                                factor: f.map(|f| f.factor),
+                                low: f.map(|f| f.low),
+                                high: f.map(|f| f.high),
+                            })
+                            .collect();
+                        let first = left.remove(leader);
+                        left.insert(0, first);
+                        left
+                    }
+                    None => left_ids
+                        .iter()
+                        .map(|id| Left { case: id.to_string(), factor: None, low: None, high: None })
+                        .collect(),
+                };
+                let (decision, round, seconds) = match goal.decided {
+                    Some((decision, round, seconds)) => (decision, Some(round), Some(seconds)),
+                    None => (Decision::Undecided, None, None),
+                };
+                GoalRace {
+                    goal: goal.goal.clone(),
+                    size: goal.size,
+                    decision,
+                    round,
+                    seconds,
+                    candidates: goal.candidates.len() as u32,
+                    left,
+                }
+            })
+            .collect();
+        let rounds = results.iter().flat_map(|r| r.runs.iter().map(|run| run.round + 1)).max().unwrap_or(0);
+        let out_of_budget = results.iter().any(|r| r.race.as_ref().is_some_and(|race| race.exit == Exit::Budget));
+        RaceReport { budget_seconds: budget, seconds: self.start.elapsed().as_secs_f64(), rounds, out_of_budget, goals }
+    }
+}
+
+impl Referee for GoalReferee {
+    fn judge(&mut self, round: u32, results: &[CaseResult]) -> Vec<Option<(Exit, Option<Behind>)>> {
+        let contests = contests(results, self.margin);
+        for contest in &contests {
+            self.judge_goal(round, contest, results);
+        }
+        // Which cases an open goal still needs, and which compete for some goal.
+        let mut needed = BTreeSet::new();
+        let mut competing = BTreeSet::new();
+        for contest in &contests {
+            let goal = self.goal(contest);
+            for &m in &contest.members {
+                competing.insert(m);
+                if goal.decided.is_none() && !goal.out.contains_key(&results[m].case.id) {
+                    needed.insert(m);
+                }
+            }
+        }
+        (0..results.len())
+            .map(|i| {
+                if needed.contains(&i) {
+                    return None;
+                }
+                if !competing.contains(&i) {
+                    return Some((Exit::NoGoal, None));
+                }
+                let id = &results[i].case.id;
+                // Left behind in every goal it competed for: the goal it came closest in.
+                let behind: Vec<&Behind> = self.goals.iter().filter_map(|g| g.out.get(id)).collect();
+                let still_in = self.goals.iter().any(|g| g.candidates.contains(id) && !g.out.contains_key(id));
+                if still_in || behind.is_empty() {
+                    Some((Exit::Decided, None))
+                } else {
+                    let closest = behind.into_iter().min_by(|a, b| a.factor.total_cmp(&b.factor)).cloned();
+                    Some((Exit::Slower, closest))
+                }
+            })
+            .collect()
+    }
+
+    fn decided(&self) -> (usize, usize) {
+        (self.goals.iter().filter(|g| g.decided.is_some()).count(), self.goals.len())
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::analysis::advice::testkit::{Build, case};
+
+    fn judge(referee: &mut GoalReferee, round: u32, result: &crate::result::ResultFile) -> Vec<Option<Exit>> {
+        referee.judge(round, &result.cases).into_iter().map(|call| call.map(|(exit, _)| exit)).collect()
+    }
+
+    #[test]
+    fn a_clear_loser_leaves_a_close_pair_races_on_and_a_case_of_no_goal_stops() {
+        let result = Build::new()
+            .add(case("pwrite empty 1MiB t1 end"), &[1.00, 1.02])
+            .add(case("write empty 1MiB t1 end"), &[1.01, 1.03])
+            .add(case("write empty 4KiB t1 end"), &[2.40, 2.45])
+            .add(case("write empty 1MiB t2 f2 end"), &[0.5, 0.5])
+            .done();
+        let mut referee = GoalReferee::new(2, 0.05, Instant::now());
+        let calls = judge(&mut referee, 2, &result);
+        assert_eq!(calls, vec![None, None, Some(Exit::Slower), Some(Exit::NoGoal)]);
+        let (exit, behind) = referee.judge(2, &result.cases)[2].clone().unwrap();
+        assert_eq!(exit, Exit::Slower);
+        let behind = behind.unwrap();
+        assert!((behind.factor - 2.4).abs() < 0.1 && behind.low > 1.0, "{behind:?}");
+        assert_eq!(referee.decided(), (0, 2), "fastest and durable at the end, both open");
+        let report = referee.report(&result.cases, Some(30.0));
+        assert_eq!(report.goals.len(), 2);
+        let fastest = &report.goals[0];
+        assert_eq!((fastest.decision, fastest.candidates, fastest.left.len()), (Decision::Undecided, 3, 2));
+        assert_eq!(fastest.left[0].case, "pwrite empty 1MiB t1 end", "the leader first");
+        assert!(fastest.left[1].factor.is_some() && fastest.left[0].factor.is_none());
+    }
+
+    #[test]
+    fn a_goal_with_one_candidate_left_is_won_and_its_winner_stops() {
+        let result = Build::new()
+            .add(case("pwrite empty 1MiB t1 end"), &[1.00, 1.01, 0.99])
+            .add(case("write empty 4KiB t1 end"), &[3.0, 3.1, 2.9])
+            .done();
+        let mut referee = GoalReferee::new(2, 0.05, Instant::now());
+        assert_eq!(judge(&mut referee, 3, &result), vec![Some(Exit::Decided), Some(Exit::Slower)]);
+        assert_eq!(referee.decided(), (2, 2));
+        let report = referee.report(&result.cases, None);
+        assert!(report.goals.iter().all(|g| g.decision == Decision::Won && g.round == Some(3)), "{report:?}");
+    }
+
+    #[test]
+    fn a_goal_waits_until_every_candidate_has_its_first_runs() {
+        let result = Build::new()
+            .add(case("pwrite empty 1MiB t1 end"), &[1.00, 1.01, 0.99])
+            .add(case("write empty 4KiB t1 end"), &[3.0, 3.1])
+            .done();
+        let mut referee = GoalReferee::new(3, 0.05, Instant::now());
+        assert_eq!(judge(&mut referee, 2, &result), vec![None, None], "the second has 2 of its 3 first runs");
+        assert_eq!(referee.decided(), (0, 2));
+    }
+}
