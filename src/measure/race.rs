@@ -11,6 +11,7 @@
 use std::collections::{BTreeMap, BTreeSet};
 use std::time::Instant;
 
+use crate::analysis::advice::Metric;
 use crate::analysis::advice::contests::{Contest, contests};
 use crate::measure::scheduler::Referee;
 use crate::result::CaseResult;
@@ -21,6 +22,8 @@ use crate::stats::race::{self as rule, RACE_ALPHA, Standing, against_leader};
 struct Goal {
     goal: String,
     size: Option<u64>,
+    /// The metric whose run times decide it.
+    metric: Metric,
     /// Candidates that left its race, by id.
     out: BTreeMap<String, Behind>,
     /// When it was decided: how, after which round, seconds from the start.
@@ -58,6 +61,7 @@ impl GoalReferee {
                 self.goals.push(Goal {
                     goal: contest.goal.clone(),
                     size: contest.size,
+                    metric: contest.metric,
                     out: BTreeMap::new(),
                     decided: None,
                     candidates: Vec::new(),
@@ -114,12 +118,6 @@ impl GoalReferee {
     /// run, any order): for an open goal, the candidates left against their leader.
     pub fn report(&self, results: &[CaseResult], budget: Option<f64>) -> RaceReport {
         let by_id: BTreeMap<&str, &CaseResult> = results.iter().map(|r| (r.case.id.as_str(), r)).collect();
-        let metric_of = |goal: &Goal| {
-            contests(results, self.margin)
-                .into_iter()
-                .find(|c| c.goal == goal.goal && c.size == goal.size)
-                .map(|c| c.metric)
-        };
         let goals = self
             .goals
             .iter()
@@ -127,7 +125,7 @@ impl GoalReferee {
                 let left_ids: Vec<&String> = goal.candidates.iter().filter(|id| !goal.out.contains_key(*id)).collect();
                 let times: Vec<Option<Vec<f64>>> = left_ids
                     .iter()
-                    .map(|id| Some(by_id.get(id.as_str()).and_then(|&c| metric_of(goal)?.times(c)).unwrap_or_default()))
+                    .map(|id| Some(by_id.get(id.as_str()).and_then(|&c| goal.metric.times(c)).unwrap_or_default()))
                     .collect();
                 let given: Vec<Option<&[f64]>> = times.iter().map(|t| t.as_deref()).collect();
                 let left: Vec<Left> = match against_leader(&given) {

@@ -158,28 +158,33 @@ pub fn factor(a: &[f64], b: &[f64]) -> Option<Factor> {
     if ma <= 0.0 || mb <= 0.0 {
         return None;
     }
-    let factor = ma / mb;
     // Var(ln ma - ln mb) ≈ va/(na ma²) + vb/(nb mb²), each term the squared coefficient
     // of variation of a mean.
     let (ua, ub) = (va / (na * ma * ma), vb / (nb * mb * mb));
-    let se2 = ua + ub;
-    if se2 == 0.0 {
-        // Two samples without any spread: identical means are no difference, and
-        // different ones cannot be noise.
-        let p = if ma == mb { 1.0 } else { 0.0 };
-        return Some(Factor { factor, low: factor, high: factor, p, se: 0.0, df: na + nb - 2.0 });
-    }
-    let se = se2.sqrt();
     // Welch–Satterthwaite on the log scale's two variance terms.
+    let se2 = ua + ub;
     let mut df = se2 * se2 / (ua * ua / (na - 1.0) + ub * ub / (nb - 1.0));
     if !df.is_finite() {
         df = na + nb - 2.0;
     }
+    Some(judged(ma, mb, se2, df))
+}
+
+/// The factor of mean times `ma / mb` whose log has variance `se2`, judged on Student's
+/// t with `df` degrees of freedom: its interval at [`ALPHA`] and its two-sided p.
+/// Without any spread, identical means are no difference and different ones cannot be
+/// noise.
+fn judged(ma: f64, mb: f64, se2: f64, df: f64) -> Factor {
+    let factor = ma / mb;
+    if se2 == 0.0 {
+        let p = if ma == mb { 1.0 } else { 0.0 };
+        return Factor { factor, low: factor, high: factor, p, se: 0.0, df };
+    }
+    let se = se2.sqrt();
     let t = students_t(df);
     let quantile = t.inverse_cdf(1.0 - ALPHA / 2.0);
-    let statistic = factor.ln() / se;
-    let p = (2.0 * (1.0 - t.cdf(statistic.abs()))).clamp(0.0, 1.0);
-    Some(Factor { factor, low: factor * (-quantile * se).exp(), high: factor * (quantile * se).exp(), p, se, df })
+    let p = (2.0 * (1.0 - t.cdf((factor.ln() / se).abs()))).clamp(0.0, 1.0);
+    Factor { factor, low: factor * (-quantile * se).exp(), high: factor * (quantile * se).exp(), p, se, df }
 }
 
 /// [`factor`] with the noise pooled over a family of samples (a race's candidates,
@@ -194,25 +199,8 @@ pub fn pooled_factor(a: &[f64], b: &[f64], pooled_cv2: f64, pooled_df: f64) -> O
     if ma <= 0.0 || mb <= 0.0 || pooled_df.is_nan() || pooled_df < 1.0 {
         return None;
     }
-    let factor = ma / mb;
     let (ua, ub) = ((va / (ma * ma)).max(pooled_cv2) / na, (vb / (mb * mb)).max(pooled_cv2) / nb);
-    let se2 = ua + ub;
-    if se2 == 0.0 {
-        let p = if ma == mb { 1.0 } else { 0.0 };
-        return Some(Factor { factor, low: factor, high: factor, p, se: 0.0, df: pooled_df });
-    }
-    let se = se2.sqrt();
-    let t = students_t(pooled_df);
-    let quantile = t.inverse_cdf(1.0 - ALPHA / 2.0);
-    let p = (2.0 * (1.0 - t.cdf((factor.ln() / se).abs()))).clamp(0.0, 1.0);
-    Some(Factor {
-        factor,
-        low: factor * (-quantile * se).exp(),
-        high: factor * (quantile * se).exp(),
-        p,
-        se,
-        df: pooled_df,
-    })
+    Some(judged(ma, mb, ua + ub, pooled_df))
 }
 
 /// The squared coefficient of variation of run times pooled over samples of two or more
