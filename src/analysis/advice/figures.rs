@@ -240,6 +240,19 @@ pub fn test<'a>(from: Side<'a>, to: Side<'a>) -> Option<Test<'a>> {
     Some(Test { from, to, factor })
 }
 
+/// [`test`] with the noise pooled over a family of cases (`significance::pooled_factor`):
+/// how a raced result's Answer judges a goal's candidates, as the race did
+/// (docs/racing.md). None where [`test`] would be.
+pub fn pooled_test<'a>(from: Side<'a>, to: Side<'a>, pool: (f64, f64)) -> Option<Test<'a>> {
+    let per_operation = from.metric.per_operation() && to.metric.per_operation();
+    if !per_operation && from.case.case.bytes != to.case.case.bytes {
+        return None;
+    }
+    let factor =
+        significance::pooled_factor(&from.metric.times(from.case)?, &to.metric.times(to.case)?, pool.0, pool.1)?;
+    Some(Test { from, to, factor })
+}
+
 /// A test by what it compares: one side's case and metric, the other's.
 type TestKey = (String, Metric, String, Metric);
 

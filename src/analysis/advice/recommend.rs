@@ -22,14 +22,14 @@
 //! mode whose figure means the same (page cache or one fsync at the end).
 
 use super::commits::{commits, saves};
-use super::figures::{Measured, Metric, Side, Test, family, test};
+use super::figures::{Measured, Metric, Side, Test, family, pooled_test, test};
 use super::words::{gbps, gbps_change, runner_up_words, strategy, tested, tested_flat};
 
 use crate::plan::catalog::Family;
 use crate::plan::durability::{Commit, SyncCall};
 use crate::plan::{Case, Durability, FileState};
 use crate::result::{CaseResult, Recommendation, ResultFile};
-use crate::stats::significance::Verdict;
+use crate::stats::significance::{Verdict, pooled_cv2};
 
 /// The goals answered from throughput cases.
 pub(super) struct Goal {
@@ -88,14 +88,24 @@ pub fn recommendations(result: &ResultFile) -> Vec<Recommendation> {
     let warm = !result.options.get("drop_cache").and_then(|v| v.as_bool()).unwrap_or(false);
     let mut answer = Vec::new();
     for goal in &GOALS[..2] {
-        answer.extend(throughput(&measured, goal, warm));
+        answer.extend(throughput(&measured, goal, finalists(result, goal.key).as_deref(), warm));
     }
     answer.extend(commits(result));
     answer.extend(saves(result));
     for goal in &GOALS[2..] {
-        answer.extend(throughput(&measured, goal, warm));
+        answer.extend(throughput(&measured, goal, finalists(result, goal.key).as_deref(), warm));
     }
     answer
+}
+
+/// In a raced result (docs/racing.md), the candidates still in the goal's race when it
+/// ended. The others were shown slower than its leader by the race's rule, whose noise
+/// is pooled over the candidates, and stopped after the few runs that showed it: too few
+/// for [`test`]'s own two-sample interval to show it again, so without this the simplest
+/// of them could come back as "not shown slower".
+fn finalists<'a>(result: &'a ResultFile, goal: &str) -> Option<Vec<&'a str>> {
+    let race = result.race.as_ref()?.goals.iter().find(|g| g.goal == goal && g.size.is_none())?;
+    Some(race.left.iter().map(|left| left.case.as_str()).collect())
 }
 
 /// The order in which a programmer would rather write it, simplest first: native
@@ -145,10 +155,20 @@ pub(super) fn candidates<'a>(measured: &Measured<'a>, goal: &Goal) -> Vec<&'a Ca
         .collect()
 }
 
-fn throughput(measured: &Measured, goal: &Goal, warm: bool) -> Option<Recommendation> {
+fn throughput(measured: &Measured, goal: &Goal, finalists: Option<&[&str]>, warm: bool) -> Option<Recommendation> {
     let side = |case| Side::new(case, goal.metric);
     let durable = goal.metric.without_preparation() == Metric::Durable;
     let mut ranked = candidates(measured, goal);
+    // A raced result's tests pool the noise over the goal's candidates, as the race did:
+    // most of them stopped after two runs, where a case's own spread says almost
+    // nothing (docs/racing.md).
+    let times: Vec<Vec<f64>> = ranked.iter().filter_map(|&c| goal.metric.times(c)).collect();
+    let pool = finalists.and_then(|_| pooled_cv2(times.iter().map(Vec::as_slice)));
+    let test = |from, to| match pool {
+        Some(pool) => pooled_test(from, to, pool),
+        None => test(from, to),
+    };
+    ranked.retain(|c| finalists.is_none_or(|left| left.contains(&c.case.id.as_str())));
     ranked.sort_by(|a, b| side(b).mean().total_cmp(&side(a).mean()));
     let fastest = *ranked.first()?;
     let against: Vec<(&CaseResult, Option<Test>)> =
