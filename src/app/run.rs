@@ -15,6 +15,7 @@ use super::progress::progress_bar;
 use super::start::{finish, start_in};
 use crate::cli::{RunArgs, UsageError};
 use crate::context::{self, TargetInfo};
+use crate::export::wording::seconds_words;
 use crate::export::{self, text::Paint};
 use crate::measure::calibrate::Effort;
 use crate::measure::case_runs::RunSettings;
@@ -32,7 +33,7 @@ pub(super) fn run(args: &RunArgs) -> Result<ExitCode, UsageError> {
     let mut suite = args.suite()?;
     args.check_paths()?;
     let settings = args.settings(&suite);
-    let schedule = args.schedule(&suite)?;
+    let mut schedule = args.schedule(&suite)?;
     if let Some(latency) = &mut suite.latency {
         // A latency case has as many loops as the others have runs: --count split over them.
         latency.loops = schedule.min_runs;
@@ -57,7 +58,9 @@ pub(super) fn run(args: &RunArgs) -> Result<ExitCode, UsageError> {
     let crash_target = if args.crash_check { Some(super::crash::run_target(&args.path)?) } else { None };
     let (scratch, target) = start_in(&args.path)?;
     let verify = settings.verify.is_some();
-    announce(&cases, suite.latency.as_ref(), &schedule, &target, &scratch, (verify, !args.no_calibrate));
+    let slow_path_budget = suite.slow_path_budget.filter(|_| args.budget.is_none());
+    let plan = (&cases[..], suite.latency.as_ref());
+    announce(plan, &mut schedule, slow_path_budget, &target, &scratch, (verify, !args.no_calibrate));
     let calibration = (!args.no_calibrate).then(|| {
         let sizes: Vec<u64> = cases.iter().map(|case| case.bytes).collect();
         let calibration = calibrate_in(&scratch, Effort::SHORT, &sizes, settings.seed);
@@ -168,13 +171,25 @@ pub(super) fn options_json(
     options
 }
 
+/// The budget a race gets instead of `budget` when its first runs alone take `first`:
+/// the slower path's, where there is one and they would pass `budget` (docs/racing.md).
+fn slower_path_budget(
+    first: std::time::Duration,
+    budget: std::time::Duration,
+    slow_path_budget: Option<std::time::Duration>,
+) -> Option<std::time::Duration> {
+    slow_path_budget.filter(|&slow| first > budget && slow > budget)
+}
+
 /// One line on stderr before the work starts: what will run, and about how long: the
 /// cases' runs with what they cost outside their timed spans (`verify`: the read-back),
-/// the latency cases, and the calibration first (`calibrates`).
+/// the latency cases, and the calibration first (`calibrates`). A race whose first runs
+/// alone would pass its budget races within `slow_path_budget` instead, when given
+/// (the suite's, unless `--budget` was), and says so.
 fn announce(
-    cases: &[Case],
-    latency: Option<&crate::plan::latency::LatencyPlan>,
-    schedule: &Schedule,
+    (cases, latency): (&[Case], Option<&crate::plan::latency::LatencyPlan>),
+    schedule: &mut Schedule,
+    slow_path_budget: Option<std::time::Duration>,
     target: &TargetInfo,
     scratch: &Scratch,
     (verify, calibrates): (bool, bool),
@@ -186,22 +201,7 @@ fn announce(
         .unwrap_or_default();
     let latency_text =
         if latency_cases.is_empty() { String::new() } else { format!(" and {} latency cases", latency_cases.len()) };
-    let budget = schedule.race.and_then(|race| race.budget.map(|budget| (race.start, budget)));
-    let mut line = match budget {
-        Some((_, budget)) => format!(
-            "writebench: {} cases{latency_text} on {} ({}), raced for the Answer's goals within {}: a warm-up and {} \
-             runs each, then rounds only for the cases still in contention, up to {} runs",
-            cases.len(),
-            target.path,
-            target.fs_type,
-            crate::export::wording::seconds_words(budget.as_secs_f64()),
-            schedule.min_runs,
-            schedule.max_runs
-        ),
-        None => {
-            format!("writebench: {} cases x {runs}{latency_text} on {} ({})", cases.len(), target.path, target.fs_type)
-        }
-    };
+    let mut estimated = String::new();
     if let Some(probe) = estimate::probe(scratch, verify) {
         let operations = latency.map_or(0, |plan| plan.operations());
         let mut fixed = estimate::estimate_latency(&latency_cases, operations, &probe);
@@ -218,26 +218,69 @@ fn announce(
             probe.seconds_per_call * 1e6,
             probe.seconds_per_commit * 1e6
         );
-        match budget {
-            Some((start, budget)) => {
+        match schedule.race.as_mut() {
+            Some(race) => {
+                let budget = race.budget.unwrap_or(std::time::Duration::MAX);
                 // What every case's first runs cost, from now: the budget counts from
                 // the start, and the probe and the calibration are already part of it.
-                let first = start.elapsed() + low + fixed;
-                line += &format!("; the first runs take about {} ({probed})", estimate::human(first));
-                if first > budget {
-                    line += &format!(
-                        "; that is past the budget, so only goals clear after the first runs will be decided \
-                         (give --budget {}m to race them)",
-                        (2.0 * first.as_secs_f64() / 60.0).ceil() as u64
-                    );
+                let first = race.start.elapsed() + low + fixed;
+                estimated = format!("; the first runs take about {} ({probed})", estimate::human(first));
+                match slower_path_budget(first, budget, slow_path_budget) {
+                    Some(slow) => {
+                        race.budget = Some(slow);
+                        estimated += &format!(
+                            "; that is past {}, so the race gets {} on this path (--budget sets another)",
+                            seconds_words(budget.as_secs_f64()),
+                            seconds_words(slow.as_secs_f64())
+                        );
+                    }
+                    None if first > budget => {
+                        estimated += &format!(
+                            "; that is past the budget, so only goals clear after the first runs will be decided \
+                             (give --budget {}m to race them)",
+                            (2.0 * first.as_secs_f64() / 60.0).ceil() as u64
+                        );
+                    }
+                    None => {}
                 }
             }
             None => {
                 let (low, high) = (estimate::human(low + fixed), estimate::human(high + fixed));
                 let about = if low == high { high } else { format!("{low} to {high}") };
-                line += &format!(", about {about} ({probed})");
+                estimated = format!(", about {about} ({probed})");
             }
         }
     }
-    eprintln!("{line}");
+    let line = match schedule.race.and_then(|race| race.budget) {
+        Some(budget) => format!(
+            "writebench: {} cases{latency_text} on {} ({}), raced for the Answer's goals within {}: a warm-up and {} \
+             runs each, then rounds only for the cases still in contention, up to {} runs",
+            cases.len(),
+            target.path,
+            target.fs_type,
+            seconds_words(budget.as_secs_f64()),
+            schedule.min_runs,
+            schedule.max_runs
+        ),
+        None => {
+            format!("writebench: {} cases x {runs}{latency_text} on {} ({})", cases.len(), target.path, target.fs_type)
+        }
+    };
+    eprintln!("{line}{estimated}");
+}
+
+#[cfg(test)]
+mod tests {
+    use super::slower_path_budget;
+    use std::time::Duration;
+
+    #[test]
+    fn a_path_whose_first_runs_pass_the_budget_gets_the_slower_paths_budget() {
+        let (budget, slow) = (Duration::from_secs(30), Some(Duration::from_secs(60)));
+        assert_eq!(slower_path_budget(Duration::from_secs(45), budget, slow), slow, "a disk");
+        assert_eq!(slower_path_budget(Duration::from_secs(25), budget, slow), None, "memory: the budget stays");
+        assert_eq!(slower_path_budget(Duration::from_secs(45), budget, None), None, "--budget given: no other");
+        let small = Some(Duration::from_secs(20));
+        assert_eq!(slower_path_budget(Duration::from_secs(45), budget, small), None, "never a smaller one");
+    }
 }

@@ -26,6 +26,10 @@ pub struct Suite {
     /// Race the cases for the Answer within this time, probe and calibration included
     /// (docs/racing.md), unless the user fixes the runs; None: no racing.
     pub budget: Option<std::time::Duration>,
+    /// The budget instead, unless `--budget` is given, on a path where every case's
+    /// first runs alone would take longer than `budget` (a device behind it, most
+    /// often): there `budget` would leave no round to race after them (docs/racing.md).
+    pub slow_path_budget: Option<std::time::Duration>,
     pub parts: Vec<Selection>,
     /// Small-write latency cases run after the throughput cases (`writebench latency`'s
     /// measurement, shortened).
@@ -247,6 +251,9 @@ pub fn quick() -> Suite {
         // The answer in 30 seconds: every case gets a warm-up and two runs, and the
         // rounds after them go to the goals still open (docs/racing.md).
         budget: Some(std::time::Duration::from_secs(30)),
+        // On this machine's disk the first runs take about 40 s: another 20 s of rounds
+        // settle the goals whose differences are plain there (preallocating, 1.4x).
+        slow_path_budget: Some(std::time::Duration::from_secs(60)),
         parts,
         latency: Some(latency),
     }
@@ -299,6 +306,7 @@ pub fn full() -> Suite {
         target_ci: None,
         max_runs: 10,
         budget: None,
+        slow_path_budget: None,
         parts,
         latency: None,
     }
