@@ -86,8 +86,9 @@ pub(super) fn run(args: &RunArgs) -> Result<ExitCode, UsageError> {
     if let Some(plan) = &suite.latency {
         prepared.extend(prepare_latency(plan, &latency_units, cases.len(), &scratch));
     }
-    let mut referee =
-        schedule.race.map(|race| GoalReferee::new(schedule.min_runs, args.equivalence / 100.0, race.start));
+    let mut referee = schedule
+        .race
+        .map(|race| GoalReferee::new(schedule.min_runs, schedule.max_runs, args.equivalence / 100.0, race.start));
     let done = measure_all(prepared, &schedule, referee.as_mut().map(|r| r as &mut dyn Referee), &progress);
     finish(scratch, settings.keep_files);
     let race = referee.map(|referee| {
@@ -184,8 +185,10 @@ fn slower_path_budget(
 /// One line on stderr before the work starts: what will run, and about how long: the
 /// cases' runs with what they cost outside their timed spans (`verify`: the read-back),
 /// the latency cases, and the calibration first (`calibrates`). A race whose first runs
-/// alone would pass its budget races within `slow_path_budget` instead, when given
-/// (the suite's, unless `--budget` was), and says so.
+/// alone would pass its budget on a path with a device behind it races within
+/// `slow_path_budget` instead, when given (the suite's, unless `--budget` was), and says
+/// so. Memory (tmpfs) keeps its budget: there a slow estimate is a busy machine, not a
+/// slow path.
 fn announce(
     (cases, latency): (&[Case], Option<&crate::plan::latency::LatencyPlan>),
     schedule: &mut Schedule,
@@ -225,7 +228,8 @@ fn announce(
                 // the start, and the probe and the calibration are already part of it.
                 let first = race.start.elapsed() + low + fixed;
                 estimated = format!("; the first runs take about {} ({probed})", estimate::human(first));
-                match slower_path_budget(first, budget, slow_path_budget) {
+                let device = target.block_device.is_some();
+                match slower_path_budget(first, budget, slow_path_budget.filter(|_| device)) {
                     Some(slow) => {
                         race.budget = Some(slow);
                         estimated += &format!(

@@ -12,11 +12,16 @@ use std::collections::{BTreeMap, BTreeSet};
 use std::time::Instant;
 
 use crate::analysis::advice::Metric;
-use crate::analysis::advice::contests::{Contest, contests};
+use crate::analysis::advice::contests::{Contest, contests, simplest_first};
 use crate::measure::scheduler::Referee;
 use crate::result::CaseResult;
 use crate::result::race::{Behind, Decision, Exit, GoalRace, Left, RaceReport};
 use crate::stats::race::{self as rule, RACE_ALPHA, Standing, against_leader};
+use crate::stats::significance::{pooled_cv2, pooled_factor};
+
+/// How many of an open goal's simplest contenders run each round, besides its leader
+/// and runner-up (see [`GoalReferee::focus`]).
+const SIMPLEST: usize = 2;
 
 /// One goal's race so far.
 struct Goal {
@@ -30,6 +35,8 @@ struct Goal {
     decided: Option<(Decision, u32, f64)>,
     /// Its candidates at the last round, by id.
     candidates: Vec<String>,
+    /// The rule has looked at it once (every candidate had its first runs).
+    judged: bool,
 }
 
 impl Goal {
@@ -40,17 +47,58 @@ impl Goal {
 
 pub struct GoalReferee {
     min_runs: u32,
+    max_runs: u32,
     /// The equivalence margin, as a fraction: what "tied" means (`--equivalence`).
     margin: f64,
     /// The start of the command, which the budget counts from.
     start: Instant,
     /// In the order the Answer asks them.
     goals: Vec<Goal>,
+    /// Cases in contention that sit out the next round ([`Referee::rests`]).
+    resting: Vec<bool>,
 }
 
 impl GoalReferee {
-    pub fn new(min_runs: u32, margin: f64, start: Instant) -> GoalReferee {
-        GoalReferee { min_runs, margin, start, goals: Vec::new() }
+    pub fn new(min_runs: u32, max_runs: u32, margin: f64, start: Instant) -> GoalReferee {
+        GoalReferee { min_runs, max_runs, margin, start, goals: Vec::new(), resting: Vec::new() }
+    }
+
+    /// The members of an open goal whose runs the next round needs, once the goal has
+    /// been judged (None before: all of its candidates in the race). Runs go where the
+    /// Answer is still open: to the leader and the runner-up (which is the fastest), and
+    /// to the simplest candidates not shown slower than the leader by the Answer's own
+    /// test (`recommend`: the noise pooled over the goal's candidates, 95 %, no
+    /// correction), since the recommendation is the simplest of those. The others in the
+    /// race rest: more runs of them would not change the recommendation until the
+    /// simpler ones are shown slower, and then they come back. A candidate with its
+    /// most runs made is no longer anyone's to run.
+    fn focus(&self, goal: &Goal, contest: &Contest, results: &[CaseResult]) -> Option<Vec<usize>> {
+        if !goal.judged {
+            return None;
+        }
+        let times = |m: usize| contest.metric.times(&results[m]).unwrap_or_default();
+        let mean = |t: &[f64]| t.iter().sum::<f64>() / t.len().max(1) as f64;
+        let mut in_race: Vec<usize> =
+            contest.members.iter().copied().filter(|&m| !goal.out.contains_key(&results[m].case.id)).collect();
+        in_race.sort_by(|&a, &b| mean(&times(a)).total_cmp(&mean(&times(b))));
+        let all: Vec<Vec<f64>> = contest.members.iter().map(|&m| times(m)).collect();
+        let pool = pooled_cv2(all.iter().map(Vec::as_slice).filter(|t| t.len() >= 2));
+        let runnable = |m: &usize| (results[*m].runs.len() as u32) < self.max_runs;
+        let mut focus: Vec<usize> = in_race.iter().take(2).copied().collect();
+        if let (Some(order), Some(&leader)) = (simplest_first(contest, results), in_race.first()) {
+            let leader_times = times(leader);
+            let not_slower = |m: &usize| {
+                *m == leader
+                    || pool.is_none_or(|(cv2, df)| {
+                        pooled_factor(&times(*m), &leader_times, cv2, df)
+                            .is_none_or(|f| !(f.significant() && f.factor > 1.0))
+                    })
+            };
+            let simplest = order.into_iter().filter(|m| in_race.contains(m)).filter(not_slower).filter(runnable);
+            focus.extend(simplest.take(SIMPLEST));
+        }
+        focus.retain(runnable);
+        Some(focus)
     }
 
     fn goal(&mut self, contest: &Contest) -> &mut Goal {
@@ -65,6 +113,7 @@ impl GoalReferee {
                     out: BTreeMap::new(),
                     decided: None,
                     candidates: Vec::new(),
+                    judged: false,
                 });
                 self.goals.last_mut().expect("just pushed")
             }
@@ -92,6 +141,7 @@ impl GoalReferee {
         }
         let given: Vec<Option<&[f64]>> = times.iter().map(|t| t.as_deref()).collect();
         let Some(judged) = rule::round(&given, RACE_ALPHA, margin) else { return };
+        goal.judged = true;
         let leader = results[contest.members[judged.leader]].case.id.clone();
         for (k, standing) in judged.standings.iter().enumerate() {
             if let Standing::Out(f) = standing {
@@ -176,18 +226,27 @@ impl Referee for GoalReferee {
         for contest in &contests {
             self.judge_goal(round, contest, results);
         }
-        // Which cases an open goal still needs, and which compete for some goal.
+        // Which cases an open goal still needs, which of them the next round runs, and
+        // which compete for some goal.
         let mut needed = BTreeSet::new();
+        let mut focused = BTreeSet::new();
         let mut competing = BTreeSet::new();
         for contest in &contests {
-            let goal = self.goal(contest);
+            let at = self.goals.iter().position(|g| g.key() == (contest.goal.clone(), contest.size));
+            let goal = &self.goals[at.expect("every contest was judged")];
+            let focus = self.focus(goal, contest, results);
             for &m in &contest.members {
                 competing.insert(m);
-                if goal.decided.is_none() && !goal.out.contains_key(&results[m].case.id) {
+                let in_race = goal.decided.is_none() && !goal.out.contains_key(&results[m].case.id);
+                if in_race && focus.as_ref().is_none_or(|focus| !focus.is_empty()) {
                     needed.insert(m);
+                    if focus.as_ref().is_none_or(|focus| focus.contains(&m)) {
+                        focused.insert(m);
+                    }
                 }
             }
         }
+        self.resting = (0..results.len()).map(|i| needed.contains(&i) && !focused.contains(&i)).collect();
         (0..results.len())
             .map(|i| {
                 if needed.contains(&i) {
@@ -208,6 +267,10 @@ impl Referee for GoalReferee {
                 }
             })
             .collect()
+    }
+
+    fn rests(&self, index: usize) -> bool {
+        self.resting.get(index).copied().unwrap_or(false)
     }
 
     fn decided(&self) -> (usize, usize) {
@@ -232,7 +295,7 @@ mod tests {
             .add(case("write empty 4KiB t1 end"), &[2.40, 2.45])
             .add(case("write empty 1MiB t2 f2 end"), &[0.5, 0.5])
             .done();
-        let mut referee = GoalReferee::new(2, 0.05, Instant::now());
+        let mut referee = GoalReferee::new(2, 10, 0.05, Instant::now());
         let calls = judge(&mut referee, 2, &result);
         assert_eq!(calls, vec![None, None, Some(Exit::Slower), Some(Exit::NoGoal)]);
         let (exit, behind) = referee.judge(2, &result.cases)[2].clone().unwrap();
@@ -254,7 +317,7 @@ mod tests {
             .add(case("pwrite empty 1MiB t1 end"), &[1.00, 1.01, 0.99])
             .add(case("write empty 4KiB t1 end"), &[3.0, 3.1, 2.9])
             .done();
-        let mut referee = GoalReferee::new(2, 0.05, Instant::now());
+        let mut referee = GoalReferee::new(2, 10, 0.05, Instant::now());
         assert_eq!(judge(&mut referee, 3, &result), vec![Some(Exit::Decided), Some(Exit::Slower)]);
         assert_eq!(referee.decided(), (2, 2));
         let report = referee.report(&result.cases, None);
@@ -267,8 +330,32 @@ mod tests {
             .add(case("pwrite empty 1MiB t1 end"), &[1.00, 1.01, 0.99])
             .add(case("write empty 4KiB t1 end"), &[3.0, 3.1])
             .done();
-        let mut referee = GoalReferee::new(3, 0.05, Instant::now());
+        let mut referee = GoalReferee::new(3, 10, 0.05, Instant::now());
         assert_eq!(judge(&mut referee, 2, &result), vec![None, None], "the second has 2 of its 3 first runs");
         assert_eq!(referee.decided(), (0, 2));
+    }
+
+    /// Once a goal is judged, the next round runs its leader, its runner-up and its two
+    /// simplest candidates not shown slower; the others still in its race rest.
+    #[test]
+    fn the_rounds_go_to_the_leader_the_runner_up_and_the_simplest_contenders() {
+        let result = Build::new()
+            .add(case("io_uring empty 1MiB qd32 t1 end"), &[1.00, 1.10])
+            .add(case("pwritev empty 1MiB x1 t1 end"), &[1.04, 1.14])
+            .add(case("write empty 1MiB t1 end"), &[1.06, 1.16])
+            .add(case("pwrite empty 64KiB t1 end"), &[1.07, 1.17])
+            .add(case("fwrite empty 1MiB t1 end"), &[1.08, 1.18])
+            .add(case("write empty 4KiB t1 end"), &[3.0, 3.1])
+            .done();
+        let mut referee = GoalReferee::new(2, 10, 0.05, Instant::now());
+        let calls = judge(&mut referee, 2, &result);
+        assert_eq!(calls, vec![None, None, None, None, None, Some(Exit::Slower)]);
+        let rests: Vec<bool> = (0..6).map(|i| referee.rests(i)).collect();
+        assert_eq!(rests, vec![false, false, false, false, true, false], "fwrite rests: neither fastest nor simplest");
+        // A candidate with its most runs made is no one's to run: with every one at its
+        // most, none is kept resting, and all stop.
+        let mut full = GoalReferee::new(2, 2, 0.05, Instant::now());
+        assert!(judge(&mut full, 2, &result).iter().all(Option::is_some));
+        assert!((0..6).all(|i| !full.rests(i)));
     }
 }

@@ -94,6 +94,14 @@ pub trait Referee {
     /// has its first `min_runs`; a case with fewer keeps running whatever is said.
     fn judge(&mut self, round: u32, results: &[CaseResult]) -> Vec<Option<(Exit, Option<Behind>)>>;
 
+    /// After [`Referee::judge`], whether a case it keeps (None) sits out the next round:
+    /// still in contention, but its runs would not change the answer while others are
+    /// settled first. It may run again in a later round.
+    fn rests(&self, index: usize) -> bool {
+        let _ = index;
+        false
+    }
+
     /// Goals decided so far, of how many (for the progress bar).
     fn decided(&self) -> (usize, usize);
 }
@@ -184,6 +192,8 @@ struct Slot<'a> {
     made: u32,
     measured: Vec<Run>,
     end: Option<End>,
+    /// Sits out the next round ([`Referee::rests`]).
+    resting: bool,
     /// Each run's wall time, everything around its timed span included: what a round
     /// of it costs the budget.
     walls: Vec<f64>,
@@ -215,7 +225,7 @@ pub fn run<'a>(
         .into_iter()
         .map(|(case, runs)| {
             let warmups = runs.warmups(schedule.warmup);
-            Slot { case, runs, warmups, made: 0, measured: Vec::new(), end: None, walls: Vec::new() }
+            Slot { case, runs, warmups, made: 0, measured: Vec::new(), end: None, resting: false, walls: Vec::new() }
         })
         .collect();
     let racing = if schedule.races() { schedule.race } else { None };
@@ -244,15 +254,20 @@ pub fn run<'a>(
         Order::Interleaved => {
             let mut rng = Xoshiro256PlusPlus::seed_from_u64(schedule.seed ^ ORDER_STREAM);
             for round in 0u32.. {
-                let mut order: Vec<usize> = (0..slots.len()).filter(|&i| slots[i].end.is_none()).collect();
+                let open: Vec<usize> = (0..slots.len()).filter(|&i| slots[i].end.is_none()).collect();
+                let mut order: Vec<usize> = open.iter().copied().filter(|&i| !slots[i].resting).collect();
                 if order.is_empty() {
+                    // Only resting cases left: nothing the referee wants settled first.
+                    for &i in &open {
+                        slots[i].end = Some(End::Raced(Exit::Decided, None, round.saturating_sub(1)));
+                    }
                     break;
                 }
                 if let Some(deadline) = racing.and_then(|r| r.deadline()) {
                     let racing_round = order.iter().all(|&i| slots[i].measured.len() as u32 >= schedule.min_runs);
                     let cost: f64 = order.iter().map(|&i| slots[i].mean_wall()).sum();
                     if racing_round && Instant::now() + Duration::from_secs_f64(cost) > deadline {
-                        for &i in &order {
+                        for &i in &open {
                             slots[i].end = Some(End::Raced(Exit::Budget, None, round.saturating_sub(1)));
                         }
                         break;
@@ -270,9 +285,11 @@ pub fn run<'a>(
                     if slots.iter().any(ready) {
                         let partial: Vec<CaseResult> = slots.iter().map(|slot| slot.partial(cpus)).collect();
                         let calls = referee.judge(round, &partial);
-                        for (slot, call) in slots.iter_mut().zip(calls) {
-                            if let (true, Some((exit, behind))) = (ready(slot), call) {
-                                slot.end = Some(End::Raced(exit, behind, round));
+                        for (index, (slot, call)) in slots.iter_mut().zip(calls).enumerate() {
+                            match (ready(slot), call) {
+                                (true, Some((exit, behind))) => slot.end = Some(End::Raced(exit, behind, round)),
+                                (true, None) => slot.resting = referee.rests(index),
+                                (false, _) => slot.resting = false,
                             }
                         }
                         goals = Some(referee.decided());
@@ -662,6 +679,56 @@ mod tests {
         fn decided(&self) -> (usize, usize) {
             (0, 1)
         }
+    }
+
+    /// Keeps every case, and rests case 1 in the rounds listed.
+    struct Resting {
+        rest_after: Vec<u32>,
+        round: u32,
+    }
+
+    impl Referee for Resting {
+        fn judge(&mut self, round: u32, results: &[CaseResult]) -> Vec<Option<(Exit, Option<Behind>)>> {
+            self.round = round;
+            vec![None; results.len()]
+        }
+
+        fn rests(&self, index: usize) -> bool {
+            index == 1 && self.rest_after.contains(&self.round)
+        }
+
+        fn decided(&self) -> (usize, usize) {
+            (0, 1)
+        }
+    }
+
+    #[test]
+    fn a_resting_case_sits_out_a_round_and_runs_again_in_the_next() {
+        let log: Log = Rc::default();
+        let cases: Vec<(Case, Box<dyn CaseRuns>)> = (0..2)
+            .map(|name| {
+                let runs = ScriptedRuns { name, times: vec![1.0], fail_at: None, log: log.clone() };
+                (case(4096 << name), Box::new(runs) as Box<dyn CaseRuns>)
+            })
+            .collect();
+        let mut referee = Resting { rest_after: vec![2, 3], round: 0 };
+        let results = run(cases, &racing(2, 5, None), Some(&mut referee), &mut |_| {});
+        let rounds = |r: &CaseResult| r.runs.iter().map(|run| run.round).collect::<Vec<u32>>();
+        assert_eq!(rounds(&results[0]), vec![1, 2, 3, 4, 5]);
+        assert_eq!(rounds(&results[1]), vec![1, 2, 5, 6, 7], "out of rounds 3 and 4, then back to its most runs");
+        assert_eq!(results[1].race.as_ref().unwrap().exit, Exit::MaxRuns);
+        // Only resting cases left: they stop, decided.
+        let log: Log = Rc::default();
+        let cases: Vec<(Case, Box<dyn CaseRuns>)> = (0..2)
+            .map(|name| {
+                let runs = ScriptedRuns { name, times: vec![1.0], fail_at: None, log: log.clone() };
+                (case(4096 << name), Box::new(runs) as Box<dyn CaseRuns>)
+            })
+            .collect();
+        let mut referee = Resting { rest_after: vec![3, 4, 5], round: 0 };
+        let results = run(cases, &racing(2, 5, None), Some(&mut referee), &mut |_| {});
+        assert_eq!(results[1].runs.len(), 3, "resting from round 4, and alone once the other had its most runs");
+        assert_eq!(results[1].race.as_ref().unwrap().exit, Exit::Decided);
     }
 
     fn racing(min_runs: u32, max_runs: u32, budget: Option<Duration>) -> Schedule {

@@ -26,9 +26,9 @@ pub struct Suite {
     /// Race the cases for the Answer within this time, probe and calibration included
     /// (docs/racing.md), unless the user fixes the runs; None: no racing.
     pub budget: Option<std::time::Duration>,
-    /// The budget instead, unless `--budget` is given, on a path where every case's
-    /// first runs alone would take longer than `budget` (a device behind it, most
-    /// often): there `budget` would leave no round to race after them (docs/racing.md).
+    /// The budget instead, unless `--budget` is given, on a path with a device behind
+    /// it where every case's first runs alone would take longer than `budget`: there
+    /// `budget` would leave no round to race after them (docs/racing.md).
     pub slow_path_budget: Option<std::time::Duration>,
     pub parts: Vec<Selection>,
     /// Small-write latency cases run after the throughput cases (`writebench latency`'s

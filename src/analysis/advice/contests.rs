@@ -6,7 +6,7 @@
 use std::collections::BTreeMap;
 
 use super::figures::{Measured, Metric};
-use super::recommend::{GOALS, candidates};
+use super::recommend::{GOALS, candidates, simplicity};
 use crate::plan::latency::{is_latency_case, is_not_durable_save, pattern_of};
 use crate::result::{CaseResult, Status};
 
@@ -21,6 +21,17 @@ pub struct Contest {
     pub metric: Metric,
     /// Positions in the cases given, in their order.
     pub members: Vec<usize>,
+}
+
+/// The contest's members, simplest first by the order the Answer recommends in
+/// (`recommend::simplicity`); None for a latency goal, whose recommendation is its
+/// fastest.
+pub fn simplest_first(contest: &Contest, cases: &[CaseResult]) -> Option<Vec<usize>> {
+    contest.size.is_none().then(|| {
+        let mut members = contest.members.clone();
+        members.sort_by_key(|&m| simplicity(&cases[m].case, cases[m].case.threads * cases[m].case.ranks.unwrap_or(1)));
+        members
+    })
 }
 
 /// Every goal the cases can answer, with its candidates: the throughput goals (with the
