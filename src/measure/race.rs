@@ -1,7 +1,8 @@
 //! The referee of a race for the Answer's goals (docs/racing.md): after each round, the
 //! racing rule (`stats::race`) over each open goal's candidates still in its race; a
-//! case leaves the rounds once no open goal needs it, and the report says where each
-//! goal stood at the end.
+//! case leaves the rounds once no open goal needs it, sits out a round while the goals
+//! it is in run their leaders and simplest contenders first, and the report says where
+//! each goal stood at the end.
 //!
 //! A goal is judged only once each candidate still in its race has its first runs
 //! (`min_runs`), so that no candidate is judged on fewer than the others. Once decided
@@ -65,8 +66,8 @@ impl GoalReferee {
 
     /// The members of an open goal whose runs the next round needs, once the goal has
     /// been judged (None before: all of its candidates in the race). Runs go where the
-    /// Answer is still open: to the leader and the runner-up (which is the fastest), and
-    /// to the simplest candidates not shown slower than the leader by the Answer's own
+    /// Answer is still open: to the leader and the runner-up (which of the two is the
+    /// fastest is part of the answer), and to the simplest candidates not shown slower than the leader by the Answer's own
     /// test (`recommend`: the noise pooled over the goal's candidates, 95 %, no
     /// correction), since the recommendation is the simplest of those. The others in the
     /// race rest: more runs of them would not change the recommendation until the

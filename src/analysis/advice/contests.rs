@@ -6,7 +6,7 @@
 use std::collections::BTreeMap;
 
 use super::figures::{Measured, Metric};
-use super::recommend::{GOALS, candidates, simplicity};
+use super::recommend::{GOALS, candidates, simplicity, writers};
 use crate::plan::latency::{is_latency_case, is_not_durable_save, pattern_of};
 use crate::result::{CaseResult, Status};
 
@@ -29,7 +29,7 @@ pub struct Contest {
 pub fn simplest_first(contest: &Contest, cases: &[CaseResult]) -> Option<Vec<usize>> {
     contest.size.is_none().then(|| {
         let mut members = contest.members.clone();
-        members.sort_by_key(|&m| simplicity(&cases[m].case, cases[m].case.threads * cases[m].case.ranks.unwrap_or(1)));
+        members.sort_by_key(|&m| simplicity(&cases[m].case, writers(&cases[m])));
         members
     })
 }

@@ -223,8 +223,7 @@ pub struct Test<'a> {
 /// rates only for the same bytes; times per operation need no such care). Inside
 /// [`corrected`], the test is judged among every test the observations make.
 pub fn test<'a>(from: Side<'a>, to: Side<'a>) -> Option<Test<'a>> {
-    let per_operation = from.metric.per_operation() && to.metric.per_operation();
-    if !per_operation && from.case.case.bytes != to.case.case.bytes {
+    if !comparable(from, to) {
         return None;
     }
     let factor = significance::factor(&from.metric.times(from.case)?, &to.metric.times(to.case)?)?;
@@ -244,13 +243,18 @@ pub fn test<'a>(from: Side<'a>, to: Side<'a>) -> Option<Test<'a>> {
 /// how a raced result's Answer judges a goal's candidates, as the race did
 /// (docs/racing.md). None where [`test`] would be.
 pub fn pooled_test<'a>(from: Side<'a>, to: Side<'a>, pool: (f64, f64)) -> Option<Test<'a>> {
-    let per_operation = from.metric.per_operation() && to.metric.per_operation();
-    if !per_operation && from.case.case.bytes != to.case.case.bytes {
+    if !comparable(from, to) {
         return None;
     }
     let factor =
         significance::pooled_factor(&from.metric.times(from.case)?, &to.metric.times(to.case)?, pool.0, pool.1)?;
     Some(Test { from, to, factor })
+}
+
+/// A ratio of times is a ratio of rates only for the same bytes; times per operation
+/// need no such care.
+fn comparable(from: Side, to: Side) -> bool {
+    (from.metric.per_operation() && to.metric.per_operation()) || from.case.case.bytes == to.case.case.bytes
 }
 
 /// A test by what it compares: one side's case and metric, the other's.

@@ -41,7 +41,7 @@ pub(super) struct Goal {
 
 /// Every thread of every MPI rank: one rank's single thread into a shared file is one
 /// writer of many, not a program writing its file alone.
-fn writers(case: &CaseResult) -> u32 {
+pub(super) fn writers(case: &CaseResult) -> u32 {
     case.case.threads * case.case.ranks.unwrap_or(1)
 }
 
