@@ -704,13 +704,7 @@ mod tests {
 
     #[test]
     fn a_resting_case_sits_out_a_round_and_runs_again_in_the_next() {
-        let log: Log = Rc::default();
-        let cases: Vec<(Case, Box<dyn CaseRuns>)> = (0..2)
-            .map(|name| {
-                let runs = ScriptedRuns { name, times: vec![1.0], fail_at: None, log: log.clone() };
-                (case(4096 << name), Box::new(runs) as Box<dyn CaseRuns>)
-            })
-            .collect();
+        let cases = steady(2);
         let mut referee = Resting { rest_after: vec![2, 3], round: 0 };
         let results = run(cases, &racing(2, 5, None), Some(&mut referee), &mut |_| {});
         let rounds = |r: &CaseResult| r.runs.iter().map(|run| run.round).collect::<Vec<u32>>();
@@ -718,17 +712,22 @@ mod tests {
         assert_eq!(rounds(&results[1]), vec![1, 2, 5, 6, 7], "out of rounds 3 and 4, then back to its most runs");
         assert_eq!(results[1].race.as_ref().unwrap().exit, Exit::MaxRuns);
         // Only resting cases left: they stop, decided.
-        let log: Log = Rc::default();
-        let cases: Vec<(Case, Box<dyn CaseRuns>)> = (0..2)
-            .map(|name| {
-                let runs = ScriptedRuns { name, times: vec![1.0], fail_at: None, log: log.clone() };
-                (case(4096 << name), Box::new(runs) as Box<dyn CaseRuns>)
-            })
-            .collect();
+        let cases = steady(2);
         let mut referee = Resting { rest_after: vec![3, 4, 5], round: 0 };
         let results = run(cases, &racing(2, 5, None), Some(&mut referee), &mut |_| {});
         assert_eq!(results[1].runs.len(), 3, "resting from round 4, and alone once the other had its most runs");
         assert_eq!(results[1].race.as_ref().unwrap().exit, Exit::Decided);
+    }
+
+    /// `count` cases whose every run takes 1 s.
+    fn steady(count: usize) -> Vec<(Case, Box<dyn CaseRuns>)> {
+        let log: Log = Rc::default();
+        (0..count)
+            .map(|name| {
+                let runs = ScriptedRuns { name, times: vec![1.0], fail_at: None, log: log.clone() };
+                (case(4096 << name), Box::new(runs) as Box<dyn CaseRuns>)
+            })
+            .collect()
     }
 
     fn racing(min_runs: u32, max_runs: u32, budget: Option<Duration>) -> Schedule {
@@ -742,13 +741,7 @@ mod tests {
 
     #[test]
     fn a_race_gives_every_case_its_first_runs_then_only_the_cases_the_referee_keeps() {
-        let log: Log = Rc::default();
-        let cases: Vec<(Case, Box<dyn CaseRuns>)> = (0..3)
-            .map(|name| {
-                let runs = ScriptedRuns { name, times: vec![1.0], fail_at: None, log: log.clone() };
-                (case(4096 << name), Box::new(runs) as Box<dyn CaseRuns>)
-            })
-            .collect();
+        let cases = steady(3);
         let mut referee = Scripted { slower: vec![1], decide_at: 4, judged: Vec::new() };
         let mut goals = Vec::new();
         let results = run(cases, &racing(2, 10, None), Some(&mut referee), &mut |tick| goals.push(tick.goals));
