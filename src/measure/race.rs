@@ -14,7 +14,7 @@ use std::time::Instant;
 
 use crate::analysis::advice::Metric;
 use crate::analysis::advice::contests::{Contest, contests, simplest_first};
-use crate::measure::scheduler::Referee;
+use crate::measure::scheduler::{Call, Referee};
 use crate::result::CaseResult;
 use crate::result::race::{Behind, Decision, Exit, GoalRace, Left, RaceReport};
 use crate::stats::race::{self as rule, RACE_ALPHA, Standing, against_leader};
@@ -55,13 +55,11 @@ pub struct GoalReferee {
     start: Instant,
     /// In the order the Answer asks them.
     goals: Vec<Goal>,
-    /// Cases in contention that sit out the next round ([`Referee::rests`]).
-    resting: Vec<bool>,
 }
 
 impl GoalReferee {
     pub fn new(min_runs: u32, max_runs: u32, margin: f64, start: Instant) -> GoalReferee {
-        GoalReferee { min_runs, max_runs, margin, start, goals: Vec::new(), resting: Vec::new() }
+        GoalReferee { min_runs, max_runs, margin, start, goals: Vec::new() }
     }
 
     /// The members of an open goal whose runs the next round needs, once the goal has
@@ -222,7 +220,7 @@ impl GoalReferee {
 }
 
 impl Referee for GoalReferee {
-    fn judge(&mut self, round: u32, results: &[CaseResult]) -> Vec<Option<(Exit, Option<Behind>)>> {
+    fn judge(&mut self, round: u32, results: &[CaseResult]) -> Vec<Call> {
         let contests = contests(results, self.margin);
         for contest in &contests {
             self.judge_goal(round, contest, results);
@@ -247,31 +245,29 @@ impl Referee for GoalReferee {
                 }
             }
         }
-        self.resting = (0..results.len()).map(|i| needed.contains(&i) && !focused.contains(&i)).collect();
         (0..results.len())
             .map(|i| {
+                if focused.contains(&i) {
+                    return Call::Run;
+                }
                 if needed.contains(&i) {
-                    return None;
+                    return Call::Rest;
                 }
                 if !competing.contains(&i) {
-                    return Some((Exit::NoGoal, None));
+                    return Call::Stop(Exit::NoGoal, None);
                 }
                 let id = &results[i].case.id;
                 // Left behind in every goal it competed for: the goal it came closest in.
                 let behind: Vec<&Behind> = self.goals.iter().filter_map(|g| g.out.get(id)).collect();
                 let still_in = self.goals.iter().any(|g| g.candidates.contains(id) && !g.out.contains_key(id));
                 if still_in || behind.is_empty() {
-                    Some((Exit::Decided, None))
+                    Call::Stop(Exit::Decided, None)
                 } else {
                     let closest = behind.into_iter().min_by(|a, b| a.factor.total_cmp(&b.factor)).cloned();
-                    Some((Exit::Slower, closest))
+                    Call::Stop(Exit::Slower, closest)
                 }
             })
             .collect()
-    }
-
-    fn rests(&self, index: usize) -> bool {
-        self.resting.get(index).copied().unwrap_or(false)
     }
 
     fn decided(&self) -> (usize, usize) {
@@ -284,8 +280,13 @@ mod tests {
     use super::*;
     use crate::analysis::advice::testkit::{Build, case};
 
+    /// Each case's exit, None while it is kept (run or resting).
     fn judge(referee: &mut GoalReferee, round: u32, result: &crate::result::ResultFile) -> Vec<Option<Exit>> {
-        referee.judge(round, &result.cases).into_iter().map(|call| call.map(|(exit, _)| exit)).collect()
+        let exit = |call| match call {
+            Call::Stop(exit, _) => Some(exit),
+            Call::Run | Call::Rest => None,
+        };
+        referee.judge(round, &result.cases).into_iter().map(exit).collect()
     }
 
     #[test]
@@ -299,7 +300,7 @@ mod tests {
         let mut referee = GoalReferee::new(2, 10, 0.05, Instant::now());
         let calls = judge(&mut referee, 2, &result);
         assert_eq!(calls, vec![None, None, Some(Exit::Slower), Some(Exit::NoGoal)]);
-        let (exit, behind) = referee.judge(2, &result.cases)[2].clone().unwrap();
+        let Call::Stop(exit, behind) = referee.judge(2, &result.cases)[2].clone() else { panic!("the loser is kept") };
         assert_eq!(exit, Exit::Slower);
         let behind = behind.unwrap();
         assert!((behind.factor - 2.4).abs() < 0.1 && behind.low > 1.0, "{behind:?}");
@@ -349,14 +350,16 @@ mod tests {
             .add(case("write empty 4KiB t1 end"), &[3.0, 3.1])
             .done();
         let mut referee = GoalReferee::new(2, 10, 0.05, Instant::now());
-        let calls = judge(&mut referee, 2, &result);
-        assert_eq!(calls, vec![None, None, None, None, None, Some(Exit::Slower)]);
-        let rests: Vec<bool> = (0..6).map(|i| referee.rests(i)).collect();
-        assert_eq!(rests, vec![false, false, false, false, true, false], "fwrite rests: neither fastest nor simplest");
+        let calls = referee.judge(2, &result.cases);
+        assert!(matches!(calls[5], Call::Stop(Exit::Slower, _)), "{calls:?}");
+        assert_eq!(
+            calls[..5],
+            [Call::Run, Call::Run, Call::Run, Call::Run, Call::Rest],
+            "fwrite rests: neither fastest nor simplest"
+        );
         // A candidate with its most runs made is no one's to run: with every one at its
         // most, none is kept resting, and all stop.
         let mut full = GoalReferee::new(2, 2, 0.05, Instant::now());
         assert!(judge(&mut full, 2, &result).iter().all(Option::is_some));
-        assert!((0..6).all(|i| !full.rests(i)));
     }
 }

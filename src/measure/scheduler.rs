@@ -86,21 +86,25 @@ impl Racing {
     }
 }
 
+/// What a referee says of a case after a round.
+#[derive(Debug, Clone, PartialEq)]
+pub enum Call {
+    /// Run it in the next round.
+    Run,
+    /// Still in contention, but it sits out the next round: its runs would not change
+    /// the answer while others are settled first. It may run again in a later round.
+    Rest,
+    /// It needs no more runs: why.
+    Stop(Exit, Option<Behind>),
+}
+
 /// After a round, which cases the Answer still needs (see the module doc).
 pub trait Referee {
     /// `results` are every case's results so far, in the order of the cases (a case
-    /// that stopped keeps its last ones). For each case: None to keep running it (while
-    /// it is running), or why it needs no more runs. Called only once some running case
-    /// has its first `min_runs`; a case with fewer keeps running whatever is said.
-    fn judge(&mut self, round: u32, results: &[CaseResult]) -> Vec<Option<(Exit, Option<Behind>)>>;
-
-    /// After [`Referee::judge`], whether a case it keeps (None) sits out the next round:
-    /// still in contention, but its runs would not change the answer while others are
-    /// settled first. It may run again in a later round.
-    fn rests(&self, index: usize) -> bool {
-        let _ = index;
-        false
-    }
+    /// that stopped keeps its last ones); one call for each. Called only once some
+    /// running case has its first `min_runs`; a case with fewer keeps running whatever
+    /// is said.
+    fn judge(&mut self, round: u32, results: &[CaseResult]) -> Vec<Call>;
 
     /// Goals decided so far, of how many (for the progress bar).
     fn decided(&self) -> (usize, usize);
@@ -192,7 +196,7 @@ struct Slot<'a> {
     made: u32,
     measured: Vec<Run>,
     end: Option<End>,
-    /// Sits out the next round ([`Referee::rests`]).
+    /// Sits out the next round ([`Call::Rest`]).
     resting: bool,
     /// Each run's wall time, everything around its timed span included: what a round
     /// of it costs the budget.
@@ -285,11 +289,10 @@ pub fn run<'a>(
                     if slots.iter().any(ready) {
                         let partial: Vec<CaseResult> = slots.iter().map(|slot| slot.partial(cpus)).collect();
                         let calls = referee.judge(round, &partial);
-                        for (index, (slot, call)) in slots.iter_mut().zip(calls).enumerate() {
+                        for (slot, call) in slots.iter_mut().zip(calls) {
                             match (ready(slot), call) {
-                                (true, Some((exit, behind))) => slot.end = Some(End::Raced(exit, behind, round)),
-                                (true, None) => slot.resting = referee.rests(index),
-                                (false, _) => slot.resting = false,
+                                (true, Call::Stop(exit, behind)) => slot.end = Some(End::Raced(exit, behind, round)),
+                                (ready, call) => slot.resting = ready && call == Call::Rest,
                             }
                         }
                         goals = Some(referee.decided());
@@ -661,16 +664,16 @@ mod tests {
     }
 
     impl Referee for Scripted {
-        fn judge(&mut self, round: u32, results: &[CaseResult]) -> Vec<Option<(Exit, Option<Behind>)>> {
+        fn judge(&mut self, round: u32, results: &[CaseResult]) -> Vec<Call> {
             self.judged.push(round);
             (0..results.len())
                 .map(|i| {
                     if self.slower.contains(&i) {
-                        Some((Exit::Slower, None))
+                        Call::Stop(Exit::Slower, None)
                     } else if results[i].runs.len() >= self.decide_at {
-                        Some((Exit::Decided, None))
+                        Call::Stop(Exit::Decided, None)
                     } else {
-                        None
+                        Call::Run
                     }
                 })
                 .collect()
@@ -681,20 +684,15 @@ mod tests {
         }
     }
 
-    /// Keeps every case, and rests case 1 in the rounds listed.
+    /// Keeps every case, and rests case 1 after the rounds listed.
     struct Resting {
         rest_after: Vec<u32>,
-        round: u32,
     }
 
     impl Referee for Resting {
-        fn judge(&mut self, round: u32, results: &[CaseResult]) -> Vec<Option<(Exit, Option<Behind>)>> {
-            self.round = round;
-            vec![None; results.len()]
-        }
-
-        fn rests(&self, index: usize) -> bool {
-            index == 1 && self.rest_after.contains(&self.round)
+        fn judge(&mut self, round: u32, results: &[CaseResult]) -> Vec<Call> {
+            let rests = |i: usize| i == 1 && self.rest_after.contains(&round);
+            (0..results.len()).map(|i| if rests(i) { Call::Rest } else { Call::Run }).collect()
         }
 
         fn decided(&self) -> (usize, usize) {
@@ -705,7 +703,7 @@ mod tests {
     #[test]
     fn a_resting_case_sits_out_a_round_and_runs_again_in_the_next() {
         let cases = steady(2);
-        let mut referee = Resting { rest_after: vec![2, 3], round: 0 };
+        let mut referee = Resting { rest_after: vec![2, 3] };
         let results = run(cases, &racing(2, 5, None), Some(&mut referee), &mut |_| {});
         let rounds = |r: &CaseResult| r.runs.iter().map(|run| run.round).collect::<Vec<u32>>();
         assert_eq!(rounds(&results[0]), vec![1, 2, 3, 4, 5]);
@@ -713,7 +711,7 @@ mod tests {
         assert_eq!(results[1].race.as_ref().unwrap().exit, Exit::MaxRuns);
         // Only resting cases left: they stop, decided.
         let cases = steady(2);
-        let mut referee = Resting { rest_after: vec![3, 4, 5], round: 0 };
+        let mut referee = Resting { rest_after: vec![3, 4, 5] };
         let results = run(cases, &racing(2, 5, None), Some(&mut referee), &mut |_| {});
         assert_eq!(results[1].runs.len(), 3, "resting from round 4, and alone once the other had its most runs");
         assert_eq!(results[1].race.as_ref().unwrap().exit, Exit::Decided);
