@@ -181,3 +181,58 @@ fn calibrate_refuses_bad_input_in_one_line() {
     }
     assert!(std::fs::read_dir(dir.path()).unwrap().next().is_none(), "nothing made in PATH");
 }
+
+/// `writebench run DIR ARGS --export-json …` with its own cache directory: the result
+/// and the standard error.
+fn run_with_cache(dir: &std::path::Path, cache: &std::path::Path, extra: &[&str]) -> (serde_json::Value, String) {
+    let out = tempfile::tempdir().unwrap();
+    let json = out.path().join("result.json");
+    let mut args = vec!["run", dir.to_str().unwrap(), "--methods", "pwrite", "--chunks", "1MiB"];
+    args.extend_from_slice(&["--states", "empty", "--budget", "none", "--repeat", "1"]);
+    args.extend_from_slice(extra);
+    args.extend_from_slice(&["--quiet", "--export-json", json.to_str().unwrap()]);
+    let output = std::process::Command::new(env!("CARGO_BIN_EXE_writebench"))
+        .args(&args)
+        .env("XDG_CACHE_HOME", cache)
+        .output()
+        .expect("the writebench binary runs");
+    assert!(output.status.success(), "{}", stderr_of(&output));
+    (read_json(&json), stderr_of(&output))
+}
+
+#[test]
+fn run_reuses_its_calibration_within_the_hour_on_the_same_path_and_says_so() {
+    let tmpfs = Tmpfs::mount("128m");
+    let other = Tmpfs::mount("128m");
+    let cache = tempfile::tempdir().unwrap();
+    let size = ["--size", "8MiB"];
+    let (first, said) = run_with_cache(&tmpfs.path(), cache.path(), &size);
+    assert!(said.contains("writebench: calibrated in"), "{said}");
+    assert!(first["calibration"].get("reused_age_seconds").is_none(), "{}", first["calibration"]);
+    let kept: Vec<_> = std::fs::read_dir(cache.path().join("writebench/calibration")).unwrap().collect();
+    assert_eq!(kept.len(), 1, "one file for the path");
+
+    let (second, said) = run_with_cache(&tmpfs.path(), cache.path(), &size);
+    assert!(said.contains("calibration kept from an earlier run (--recalibrate measures it again)"), "{said}");
+    assert!(said.contains("ago on this path and reused"), "{said}");
+    let age = rate(&second["calibration"]["reused_age_seconds"]);
+    assert!((0.0..120.0).contains(&age), "{age}");
+    assert_eq!(second["calibration"]["memcpy_bytes_per_s"], first["calibration"]["memcpy_bytes_per_s"]);
+    assert_eq!(second["calibration"]["seconds"], first["calibration"]["seconds"], "the first run's own time");
+
+    // Another mount point, or another size of case (another memory-copy class): measured.
+    let (_, said) = run_with_cache(&other.path(), cache.path(), &size);
+    assert!(said.contains("writebench: calibrated in"), "another path: {said}");
+    let (_, said) = run_with_cache(&tmpfs.path(), cache.path(), &["--size", "12MiB"]);
+    assert!(said.contains("writebench: calibrated in"), "another size: {said}");
+
+    let (again, said) = run_with_cache(&tmpfs.path(), cache.path(), &["--size", "8MiB", "--recalibrate"]);
+    assert!(said.contains("writebench: calibrated in"), "{said}");
+    assert!(again["calibration"].get("reused_age_seconds").is_none());
+    assert_ne!(again["calibration"]["memcpy_bytes_per_s"], first["calibration"]["memcpy_bytes_per_s"], "measured anew");
+}
+
+#[test]
+fn recalibrate_and_no_calibrate_together_are_refused() {
+    assert_usage_error(&["run", "/dev/shm", "--recalibrate", "--no-calibrate"], "--no-calibrate");
+}

@@ -1,5 +1,6 @@
 //! `writebench calibrate`: this machine's ceilings on PATH, printed and exported; and the
-//! short calibration `run` makes before its cases.
+//! short calibration `run` makes before its cases, or reuses from the last hour
+//! (`context::calibration_cache`).
 
 use std::io::Write;
 use std::process::ExitCode;
@@ -11,7 +12,8 @@ use super::progress::spinner;
 use super::start::{finish, start_in};
 use crate::cli::UsageError;
 use crate::cli::calibrate::CalibrateArgs;
-use crate::context::{self, calibration::Calibration};
+use crate::context::calibration_cache::{self, Key};
+use crate::context::{self, TargetInfo, calibration::Calibration};
 use crate::export;
 use crate::measure::calibrate::Effort;
 use crate::measure::target::Scratch;
@@ -39,5 +41,38 @@ pub(super) fn calibrate_in(scratch: &Scratch, effort: Effort, case_sizes: &[u64]
         spinner.set_message(format!("calibrating: {step}"))
     });
     spinner.finish_and_clear();
+    calibration
+}
+
+/// What `run`'s short calibration on `target` for cases of `case_sizes` is kept under.
+fn short_key(target: &TargetInfo, case_sizes: &[u64]) -> Key {
+    let effort = Effort::SHORT;
+    let classes = context::copy::classes(effort.memcpy_bytes as u64, case_sizes);
+    Key::new(target, format!("{effort:?}, copy classes {classes:?}"))
+}
+
+/// The short calibration kept for `target` and cases of `case_sizes` from the last hour,
+/// if any, with its age in `reused_age_seconds`.
+pub(super) fn kept_short(target: &TargetInfo, case_sizes: &[u64]) -> Option<Calibration> {
+    let dir = calibration_cache::cache_root().ok()?.join("calibration");
+    let (mut calibration, age) =
+        calibration_cache::load(&dir, &short_key(target, case_sizes), std::time::SystemTime::now())?;
+    calibration.reused_age_seconds = Some(age.as_secs_f64());
+    Some(calibration)
+}
+
+/// `run`'s short calibration, measured now and kept for the next hour's runs on this
+/// path. A cache that cannot be written costs only the next run's calibration: said, and
+/// the run goes on.
+pub(super) fn measure_short(scratch: &Scratch, target: &TargetInfo, case_sizes: &[u64], seed: u64) -> Calibration {
+    let calibration = calibrate_in(scratch, Effort::SHORT, case_sizes, seed);
+    let kept = calibration_cache::cache_root().and_then(|root| {
+        let key = short_key(target, case_sizes);
+        calibration_cache::store(&root.join("calibration"), &key, &calibration, std::time::SystemTime::now())
+            .map_err(|e| format!("{}: {e}", root.display()))
+    });
+    if let Err(why) = kept {
+        eprintln!("writebench: the calibration is not kept for the next run ({why})");
+    }
     calibration
 }

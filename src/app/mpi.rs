@@ -22,7 +22,7 @@ use crate::context::{self, MpiHosts, RankHost};
 use crate::export::text::Paint;
 use crate::measure::ranks::Ranks;
 use crate::measure::ranks::aggregate::clock_of;
-use crate::measure::ranks::collective::{self, Collective, agree, broadcast, gather};
+use crate::measure::ranks::collective::{Collective, agree, broadcast, gather};
 use crate::measure::ranks::executor::{Agreed, RankExecutor};
 use crate::measure::ranks::mpi::Mpi;
 use crate::measure::scheduler::CaseRuns;
@@ -52,7 +52,7 @@ fn refused(rank: usize, message: &str) -> Result<ExitCode, UsageError> {
 
 fn run_ranks(args: &RunArgs, comm: &'static dyn Collective) -> Result<ExitCode, UsageError> {
     let (rank, size) = (comm.rank(), comm.size());
-    let me = RankHost { rank: rank as u32, hostname: collective::hostname(), kernel: context::host(None).kernel };
+    let me = RankHost { rank: rank as u32, hostname: context::hostname(), kernel: context::host(None).kernel };
     let hosts: Vec<RankHost> = gather(comm, &me);
     let names: Vec<String> = hosts.iter().map(|host| host.hostname.clone()).collect();
     let ranks = Ranks {

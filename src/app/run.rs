@@ -8,7 +8,7 @@ use std::process::ExitCode;
 
 use serde_json::json;
 
-use super::calibrate::calibrate_in;
+use super::calibrate::{kept_short, measure_short};
 use super::conclude::{argv, assemble, draw_conclusions};
 use super::measure_all::{Setup, measure_all, prepare_all, prepare_latency};
 use super::progress::progress_bar;
@@ -60,19 +60,31 @@ pub(super) fn run(args: &RunArgs) -> Result<ExitCode, UsageError> {
     let verify = settings.verify.is_some();
     let slow_path_budget = suite.slow_path_budget.filter(|_| args.budget.is_none());
     let plan = (&cases[..], suite.latency.as_ref());
-    announce(plan, &mut schedule, slow_path_budget, &target, &scratch, (verify, !args.no_calibrate));
-    let calibration = (!args.no_calibrate).then(|| {
-        let sizes: Vec<u64> = cases.iter().map(|case| case.bytes).collect();
-        let calibration = calibrate_in(&scratch, Effort::SHORT, &sizes, settings.seed);
-        // The copy buffers are freed: the peak the result records is the cases' own.
-        reset_peak_rss();
-        eprintln!(
-            "writebench: calibrated in {:.1} s; {}",
-            calibration.seconds,
-            export::calibration::summary_line(&calibration)
-        );
-        calibration
-    });
+    let sizes: Vec<u64> = cases.iter().map(|case| case.bytes).collect();
+    let kept = (!args.no_calibrate && !args.recalibrate).then(|| kept_short(&target, &sizes)).flatten();
+    let calibrates = !args.no_calibrate && kept.is_none();
+    announce(plan, &mut schedule, slow_path_budget, &target, &scratch, (verify, calibrates));
+    let calibration = match kept {
+        Some(calibration) => {
+            eprintln!(
+                "writebench: calibration kept from an earlier run (--recalibrate measures it again); {}",
+                export::calibration::summary_line(&calibration)
+            );
+            Some(calibration)
+        }
+        None if calibrates => {
+            let calibration = measure_short(&scratch, &target, &sizes, settings.seed);
+            // The copy buffers are freed: the peak the result records is the cases' own.
+            reset_peak_rss();
+            eprintln!(
+                "writebench: calibrated in {:.1} s; {}",
+                calibration.seconds,
+                export::calibration::summary_line(&calibration)
+            );
+            Some(calibration)
+        }
+        None => None,
+    };
 
     let latency_units = suite.latency.as_ref().map(|plan| plan.cases()).unwrap_or_default();
     let runs_per_case = u64::from(schedule.warmup + schedule.max_runs);

@@ -205,6 +205,11 @@ pub struct RunArgs {
     #[arg(long)]
     pub no_calibrate: bool,
 
+    /// Measure the calibration again, even where one of this machine and path from the
+    /// last hour is kept (it is reused otherwise, and the output says how old it is).
+    #[arg(long, conflicts_with = "no_calibrate")]
+    pub recalibrate: bool,
+
     /// After the cases, check the durable modes measured against simulated power losses
     /// on a new filesystem of PATH's type (ext4, xfs, btrfs) with PATH's mount options:
     /// the Answer's durable recommendations then say what it found (crash.md; needs root).

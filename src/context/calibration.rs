@@ -67,6 +67,10 @@ pub struct Calibration {
     pub device: Ceiling,
     /// How long the calibration took, seconds.
     pub seconds: f64,
+    /// Null when this command measured it; else how old it was, seconds, when `run`
+    /// reused the one kept for this machine and path (`context::calibration_cache`).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub reused_age_seconds: Option<f64>,
     /// The process's peak resident memory by the end of the calibration, bytes: its
     /// copy buffers, freed before any case (`options.peak_rss_bytes` is the cases').
     #[serde(default)]

@@ -3,6 +3,7 @@
 
 pub mod backing;
 pub mod calibration;
+pub mod calibration_cache;
 pub mod copy;
 pub mod device;
 pub mod dio;
@@ -239,6 +240,18 @@ pub fn host(swap_before: Option<u64>) -> Host {
         swapped_during_run: swap_before.zip(swapped_out_pages()).map(|(before, after)| after > before),
         mpi: None,
     }
+}
+
+/// This machine's name, as `uname` gives it (the ranks' hosts, the calibration's cache).
+pub fn hostname() -> String {
+    // SAFETY: uname fills the struct we pass.
+    let name = unsafe {
+        let mut name: libc::utsname = std::mem::zeroed();
+        libc::uname(&mut name);
+        name
+    };
+    let node: Vec<u8> = name.nodename.iter().take_while(|&&c| c != 0).map(|&c| c as u8).collect();
+    String::from_utf8_lossy(&node).into_owned()
 }
 
 fn kernel_release() -> String {

@@ -8,6 +8,11 @@ use crate::context::calibration::{Calibration, Ceiling, CeilingShare};
 use crate::plan::units::{format_size, format_size_compact};
 use crate::result::ResultFile;
 
+/// "40 s", "12 min": how old a reused calibration is.
+fn age_words(seconds: f64) -> String {
+    if seconds < 60.0 { format!("{seconds:.0} s") } else { format!("{:.0} min", (seconds / 60.0).floor()) }
+}
+
 /// `writebench calibrate`'s report.
 pub fn render(result: &ResultFile, out: &mut dyn Write) -> io::Result<()> {
     let target = &result.target;
@@ -93,8 +98,13 @@ pub fn summary_line(c: &Calibration) -> String {
     } else {
         format!(", at smaller sizes ({}) {}", threads(c.memcpy_threads), smaller.join(", "))
     };
+    // A calibration reused from an earlier run says so: its figures are of that moment.
+    let reused = c
+        .reused_age_seconds
+        .map(|age| format!("; measured {} ago on this path and reused", age_words(age)))
+        .unwrap_or_default();
     format!(
-        "ceilings: memory copy {} (1 thread), {} ({}){smaller}; {device}; syscall {:.0} ns",
+        "ceilings: memory copy {} (1 thread), {} ({}){smaller}; {device}; syscall {:.0} ns{reused}",
         gbps(c.memcpy_bytes_per_s),
         gbps(c.memcpy_all_bytes_per_s),
         threads(c.memcpy_threads),
@@ -151,6 +161,8 @@ mod tests {
             "ceilings: memory copy 9.81 GB/s (1 thread), 14.2 GB/s (2 threads); device: none (no block device \
              under the path); syscall 85 ns"
         );
+        let kept = Calibration { reused_age_seconds: Some(750.0), ..c.clone() };
+        assert!(summary_line(&kept).ends_with("syscall 85 ns; measured 12 min ago on this path and reused"));
         let classes = [(1 << 20, 30e9, 41.5e9), (16 << 20, 12e9, 20.3e9), (64 << 20, 9.81e9, 14.2e9)]
             .map(|(bytes, one, all)| CopyClass { bytes, bytes_per_s: one, all_bytes_per_s: all });
         let by_size = Calibration { memcpy_classes: classes.to_vec(), memcpy_bytes: 64 << 20, ..c };

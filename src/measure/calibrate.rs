@@ -112,6 +112,7 @@ pub fn calibrate(
         page_cache,
         device,
         seconds: started.elapsed().as_secs_f64(),
+        reused_age_seconds: None,
         peak_rss_bytes: crate::measure::peak::peak_rss_bytes(),
     }
 }

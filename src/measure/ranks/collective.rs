@@ -65,18 +65,6 @@ pub fn agree<E: Serialize + DeserializeOwned + PartialEq>(
     Err(if everyone_alike { error } else { name(error, rank, &host) })
 }
 
-/// This machine's name (uname), for the ranks' hosts.
-pub fn hostname() -> String {
-    // SAFETY: uname fills the struct we pass.
-    let name = unsafe {
-        let mut name: libc::utsname = std::mem::zeroed();
-        libc::uname(&mut name);
-        name
-    };
-    // SAFETY: nodename is NUL-terminated by uname.
-    unsafe { std::ffi::CStr::from_ptr(name.nodename.as_ptr()) }.to_string_lossy().into_owned()
-}
-
 /// CLOCK_MONOTONIC now, in seconds: ranks on one host share it, so their times can be
 /// put on one axis exactly; ranks on different hosts do not.
 pub fn monotonic_seconds() -> f64 {

@@ -54,14 +54,7 @@ pub fn toolchains() -> serde_json::Value {
 
 /// `$XDG_CACHE_HOME/writebench/runners`, else `$HOME/.cache/writebench/runners`.
 fn cache_root() -> Result<PathBuf, String> {
-    let base = match std::env::var_os("XDG_CACHE_HOME").filter(|dir| !dir.is_empty()) {
-        Some(dir) => PathBuf::from(dir),
-        None => match std::env::var_os("HOME").filter(|dir| !dir.is_empty()) {
-            Some(home) => PathBuf::from(home).join(".cache"),
-            None => return Err("neither XDG_CACHE_HOME nor HOME is set: no cache for the runners".into()),
-        },
-    };
-    Ok(base.join("writebench").join("runners"))
+    crate::context::calibration_cache::cache_root().map(|root| root.join("runners"))
 }
 
 fn prepare(runtime: &str, toolchain: &Toolchain, root: &Path) -> Result<Launch, String> {
