@@ -244,3 +244,78 @@ fn children_running_writebench(parent: u32) -> Vec<i32> {
     found.sort_unstable();
     found
 }
+
+/// A busy loop on one CPU, stopped when dropped.
+struct Hog(std::process::Child);
+
+impl Drop for Hog {
+    fn drop(&mut self) {
+        let _ = self.0.kill();
+        let _ = self.0.wait();
+    }
+}
+
+#[test]
+fn under_stonewall_a_slowed_rank_writes_fewer_bytes_and_the_job_figure_is_what_all_wrote() {
+    let dir = tempfile::tempdir_in("/dev/shm").unwrap();
+    let out = tempfile::tempdir().unwrap();
+    let json = out.path().join("r.json");
+    // Rank 1 shares CPU 0 with a busy loop; rank 0 has CPU 1 to itself (CI has 2 CPUs).
+    let _hog = Hog(Command::new("taskset").args(["-c", "0", "sh", "-c", "while :; do :; done"]).spawn().unwrap());
+    let bin = env!("CARGO_BIN_EXE_writebench");
+    let args = [
+        "run",
+        "--mpi",
+        dir.path().to_str().unwrap(),
+        "--methods",
+        "pwrite",
+        "--states",
+        "sparse",
+        "--chunks",
+        "1MiB",
+        "--size",
+        "4GiB",
+        "--layout",
+        "file-per-rank",
+        "--threads",
+        "1",
+        "--durability",
+        "end",
+        "--budget",
+        "none",
+        "--repeat",
+        "3",
+        "--stonewall",
+        "200ms",
+        "--export-json",
+        json.to_str().unwrap(),
+    ];
+    let mut command = mpirun();
+    command.args(["1", "--bind-to", "none", "taskset", "-c", "1", bin]).args(args);
+    command.args([":", "-np", "1", "taskset", "-c", "0", bin]).args(args);
+    let output = command.output().expect("mpirun runs");
+    let stdout = text(&output.stdout);
+    assert!(output.status.success(), "{stdout}\n{}", text(&output.stderr));
+    let result = read_json(&json);
+    let case = &result["cases"][0];
+    assert_eq!(case["status"], "ok", "{}", case["error"]);
+    let mut shares = Vec::new();
+    let mut rates = Vec::new();
+    for run in case["runs"].as_array().unwrap() {
+        let ranks: Vec<u64> = run["ranks"].as_array().unwrap().iter().map(|r| r["bytes"].as_u64().unwrap()).collect();
+        let wall = &run["stonewall"];
+        assert_eq!(wall["bytes"].as_u64().unwrap(), ranks.iter().sum::<u64>(), "{run}");
+        assert_eq!(wall["stopped"], 2, "both ranks stopped at the wall: {wall}");
+        shares.push(ranks[1] as f64 / ranks[0] as f64);
+        rates.push(wall["bytes"].as_f64().unwrap() / run["write_seconds"].as_f64().unwrap());
+    }
+    shares.sort_by(f64::total_cmp);
+    assert!(shares[1] < 0.8, "the slowed rank wrote {shares:?} of the other's bytes");
+    // The job's figure: every rank's bytes over the earliest start to the latest end.
+    rates.sort_by(f64::total_cmp);
+    let median = case["stats"]["median"].as_f64().unwrap();
+    assert!((median / rates[1] - 1.0).abs() < 1e-9, "{median} against {rates:?}");
+    let words = stdout.split_whitespace().collect::<Vec<_>>().join(" ");
+    assert!(words.contains("the ranks' bytes") && words.contains("rank 1 the least"), "{stdout}");
+    assert!(words.contains("by the wall") && words.contains("slowest: rank 1"), "{stdout}");
+}

@@ -338,11 +338,11 @@ fn match_cases(results: &[&ResultFile]) -> (Vec<CaseComparison>, Vec<Unmatched>)
 }
 
 fn write_times(runs: &[Run]) -> Vec<f64> {
-    runs.iter().map(|run| run.write_seconds).collect()
+    runs.iter().map(Run::write_time).collect()
 }
 
 fn durable_times(runs: &[Run]) -> Vec<f64> {
-    runs.iter().map(Run::durable_seconds).collect()
+    runs.iter().map(Run::durable_time).collect()
 }
 
 /// Median throughput of runs that each wrote `bytes`, from their times.

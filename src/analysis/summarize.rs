@@ -20,8 +20,9 @@ pub fn measured(case: Case, mut runs: Vec<Run>, cpus: usize) -> CaseResult {
     let cpu_bound = !runs.is_empty() && median(&shares) >= CPU_BOUND;
     let bytes = case.bytes as f64;
     let syncs = case.durability.syncs();
-    let write: Vec<f64> = runs.iter().map(|run| run.write_seconds).collect();
-    let durable: Vec<f64> = runs.iter().map(Run::durable_seconds).collect();
+    // Stonewalled runs: the times scaled to the case's bytes (Run::write_time).
+    let write: Vec<f64> = runs.iter().map(Run::write_time).collect();
+    let durable: Vec<f64> = runs.iter().map(Run::durable_time).collect();
     let mut outlying = outliers(&write);
     if syncs {
         outlying.extend(outliers(&durable));
@@ -73,12 +74,12 @@ pub fn case_ci_relative(result: &CaseResult) -> Option<f64> {
 
 /// See [`case_ci_relative`]; also what `--target-ci` judges after each run.
 pub fn ci_relative(runs: &[Run], syncs: bool) -> Option<f64> {
-    let write: Vec<f64> = runs.iter().map(|run| run.write_seconds).collect();
+    let write: Vec<f64> = runs.iter().map(Run::write_time).collect();
     let buffered = ci_relative_half_width(&write)?;
     if !syncs {
         return Some(buffered);
     }
-    let durable: Vec<f64> = runs.iter().map(Run::durable_seconds).collect();
+    let durable: Vec<f64> = runs.iter().map(Run::durable_time).collect();
     Some(buffered.max(ci_relative_half_width(&durable)?))
 }
 

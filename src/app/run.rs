@@ -153,6 +153,8 @@ pub(super) fn options_json(
         "order": schedule.order.name(),
         // Racing (docs/racing.md): the budget in seconds, null when the runs are fixed.
         "budget_seconds": schedule.race.and_then(|race| race.budget).map(|budget| budget.as_secs_f64()),
+        // --stonewall (docs/scale.md): each writer's time before it stops; null without.
+        "stonewall_seconds": settings.stonewall.map(|wall| wall.as_secs_f64()),
         "race": schedule.races(),
         "seed": settings.seed,
         "verify": settings.verify.is_some(),

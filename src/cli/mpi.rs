@@ -33,6 +33,9 @@ pub struct MpiPlan {
     pub verify: bool,
     pub drop_cache: bool,
     pub keep: bool,
+    /// `--stonewall`, for every rank's writers.
+    #[serde(default)]
+    pub stonewall: Option<std::time::Duration>,
 }
 
 impl MpiPlan {
@@ -83,6 +86,7 @@ impl MpiPlan {
             verify: settings.verify.is_some(),
             drop_cache: settings.drop_cache,
             keep: settings.keep_files,
+            stonewall: settings.stonewall,
         })
     }
 
@@ -111,6 +115,7 @@ impl MpiPlan {
             space_check: true,
             drop_cache: self.drop_cache,
             ranks: Some(ranks),
+            stonewall: self.stonewall,
         }
     }
 }

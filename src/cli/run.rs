@@ -179,6 +179,14 @@ pub struct RunArgs {
     #[arg(long)]
     pub no_verify: bool,
 
+    /// Stonewalling (IOR's -D): every writer, each thread of each MPI rank, stops
+    /// issuing calls this long after the run's start (0.5s, 2s); the figure is what all
+    /// of them wrote by then over the span, and each writer's bytes are recorded, so
+    /// a straggler shows as fewer bytes instead of a longer run. --size is the most a
+    /// run writes. Calls-based methods only; no --verify (docs/scale.md).
+    #[arg(long, value_name = "DURATION", conflicts_with = "verify", value_parser = crate::plan::units::parse_duration)]
+    pub stonewall: Option<std::time::Duration>,
+
     /// Test aid: before verifying, flip the byte at OFFSET of each run's file FILE (the
     /// first if left out), or cut its last byte (short), or add one (long).
     #[arg(long, hide = true, value_name = "[FILE:]OFFSET|short|long", requires = "verify",
@@ -391,7 +399,9 @@ impl RunArgs {
     }
 
     pub fn settings(&self, suite: &Suite) -> RunSettings {
-        let verify = self.verify || (suite.name == "quick" && !self.no_verify);
+        // A stonewalled run writes an unknown share of each part: the quick suite's
+        // own read-back is off under it (and --verify refused with it).
+        let verify = self.verify || (suite.name == "quick" && !self.no_verify && self.stonewall.is_none());
         RunSettings {
             repeat: suite.repeat,
             warmup: suite.warmup,
@@ -404,6 +414,7 @@ impl RunArgs {
             space_check: !self.no_space_check,
             drop_cache: self.drop_cache,
             ranks: None,
+            stonewall: self.stonewall,
         }
     }
 

@@ -88,8 +88,13 @@ pub fn load(dir: &Path, key: &Key, now: SystemTime) -> Option<(Calibration, Dura
     let text = std::fs::read_to_string(dir.join(key.file_name())).ok()?;
     let entry: Entry = serde_json::from_str(&text).ok()?;
     let measured = UNIX_EPOCH.checked_add(Duration::try_from_secs_f64(entry.measured_unix_s).ok()?)?;
-    // A calibration from the future (a clock set back) is not trusted either.
-    let age = now.duration_since(measured).ok()?;
+    // A calibration from the future (a clock set back) is not trusted either; less than
+    // a second ahead is the rounding of the stored seconds.
+    let age = match now.duration_since(measured) {
+        Ok(age) => age,
+        Err(ahead) if ahead.duration() < Duration::from_secs(1) => Duration::ZERO,
+        Err(_) => return None,
+    };
     (entry.key == *key && age < MAX_AGE).then_some((entry.calibration, age))
 }
 

@@ -85,13 +85,14 @@ pub fn render(result: &ResultFile, out: &mut dyn Write) -> io::Result<()> {
             let latency = LATENCY_KEYS.iter().map(|key| {
                 percentiles.and_then(|latency| latency.get(*key)).map(|v| v.to_string()).unwrap_or_default()
             });
-            let bytes = case.bytes as f64;
+            // A stonewalled run's own bytes (docs/scale.md).
+            let bytes = run.bytes_written(case.bytes) as f64;
             let mut row = dimensions.to_vec();
             row.extend([
                 (number + 1).to_string(),
                 run.round.to_string(),
                 run.sequence.to_string(),
-                case.bytes.to_string(),
+                run.bytes_written(case.bytes).to_string(),
                 run.write_seconds.to_string(),
                 run.sync_seconds.to_string(),
                 (bytes / run.write_seconds).to_string(),

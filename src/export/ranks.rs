@@ -37,10 +37,17 @@ pub fn render(result: &ResultFile, out: &mut dyn Write) -> io::Result<()> {
     for case in cases {
         writeln!(out, "  {}", case.case.id)?;
         let figures = RankFigures::of(case);
+        let stonewalled = case.runs.iter().any(|run| run.stonewall.is_some());
         for (rank, figure) in figures.ranks.iter().enumerate() {
+            // Stonewalled ranks all end at the wall: what differs is what they wrote.
+            let wrote = if stonewalled {
+                format!(", wrote {} by the wall", crate::plan::units::format_size(figure.bytes as u64))
+            } else {
+                String::new()
+            };
             writeln!(
                 out,
-                "    rank {rank} on {}: {:.3} GB/s, starts at +{}, ends at {}",
+                "    rank {rank} on {}: {:.3} GB/s{wrote}, starts at +{}, ends at {}",
                 host_of(rank as u32),
                 figure.bytes_per_second / 1e9,
                 seconds(figure.start),
@@ -68,6 +75,8 @@ pub fn render(result: &ResultFile, out: &mut dyn Write) -> io::Result<()> {
 #[derive(Debug, Clone, Copy, PartialEq)]
 pub struct RankFigure {
     pub bytes_per_second: f64,
+    /// The bytes it wrote (under `--stonewall`, what it wrote by the wall).
+    pub bytes: f64,
     pub start: f64,
     pub end: f64,
 }
@@ -82,7 +91,8 @@ pub struct RankFigures {
     pub end_spread: f64,
     /// The job's write span (earliest start to latest end).
     pub span: f64,
-    /// The rank whose median end is latest.
+    /// The rank whose median end is latest; under `--stonewall`, where every rank ends
+    /// at the wall, the one whose median rate is lowest.
     pub slowest: u32,
 }
 
@@ -97,6 +107,7 @@ impl RankFigures {
                 };
                 RankFigure {
                     bytes_per_second: of(&|r| r.bytes_per_second()),
+                    bytes: of(&|r| r.bytes as f64),
                     start: of(&|r| r.start_seconds),
                     end: of(&|r| r.end_seconds),
                 }
@@ -112,7 +123,12 @@ impl RankFigures {
                     .collect(),
             )
         };
-        let slowest = ranks.iter().enumerate().max_by(|a, b| a.1.end.total_cmp(&b.1.end)).map_or(0, |(rank, _)| rank);
+        let slowest = if runs.iter().any(|r| r.stonewall.is_some()) {
+            ranks.iter().enumerate().min_by(|a, b| a.1.bytes_per_second.total_cmp(&b.1.bytes_per_second))
+        } else {
+            ranks.iter().enumerate().max_by(|a, b| a.1.end.total_cmp(&b.1.end))
+        };
+        let slowest = slowest.map_or(0, |(rank, _)| rank);
         RankFigures {
             start_spread: spread(&|r| r.start_seconds),
             end_spread: spread(&|r| r.end_seconds),

@@ -67,7 +67,7 @@ pub fn row(result: &CaseResult, usual_size: u64) -> Row {
     }
     match (result.status, result.stats) {
         (Status::Ok, Some(buffered)) => {
-            let write: Vec<f64> = result.runs.iter().map(|run| run.write_seconds).collect();
+            let write: Vec<f64> = result.runs.iter().map(Run::write_time).collect();
             let bytes = result.case.bytes as f64;
             let shown = |median: f64, seconds: &[f64]| match creates {
                 true => per_call(bytes / median, seconds),
@@ -75,7 +75,7 @@ pub fn row(result: &CaseResult, usual_size: u64) -> Row {
             };
             let durable = match result.durable_stats {
                 Some(durable) => {
-                    let seconds: Vec<f64> = result.runs.iter().map(Run::durable_seconds).collect();
+                    let seconds: Vec<f64> = result.runs.iter().map(Run::durable_time).collect();
                     shown(durable.median, &seconds)
                 }
                 None => "—".to_string(),

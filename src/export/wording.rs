@@ -35,6 +35,54 @@ fn thread_spread(result: &CaseResult) -> Option<f64> {
     (!spreads.is_empty()).then(|| spreads.iter().sum::<f64>() / spreads.len() as f64)
 }
 
+/// "stonewalled: 22 % of 2 GiB written (median run); the ranks' bytes 1.46x apart
+/// (median run), rank 1 the least": how much of the size a stonewalled case wrote, and
+/// how uneven its writers were (its ranks under `--mpi`, else its threads).
+pub fn stonewall_note(result: &CaseResult) -> Option<String> {
+    let walls: Vec<&crate::result::Stonewalled> = result.runs.iter().filter_map(|run| run.stonewall.as_ref()).collect();
+    let first = walls.first()?;
+    let shares: Vec<f64> = walls.iter().map(|wall| wall.bytes as f64 / wall.of_bytes.max(1) as f64).collect();
+    let mut note = format!(
+        "stonewalled: {:.0} % of {} written (median run)",
+        100.0 * crate::stats::median(&shares),
+        crate::plan::units::format_size(first.of_bytes)
+    );
+    // Each run's writers (ranks when there are, else threads): most over least bytes.
+    let by_run: Vec<Vec<u64>> = result
+        .runs
+        .iter()
+        .filter(|run| run.stonewall.is_some())
+        .map(|run| match run.ranks.is_empty() {
+            true => run.stonewall.as_ref().map(|wall| wall.writer_bytes.clone()).unwrap_or_default(),
+            false => run.ranks.iter().map(|rank| rank.bytes).collect(),
+        })
+        .filter(|bytes| bytes.len() > 1)
+        .collect();
+    let ratios: Vec<f64> = by_run
+        .iter()
+        .map(|bytes| *bytes.iter().max().unwrap() as f64 / (*bytes.iter().min().unwrap()).max(1) as f64)
+        .collect();
+    if !ratios.is_empty() {
+        let ratio = crate::stats::median(&ratios);
+        // The least writer of the run whose ratio is the median's (or nearest it).
+        let run = ratios.iter().enumerate().min_by(|a, b| (a.1 - ratio).abs().total_cmp(&(b.1 - ratio).abs()));
+        let least = run.and_then(|(index, _)| by_run[index].iter().enumerate().min_by_key(|(_, bytes)| **bytes));
+        let who = if result.runs.iter().any(|run| !run.ranks.is_empty()) { "rank" } else { "thread" };
+        note += &format!("; the {who}s' bytes {ratio:.2}x apart");
+        if let Some((index, _)) = least {
+            note += &format!(", {who} {index} the least");
+        }
+    }
+    let finished: u32 = walls.iter().map(|wall| wall.writer_bytes.len() as u32 - wall.stopped).max().unwrap_or(0);
+    if finished > 0 {
+        note += &format!(
+            "; {finished} of {} writers finished their part before the wall (a larger --size keeps them writing)",
+            first.writer_bytes.len()
+        );
+    }
+    Some(note)
+}
+
 /// What a reader should know about a measured case's figure: noisy, outlying runs,
 /// stragglers among its threads, and the rest. The Markdown and HTML reports say the same.
 pub fn notes(result: &CaseResult) -> Vec<String> {
@@ -49,8 +97,10 @@ pub fn notes(result: &CaseResult) -> Vec<String> {
 pub fn detail_notes(result: &CaseResult) -> Vec<String> {
     let mut notes: Vec<String> = race_note(result).into_iter().collect();
     notes.extend(outlier_note(result));
-    if let Some(spread) = thread_spread(result) {
-        notes.push(format!("threads spread {:.0} %", 100.0 * spread));
+    match stonewall_note(result) {
+        // Stonewalled writers all stop at the wall: their bytes differ, not their times.
+        Some(note) => notes.push(note),
+        None => notes.extend(thread_spread(result).map(|spread| format!("threads spread {:.0} %", 100.0 * spread))),
     }
     notes.extend(cpu_note(result));
     notes.extend(sqpoll_note(result));

@@ -81,6 +81,7 @@ pub fn calibrate(
         space_check: true,
         drop_cache: false,
         ranks: None,
+        stonewall: None,
     };
     let source = Source::new(seed);
     let room = room_for(scratch, effort.file_bytes);

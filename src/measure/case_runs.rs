@@ -15,14 +15,14 @@ use crate::measure::durability::{Pacing, direct_refusal};
 use crate::measure::executor::{Execution, Executor, InProcess};
 use crate::measure::fd;
 use crate::measure::hygiene::{RunFiles, status_of};
-use crate::measure::methods::{self, CreateCall, Job, Part, fsync_all};
+use crate::measure::methods::{self, CreateCall, Job, Part, Stonewall, fsync_all};
 use crate::measure::runtimes;
 use crate::measure::scheduler::{self, CaseRuns, Order, Schedule};
 use crate::measure::source::{Shape, Source, Streams};
 use crate::measure::target::Scratch;
 use crate::plan::catalog::{self, NATIVE};
 use crate::plan::{Case, Durability, FileState};
-use crate::result::{CaseResult, Run, Status};
+use crate::result::{CaseResult, Run, Status, Stonewalled};
 
 #[derive(Debug, Clone)]
 pub struct RunSettings {
@@ -40,6 +40,8 @@ pub struct RunSettings {
     pub drop_cache: bool,
     /// `--mpi`: this process is one rank of an MPI job, and runs its share of each case.
     pub ranks: Option<crate::measure::ranks::Ranks>,
+    /// `--stonewall`: each writer stops issuing calls this long after its start line.
+    pub stonewall: Option<std::time::Duration>,
 }
 
 /// Runs one case `warmup + repeat` times, back to back; `on_run` is called after each
@@ -83,6 +85,7 @@ pub fn prepare_case<'a>(
         .and_then(|engine| engine.unsupported_reason())
         .or_else(|| method.durability_refusal(case.durability))
         .or_else(|| method.mode_refusal(case.durability))
+        .or_else(|| settings.stonewall.and_then(|_| stonewall_refusal(case, engine)))
         .or_else(|| {
             if case.state == FileState::Empty { method.empty_file_refusal() } else { method.sized_file_refusal() }
         });
@@ -125,6 +128,19 @@ pub fn prepare_case<'a>(
         work: WriteCase { case, parts, file_lens, shape, joins, shared, executor, scratch, source, settings, device },
         files,
     }))
+}
+
+/// Why `--stonewall` cannot stop `case`'s writers, if it cannot: only engines whose loop
+/// asks before each call can be stopped at the wall.
+fn stonewall_refusal(case: &Case, engine: Option<&dyn methods::Engine>) -> Option<String> {
+    match engine {
+        Some(engine) if engine.stops_at_a_wall() => None,
+        Some(_) => Some(format!(
+            "--stonewall: {} has no call between its writes to stop at (a mapping's stores, a ring's queue)",
+            case.method
+        )),
+        None => Some(format!("--stonewall: only the native methods stop at the wall, not {}", case.runtime)),
+    }
 }
 
 /// What one process writes of a case: all of it, or under `--mpi` its rank's share.
@@ -232,7 +248,9 @@ impl WriteCase<'_> {
         let streams = streams?;
         // Untimed: the first lap of each buffer stamped for its part (measure::source).
         streams.prestamp(self.parts.iter().map(|part| (part.offset, part.len)));
+        let wall = self.settings.stonewall.map(|after| Stonewall::new(after, self.parts.len()));
         let job = Job {
+            stonewall: wall.as_ref(),
             files: &fds,
             paths: &paths,
             file_lens: &self.file_lens,
@@ -249,6 +267,9 @@ impl WriteCase<'_> {
         let disk_before = self.device.as_ref().and_then(BlockDevice::sample);
         let cpu_before = CpuTicks::now();
         let mut run = run_of(&self.executor.execute(&job)?);
+        if let Some(wall) = &mut run.stonewall {
+            wall.of_bytes = case.bytes;
+        }
         (run.prepare_seconds, run.prepare_sync_seconds) = prepared.unzip();
         let cpu_after = CpuTicks::now();
         let disk_after = self.device.as_ref().and_then(BlockDevice::sample);
@@ -364,7 +385,16 @@ fn run_of(execution: &Execution) -> Run {
         None => (written - start + close, 0.0),
     };
     let cpu = parts.iter().fold(execution.cpu, |cpu, part| cpu.plus(part.cpu));
+    // Every part reports what it wrote under --stonewall (the case's bytes: the caller's).
+    let stonewall =
+        parts.iter().map(|part| part.written).collect::<Option<Vec<(u64, bool)>>>().map(|written| Stonewalled {
+            bytes: written.iter().map(|w| w.0).sum(),
+            of_bytes: 0,
+            writer_bytes: written.iter().map(|w| w.0).collect(),
+            stopped: written.iter().filter(|w| w.1).count() as u32,
+        });
     Run {
+        stonewall,
         write_seconds,
         sync_seconds,
         setup_seconds: execution.setup_seconds,

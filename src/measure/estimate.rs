@@ -107,6 +107,7 @@ pub fn probe(scratch: &Scratch, verify: bool) -> Option<Probe> {
                 source: &streams,
                 durability,
                 pacing: Pacing::of(durability, 1, 1),
+                stonewall: None,
             };
             let prepared_job = method.prepare(&job).ok()?;
             let started = Instant::now();

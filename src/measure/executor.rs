@@ -43,6 +43,9 @@ pub struct PartTimes {
     pub synced: Option<f64>,
     /// The writer thread's CPU time over its part and its sync.
     pub cpu: Cpu,
+    /// Under `--stonewall`: the bytes it wrote, and whether the wall stopped it.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub written: Option<(u64, bool)>,
 }
 
 /// What an executor reports of one run.
@@ -143,7 +146,7 @@ impl InProcess {
             } else {
                 None
             };
-            Ok(PartTimes { start, end, synced, cpu: CpuClock::now().since(cpu) })
+            Ok(PartTimes { start, end, synced, cpu: CpuClock::now().since(cpu), written: None })
         };
         if count == 1 {
             return Ok(vec![write(0)?]);
@@ -217,7 +220,12 @@ impl InProcess {
         // Instant is CLOCK_MONOTONIC on Linux; it is read only outside the write loops.
         let origin = Instant::now();
         let seconds = || origin.elapsed().as_secs_f64();
-        let parts = self.write_parts(prepared.as_ref(), job.parts.len(), own_sync, origin)?;
+        let mut parts = self.write_parts(prepared.as_ref(), job.parts.len(), own_sync, origin)?;
+        if let Some(wall) = job.stonewall {
+            for (index, part) in parts.iter_mut().enumerate() {
+                part.written = Some(wall.written(index, job.parts[index].len));
+            }
+        }
         let cpu = CpuClock::now();
         let sync = if end_sync && !own_sync {
             let start = seconds();
@@ -418,6 +426,7 @@ mod tests {
             source: &streams,
             durability,
             pacing: Pacing::of(durability, 2, files),
+            stonewall: None,
         };
         InProcess::with_startup(fake, startup).execute(&job).unwrap()
     }

@@ -15,7 +15,7 @@ use crate::context::{Host, TargetInfo};
 use crate::plan::Case;
 use crate::stats::Summary;
 pub use ring_record::RingRecord;
-pub use run::{CPU_BOUND, DIRTY_AT_START, OTHERS_BUSY, RankRun, Run};
+pub use run::{CPU_BOUND, DIRTY_AT_START, OTHERS_BUSY, RankRun, Run, Stonewalled};
 
 /// v2 added `answer` and the numbers of each observation; v1 files still load (both
 /// fields empty), and `report`/`compare` re-derive them from the cases.

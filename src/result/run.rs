@@ -103,6 +103,25 @@ pub struct Run {
     /// order in which the runs really happened, so drift can be read against it.
     #[serde(default)]
     pub sequence: u64,
+    /// `--stonewall` (docs/scale.md): what the writers wrote before each stopped at the
+    /// wall; absent without it.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub stonewall: Option<Stonewalled>,
+}
+
+/// A stonewalled run: every writer (each thread of each rank) stopped issuing calls once
+/// the wall's time had passed since its start line, or when its part was written. Its
+/// figures are `bytes` over its spans, not the case's bytes.
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+pub struct Stonewalled {
+    /// Written by every writer together before the wall.
+    pub bytes: u64,
+    /// What the run would have written without the wall: the case's bytes.
+    pub of_bytes: u64,
+    /// Each writer's bytes, in part order (under `--mpi`, rank by rank).
+    pub writer_bytes: Vec<u64>,
+    /// Writers the wall stopped (the others finished their part before it).
+    pub stopped: u32,
 }
 
 /// One MPI rank's part of a run. Times are seconds on the run's common axis, whose 0
@@ -134,9 +153,36 @@ impl RankRun {
 }
 
 impl Run {
-    /// Write and sync: the time the durable figure divides by.
+    /// Write and sync: the span the durable figure divides by.
     pub fn durable_seconds(&self) -> f64 {
         self.write_seconds + self.sync_seconds
+    }
+
+    /// The write time the buffered figure is the case's bytes over: the write span, or
+    /// in a stonewalled run the span scaled up to the case's bytes (so that the case's
+    /// bytes over it are the run's own bytes over its span, and every statistic of
+    /// times applies unchanged).
+    pub fn write_time(&self) -> f64 {
+        self.write_seconds * self.stonewall_scale()
+    }
+
+    /// As [`Run::write_time`], for write and sync.
+    pub fn durable_time(&self) -> f64 {
+        self.durable_seconds() * self.stonewall_scale()
+    }
+
+    /// The bytes the run wrote: the case's, or a stonewalled run's own.
+    pub fn bytes_written(&self, case_bytes: u64) -> u64 {
+        self.stonewall.as_ref().map_or(case_bytes, |wall| wall.bytes)
+    }
+
+    fn stonewall_scale(&self) -> f64 {
+        match &self.stonewall {
+            // Nothing written: no rate, as a time of infinity says.
+            Some(wall) if wall.bytes == 0 => f64::INFINITY,
+            Some(wall) => wall.of_bytes as f64 / wall.bytes as f64,
+            None => 1.0,
+        }
     }
 
     /// What preparing the file cost a program that does not make it durable: the

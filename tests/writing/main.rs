@@ -18,6 +18,7 @@ mod io_uring_disabled;
 mod io_uring_paths;
 mod layout;
 mod safety;
+mod stonewall;
 mod syncs;
 mod verify_option;
 mod verify_written_data;

@@ -29,9 +29,9 @@ impl Finding {
 /// Which time a figure divides the bytes by.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord)]
 pub enum Metric {
-    /// The write time (docs/design.md §2.2): `runs[i].write_seconds`, figure `stats`.
+    /// The write time (docs/design.md §2.2): `runs[i].write_time()`, figure `stats`.
     Buffered,
-    /// Write and sync: `runs[i].durable_seconds()`, figure `durable_stats`.
+    /// Write and sync: `runs[i].durable_time()`, figure `durable_stats`.
     Durable,
     /// What a program making a new file pays before its data is in the page cache: the
     /// file's preparation (less its fsync) and the writes (docs/answer.md).
@@ -111,7 +111,7 @@ impl Metric {
                 Some(
                     case.runs
                         .iter()
-                        .map(|run| if self == Metric::Buffered { run.write_seconds } else { run.durable_seconds() })
+                        .map(|run| if self == Metric::Buffered { run.write_time() } else { run.durable_time() })
                         .collect(),
                 )
             }
@@ -128,7 +128,7 @@ impl Metric {
                         let prepare =
                             if self == Metric::NewFile { run.prepare_without_sync() } else { run.prepare_seconds };
                         let prepare = prepare.or(empty.then_some(0.0))?;
-                        let rest = if self == Metric::NewFile { run.write_seconds } else { run.durable_seconds() };
+                        let rest = if self == Metric::NewFile { run.write_time() } else { run.durable_time() };
                         Some(prepare + rest)
                     })
                     .collect::<Option<Vec<f64>>>()

@@ -135,9 +135,9 @@ fn judged_times(case: &CaseResult) -> Option<Vec<f64>> {
         return None;
     }
     Some(if case.case.durability.syncs() {
-        case.runs.iter().map(|run| run.durable_seconds()).collect()
+        case.runs.iter().map(|run| run.durable_time()).collect()
     } else {
-        case.runs.iter().map(|run| run.write_seconds).collect()
+        case.runs.iter().map(|run| run.write_time()).collect()
     })
 }
 

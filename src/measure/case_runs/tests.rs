@@ -15,6 +15,7 @@ fn settings(keep: bool) -> RunSettings {
         space_check: true,
         drop_cache: false,
         ranks: None,
+        stonewall: None,
     }
 }
 
@@ -114,7 +115,7 @@ fn ranks_shares_cover_the_size_once_at_chunk_boundaries() {
 }
 
 fn part(start: f64, end: f64, synced: Option<f64>, user: f64, sys: f64) -> PartTimes {
-    PartTimes { start, end, synced, cpu: Cpu { user, sys } }
+    PartTimes { start, end, synced, cpu: Cpu { user, sys }, written: None }
 }
 
 /// One run of a two-thread pwrite case into real files, with the times `execution`
@@ -218,4 +219,51 @@ fn mmap_refuses_the_empty_state_with_the_reason() {
         let result = run_case(0, &sparse, &scratch, &source, &settings(false), &mut || {});
         assert!(result.status == Status::Ok || method == "mmap-populate", "{method}: {:?}", result.error);
     }
+}
+
+#[test]
+fn stonewalled_writers_stop_after_their_first_call_at_the_latest_and_record_their_bytes() {
+    let parent = tempfile::tempdir().unwrap();
+    let scratch = Scratch::create(parent.path()).unwrap();
+    let source = Source::new(9);
+    let size = 64 << 20;
+    // A wall of 1 ns has passed before any check: every writer makes its one first call
+    // (a writer always writes something), then stops. Each engine that can stop does.
+    let stopped = RunSettings { stonewall: Some(std::time::Duration::from_nanos(1)), ..settings(false) };
+    for (index, name) in ["pwrite", "write", "writev", "pwritev", "pwritev2", "fwrite"].into_iter().enumerate() {
+        let threads = if name == "write" || name == "writev" || name == "fwrite" { 1 } else { 2 };
+        let case = Case::new(catalog::by_name(name).unwrap(), FileState::Empty, 1 << 20, 1, Durability::End, size)
+            .with_threads(threads, Layout::OneFile);
+        let result = run_case(index, &case, &scratch, &source, &stopped, &mut || {});
+        assert_eq!(result.status, Status::Ok, "{name}: {:?}", result.error);
+        for run in &result.runs {
+            let wall = run.stonewall.as_ref().expect("a stonewalled run says what it wrote");
+            // One call of 1 MiB each (fwrite's is handed to stdio whole).
+            let per_writer: u64 = 1 << 20;
+            assert_eq!(wall.writer_bytes, vec![per_writer; threads as usize], "{name}");
+            assert_eq!(
+                (wall.bytes, wall.of_bytes, wall.stopped),
+                (per_writer * threads as u64, size, threads),
+                "{name}"
+            );
+            // The figure divides the case's bytes by the span scaled up to them.
+            let scale = size as f64 / wall.bytes as f64;
+            assert!((run.write_time() / run.write_seconds - scale).abs() < 1e-9 * scale, "{name}");
+        }
+    }
+    // A wall far away: nobody is stopped, every part is written whole.
+    let far = RunSettings { stonewall: Some(std::time::Duration::from_secs(3600)), ..settings(false) };
+    let case = Case::new(catalog::by_name("pwrite").unwrap(), FileState::Empty, 4096, 1, Durability::End, 1 << 20)
+        .with_threads(2, Layout::OneFile);
+    let result = run_case(9, &case, &scratch, &source, &far, &mut || {});
+    for run in &result.runs {
+        let wall = run.stonewall.as_ref().unwrap();
+        assert_eq!((wall.bytes, wall.stopped, wall.writer_bytes.clone()), (1 << 20, 0, vec![1 << 19; 2]));
+        assert_eq!(run.write_time(), run.write_seconds);
+    }
+    // mmap has no call to stop at: refused, with the reason.
+    let mmap = Case::new(catalog::by_name("mmap").unwrap(), FileState::Sparse, 1 << 20, 1, Durability::End, size);
+    let refused = run_case(10, &mmap, &scratch, &source, &stopped, &mut || {});
+    assert_eq!(refused.status, Status::Unsupported);
+    assert!(refused.error.unwrap().contains("--stonewall: mmap has no call"));
 }

@@ -14,6 +14,10 @@ impl Engine for Fwrite {
         "fwrite"
     }
 
+    fn stops_at_a_wall(&self) -> bool {
+        true
+    }
+
     fn prepare<'a>(&'a self, job: &'a Job<'a>) -> Result<Box<dyn Prepared + 'a>, CallError> {
         SpanRun::boxed(self, job)
     }
@@ -59,7 +63,7 @@ fn write_all(stream: *mut libc::FILE, span: &Span) -> Result<(), CallError> {
     let mut pacer = span.pacer();
     let mut cursor = span.cursor();
     let mut remaining = span.len;
-    while remaining > 0 {
+    while remaining > 0 && !span.at_wall(span.offset + (span.len - remaining)) {
         let want = span.chunk.min(remaining as usize);
         let mut buf = cursor.take(want);
         while !buf.is_empty() {

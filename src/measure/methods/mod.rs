@@ -9,6 +9,8 @@
 
 use std::io;
 use std::os::fd::RawFd;
+use std::sync::atomic::{AtomicU64, Ordering};
+use std::time::{Duration, Instant};
 
 pub use crate::error::CallError;
 pub(crate) use crate::error::{no_progress, retry_eintr};
@@ -44,6 +46,41 @@ pub struct Span<'a> {
     pub pacing: &'a Pacing,
     /// The `RWF_*` flags the durability mode puts on each `pwritev2` call.
     pub rwf: libc::c_int,
+    /// `--stonewall`: when this writer stops, and where it says how far it got.
+    pub wall: Option<Wall<'a>>,
+}
+
+/// `--stonewall SECS` (IOR's `-D`, docs/scale.md): each writer stops issuing calls once
+/// SECS have passed since its start line, and says how much of its part it wrote. Every
+/// writer of every rank starts at one start line, so they stop together; the run's
+/// figure is then what all of them wrote over the span.
+pub struct Stonewall {
+    pub after: Duration,
+    /// Per part: the bytes written when the wall stopped it; `u64::MAX` while it has
+    /// not (it then wrote its whole part).
+    written: Vec<AtomicU64>,
+}
+
+impl Stonewall {
+    /// A wall after `after` for a run of `parts` writers (one per run: it records).
+    pub fn new(after: Duration, parts: usize) -> Stonewall {
+        Stonewall { after, written: (0..parts).map(|_| AtomicU64::new(u64::MAX)).collect() }
+    }
+
+    /// What part `index` of `len` bytes wrote, and whether the wall stopped it.
+    pub fn written(&self, index: usize, len: u64) -> (u64, bool) {
+        match self.written[index].load(Ordering::Relaxed) {
+            u64::MAX => (len, false),
+            bytes => (bytes, true),
+        }
+    }
+}
+
+/// One writer's wall: the moment it stops, and its slot for what it wrote by then.
+#[derive(Clone, Copy)]
+pub struct Wall<'a> {
+    at: Instant,
+    written: &'a AtomicU64,
 }
 
 impl<'a> Span<'a> {
@@ -65,6 +102,22 @@ impl<'a> Span<'a> {
     /// durability mode says.
     pub fn pacer(&self) -> Pacer<'_> {
         self.pacing.pacer_at(self.offset)
+    }
+
+    /// Asked before each call that would write at `offset` (a method that asks is one
+    /// whose engine says [`Engine::stops_at_a_wall`]): under `--stonewall`, whether this
+    /// writer's time is up; then it records what it wrote and must issue no more calls.
+    /// Never before its first call: every writer writes something, as in IOR, so no run
+    /// has nothing to divide. Without a wall, false at the cost of one branch.
+    #[inline]
+    pub fn at_wall(&self, offset: u64) -> bool {
+        match &self.wall {
+            Some(wall) if offset > self.offset && Instant::now() >= wall.at => {
+                wall.written.store(offset - self.offset, Ordering::Relaxed);
+                true
+            }
+            _ => false,
+        }
     }
 }
 
@@ -94,11 +147,16 @@ pub struct Job<'a> {
     pub durability: Durability,
     /// `every:N` across the run's writers: `Pacing::of(durability, parts, files)`.
     pub pacing: Pacing,
+    /// `--stonewall`: the run's wall, when there is one.
+    pub stonewall: Option<&'a Stonewall>,
 }
 
 impl Job<'_> {
+    /// Part `index`'s span. A method asks for it as its writer starts, so that a wall
+    /// counts from there.
     pub fn span(&self, index: usize) -> Span<'_> {
         let part = self.parts[index];
+        let wall = self.stonewall.map(|wall| Wall { at: Instant::now() + wall.after, written: &wall.written[index] });
         Span {
             fd: self.files[part.file],
             offset: part.offset,
@@ -108,6 +166,7 @@ impl Job<'_> {
             source: self.source.writer(index),
             pacing: &self.pacing,
             rwf: self.durability.rwf_flags(),
+            wall,
         }
     }
 
@@ -137,6 +196,11 @@ pub trait Engine: Sync {
     /// Why this system cannot run the method at all, if it cannot (asked once per case).
     fn unsupported_reason(&self) -> Option<String> {
         None
+    }
+    /// Whether its loop asks [`Span::at_wall`] before each call, so that `--stonewall`
+    /// can stop it (a mapping's stores or a ring's queue have no such point yet).
+    fn stops_at_a_wall(&self) -> bool {
+        false
     }
     /// Untimed set-up of one run (rings, buffers); its duration is recorded apart.
     fn prepare<'a>(&'a self, job: &'a Job<'a>) -> Result<Box<dyn Prepared + 'a>, CallError>;

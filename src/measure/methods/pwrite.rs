@@ -9,6 +9,10 @@ impl Engine for Pwrite {
         "pwrite"
     }
 
+    fn stops_at_a_wall(&self) -> bool {
+        true
+    }
+
     fn prepare<'a>(&'a self, job: &'a Job<'a>) -> Result<Box<dyn Prepared + 'a>, CallError> {
         SpanRun::boxed(self, job)
     }
@@ -20,7 +24,7 @@ impl SpanMethod for Pwrite {
         let mut pacer = span.pacer();
         let mut offset = span.offset;
         let end = span.offset + span.len;
-        while offset < end {
+        while offset < end && !span.at_wall(offset) {
             let want = span.chunk.min((end - offset) as usize);
             let mut buf = cursor.take(want);
             while !buf.is_empty() {

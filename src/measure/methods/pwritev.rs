@@ -10,6 +10,10 @@ impl Engine for Pwritev {
         "pwritev"
     }
 
+    fn stops_at_a_wall(&self) -> bool {
+        true
+    }
+
     fn prepare<'a>(&'a self, job: &'a Job<'a>) -> Result<Box<dyn Prepared + 'a>, CallError> {
         SpanRun::boxed(self, job)
     }

@@ -91,6 +91,10 @@ impl Engine for Pwritev2 {
         self.name
     }
 
+    fn stops_at_a_wall(&self) -> bool {
+        true
+    }
+
     fn prepare<'a>(&'a self, job: &'a Job<'a>) -> Result<Box<dyn Prepared + 'a>, CallError> {
         if self.kind == Kind::Atomic {
             if let Some(why) = self.atomic_refusal(job) {

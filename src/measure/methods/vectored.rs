@@ -16,7 +16,7 @@ pub(super) fn write_span_vectored(
     let mut iovecs: Vec<libc::iovec> = Vec::with_capacity(span.iov);
     let mut offset = span.offset;
     let end = span.offset + span.len;
-    while offset < end {
+    while offset < end && !span.at_wall(offset) {
         iovecs.clear();
         let batch = span.chunk.saturating_mul(span.iov).min((end - offset) as usize);
         let bytes = cursor.take(batch);

@@ -9,6 +9,10 @@ impl Engine for Write {
         "write"
     }
 
+    fn stops_at_a_wall(&self) -> bool {
+        true
+    }
+
     fn prepare<'a>(&'a self, job: &'a Job<'a>) -> Result<Box<dyn Prepared + 'a>, CallError> {
         SpanRun::boxed(self, job)
     }
@@ -21,7 +25,7 @@ impl SpanMethod for Write {
         let mut cursor = span.cursor();
         let mut pacer = span.pacer();
         let mut remaining = span.len;
-        while remaining > 0 {
+        while remaining > 0 && !span.at_wall(span.offset + (span.len - remaining)) {
             let want = span.chunk.min(remaining as usize);
             let mut buf = cursor.take(want);
             // Short writes continue with the rest of the same chunk.

@@ -64,7 +64,7 @@ pub fn combine(ranks: &[RankExecution]) -> Execution {
         let mut rank_cpu = execution.cpu;
         for part in &execution.parts {
             rank_cpu = rank_cpu.plus(part.cpu);
-            parts.push(PartTimes { start: part.start + at, end: part.end + at, synced: None, cpu: part.cpu });
+            parts.push(PartTimes { start: part.start + at, end: part.end + at, synced: None, ..*part });
         }
         cpu = cpu.plus(execution.cpu);
         rank_runs.push(RankRun {
@@ -102,7 +102,7 @@ mod tests {
     use super::*;
 
     fn part(start: f64, end: f64, synced: Option<f64>) -> PartTimes {
-        PartTimes { start, end, synced, cpu: Cpu { user: 0.5, sys: 0.25 } }
+        PartTimes { start, end, synced, cpu: Cpu { user: 0.5, sys: 0.25 }, written: None }
     }
 
     fn rank(parts: Vec<PartTimes>, sync: Option<Interval>, origin: f64, host: &str) -> RankExecution {

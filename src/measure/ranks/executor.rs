@@ -77,7 +77,13 @@ impl Executor for RankExecutor {
             comm.barrier();
             origin.set(monotonic_seconds());
         });
-        let bytes = job.parts.iter().map(|part| part.len).sum();
+        // Under --stonewall, what its writers wrote before the wall.
+        let bytes = match &local {
+            Ok(execution) if job.stonewall.is_some() => {
+                execution.parts.iter().zip(job.parts).map(|(times, part)| times.written.map_or(part.len, |w| w.0)).sum()
+            }
+            _ => job.parts.iter().map(|part| part.len).sum(),
+        };
         let mine = local.as_ref().map_err(WireError::of).map(|execution| RankExecution {
             execution: execution.clone(),
             origin_monotonic: origin.get(),

@@ -154,7 +154,7 @@ fn execution_of(reply: Reply, parts: usize) -> Result<Execution, String> {
             return Err(format!("a part's times do not make sense: {part:?}"));
         }
         let cpu = Cpu { user: part.user.unwrap_or(0.0), sys: part.sys.unwrap_or(0.0) };
-        times.push(PartTimes { start: part.start, end: part.end, synced: part.synced, cpu });
+        times.push(PartTimes { start: part.start, end: part.end, synced: part.synced, cpu, written: None });
     }
     for pair in [reply.sync, reply.close].into_iter().flatten() {
         if !(pair[0].is_finite() && pair[1] >= pair[0]) {
