@@ -63,7 +63,7 @@ pub(super) fn run(args: &RunArgs) -> Result<ExitCode, UsageError> {
     let sizes: Vec<u64> = cases.iter().map(|case| case.bytes).collect();
     let kept = (!args.no_calibrate && !args.recalibrate).then(|| kept_short(&target, &sizes)).flatten();
     let calibrates = !args.no_calibrate && kept.is_none();
-    announce(plan, &mut schedule, slow_path_budget, &target, &scratch, (verify, calibrates));
+    announce(plan, &mut schedule, slow_path_budget, &target, &scratch, (verify, calibrates, settings.stonewall));
     let calibration = match kept {
         Some(calibration) => {
             eprintln!(
@@ -209,7 +209,7 @@ fn announce(
     slow_path_budget: Option<std::time::Duration>,
     target: &TargetInfo,
     scratch: &Scratch,
-    (verify, calibrates): (bool, bool),
+    (verify, calibrates, wall): (bool, bool, Option<std::time::Duration>),
 ) {
     let (least, most) = (schedule.warmup + schedule.min_runs, schedule.warmup + schedule.max_runs);
     let runs = if least == most { format!("{most} runs") } else { format!("{least} to {most} runs") };
@@ -227,7 +227,8 @@ fn announce(
             let device = target.block_device.is_some();
             fixed += estimate::estimate_calibration(effort.file_bytes, effort.file_runs, device, &probe);
         }
-        let (low, high) = (estimate::estimate(cases, least, &probe), estimate::estimate(cases, most, &probe));
+        let (low, high) =
+            (estimate::estimate(cases, least, &probe, wall), estimate::estimate(cases, most, &probe, wall));
         let probed = format!(
             "probe: {:.2} GB/s, {:.2} GB/s with fsync, {:.2} µs per call, {:.1} µs per commit",
             probe.buffered_bytes_per_second / 1e9,

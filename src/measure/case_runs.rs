@@ -127,6 +127,7 @@ pub fn prepare_case<'a>(
     Ok(Box::new(WriteRuns {
         work: WriteCase { case, parts, file_lens, shape, joins, shared, executor, scratch, source, settings, device },
         files,
+        last_written: None,
     }))
 }
 
@@ -193,14 +194,23 @@ type PrepareTimes = Option<(f64, f64)>;
 struct WriteRuns<'a> {
     work: WriteCase<'a>,
     files: RunFiles<'a>,
+    /// Under `--stonewall`: what the last run wrote by the wall.
+    last_written: Option<u64>,
 }
 
 impl CaseRuns for WriteRuns<'_> {
     fn run_once(&mut self, number: u32) -> Result<Run, (Status, String)> {
         let work = &self.work;
-        // What the run puts in memory: its bytes through the page cache, none past it.
-        let memory = if work.case.durability.direct { 0 } else { work.case.bytes };
-        self.files.run_settled(number, memory, |names| work.run(names, number))
+        // What the run puts in memory: its bytes through the page cache, none past it;
+        // under --stonewall, about what the last run wrote by the wall (a quarter more
+        // for a faster run), not the whole --size, which can be far more.
+        let bytes = self.last_written.map_or(work.case.bytes, |last| (last + last / 4).min(work.case.bytes));
+        let memory = if work.case.durability.direct { 0 } else { bytes };
+        let run = self.files.run_settled(number, memory, |names| work.run(names, number));
+        if let Ok(Run { stonewall: Some(wall), .. }) = &run {
+            self.last_written = Some(wall.bytes);
+        }
+        run
     }
 }
 

@@ -184,8 +184,9 @@ fn buffer_bytes(shape: Shape) -> f64 {
 }
 
 /// Expected wall time of `runs` runs of every case.
-pub fn estimate(cases: &[Case], runs: u32, probe: &Probe) -> Duration {
-    let seconds: f64 = cases.iter().map(|case| f64::from(runs) * run_seconds(case, probe)).sum();
+/// `wall`: `--stonewall`, which ends each run's writing there (docs/scale.md).
+pub fn estimate(cases: &[Case], runs: u32, probe: &Probe, wall: Option<Duration>) -> Duration {
+    let seconds: f64 = cases.iter().map(|case| f64::from(runs) * walled_run_seconds(case, probe, wall)).sum();
     Duration::from_secs_f64(seconds)
 }
 
@@ -224,6 +225,22 @@ pub fn estimate_calibration(bytes: u64, runs: u32, device: bool, probe: &Probe) 
 }
 
 fn run_seconds(case: &Case, probe: &Probe) -> f64 {
+    walled_run_seconds(case, probe, None)
+}
+
+/// A run of `case` whose writers stop at `wall`: the share of its bytes written by then
+/// is timed, written back and removed; its files are still made and prepared whole.
+fn walled_run_seconds(case: &Case, probe: &Probe, wall: Option<Duration>) -> f64 {
+    let timed = timed_seconds(case, probe);
+    let share = match wall {
+        Some(wall) if timed > 0.0 => (wall.as_secs_f64() / timed).min(1.0),
+        _ => 1.0,
+    };
+    timed * share + untimed_seconds(case, probe, share)
+}
+
+/// The timed spans of a run of `case`: write, its calls and commits, and the sync.
+fn timed_seconds(case: &Case, probe: &Probe) -> f64 {
     let bytes = case.bytes as f64;
     let family = catalog::by_name(&case.method).map(|method| method.family);
     let mapped = family == Some(Family::Mapped);
@@ -256,14 +273,13 @@ fn run_seconds(case: &Case, probe: &Probe) -> f64 {
         Commit::None | Commit::End(_) | Commit::WriteBehind(_) | Commit::Save => 0,
     } as f64;
     let calls = calls as f64;
-    let timed =
-        bytes / rate + syncing + calls * per_call / f64::from(case.threads) + commits * probe.seconds_per_commit;
-    timed + untimed_seconds(case, probe)
+    bytes / rate + syncing + calls * per_call / f64::from(case.threads) + commits * probe.seconds_per_commit
 }
 
 /// What a run costs outside its timed span: its files made and removed, their state
-/// prepared, a mode that never syncs synced afterwards, and the read-back.
-fn untimed_seconds(case: &Case, probe: &Probe) -> f64 {
+/// prepared, a mode that never syncs synced afterwards, and the read-back; `written`
+/// is the share of the bytes the run writes (less than 1 under `--stonewall`).
+fn untimed_seconds(case: &Case, probe: &Probe, written: f64) -> f64 {
     let bytes = case.bytes as f64;
     let state = match case.state {
         // Preparing the overwrite state writes the file once more, durably.
@@ -279,7 +295,10 @@ fn untimed_seconds(case: &Case, probe: &Probe) -> f64 {
     let files = f64::from(case.files) * probe.seconds_per_file;
     let shape = Shape::new(case.threads, case.chunk_bytes, case.iov, case.queue_depth, case.bytes);
     let sources = buffer_bytes(shape) * probe.source_seconds_per_byte;
-    state + writeback + files + sources + bytes * (probe.removal_seconds_per_byte + probe.verify_seconds_per_byte)
+    state
+        + files
+        + sources
+        + written * (writeback + bytes * (probe.removal_seconds_per_byte + probe.verify_seconds_per_byte))
 }
 
 /// `1 h 05 min`, `3 min 20 s`, `45 s`.
@@ -328,7 +347,12 @@ mod tests {
         // that never syncs is synced after the timed span: 1 s more at 0.5 GB/s.
         let overwrite = Case::new(write, FileState::Overwrite, 1_000_000, 1, Durability::None, 1_000_000_000);
         assert!((run_seconds(&overwrite, &probe) - (1.0 + 0.001 + 2.0 + 1.0)).abs() < 1e-9);
-        assert_eq!(estimate(&[case], 3, &probe), Duration::from_secs_f64(6.003));
+        assert_eq!(estimate(&[case.clone()], 3, &probe, None), Duration::from_secs_f64(6.003));
+        // Under --stonewall at a tenth of its timed span, a run writes a tenth of its bytes.
+        let walled = walled_run_seconds(&case, &probe, Some(Duration::from_secs_f64(0.2)));
+        let untimed = run_seconds(&case, &probe) - timed_seconds(&case, &probe);
+        assert!((walled - (0.2 + untimed * 0.1)).abs() < 1e-6, "{walled}");
+        assert_eq!(walled_run_seconds(&case, &probe, Some(Duration::from_secs(60))), run_seconds(&case, &probe));
     }
 
     #[test]

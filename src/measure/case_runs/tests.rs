@@ -143,7 +143,8 @@ fn run_with(execution: Execution, files: u32, durability: Durability) -> Run {
         device: None,
         settings: &settings,
     };
-    let mut runs = WriteRuns { work, files: RunFiles::new(&scratch, "case0000".into(), files, false) };
+    let mut runs =
+        WriteRuns { work, files: RunFiles::new(&scratch, "case0000".into(), files, false), last_written: None };
     let run = runs.run_once(0).unwrap();
     assert_eq!(std::fs::read_dir(scratch.path()).unwrap().count(), 0, "the run's files are removed");
     run
