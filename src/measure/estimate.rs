@@ -347,7 +347,7 @@ mod tests {
         // that never syncs is synced after the timed span: 1 s more at 0.5 GB/s.
         let overwrite = Case::new(write, FileState::Overwrite, 1_000_000, 1, Durability::None, 1_000_000_000);
         assert!((run_seconds(&overwrite, &probe) - (1.0 + 0.001 + 2.0 + 1.0)).abs() < 1e-9);
-        assert_eq!(estimate(&[case.clone()], 3, &probe, None), Duration::from_secs_f64(6.003));
+        assert_eq!(estimate(std::slice::from_ref(&case), 3, &probe, None), Duration::from_secs_f64(6.003));
         // Under --stonewall at a tenth of its timed span, a run writes a tenth of its bytes.
         let walled = walled_run_seconds(&case, &probe, Some(Duration::from_secs_f64(0.2)));
         let untimed = run_seconds(&case, &probe) - timed_seconds(&case, &probe);
