@@ -183,7 +183,7 @@ pub struct RunArgs {
     /// issuing calls this long after the run's start (0.5s, 2s); the figure is what all
     /// of them wrote by then over the span, and each writer's bytes are recorded, so
     /// a straggler shows as fewer bytes instead of a longer run. --size is the most a
-    /// run writes. Calls-based methods only; no --verify (docs/scale.md).
+    /// run writes. Native methods but mmap-populate; no --verify (docs/scale.md).
     #[arg(long, value_name = "DURATION", conflicts_with = "verify", value_parser = crate::plan::units::parse_duration)]
     pub stonewall: Option<std::time::Duration>,
 

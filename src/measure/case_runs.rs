@@ -131,15 +131,13 @@ pub fn prepare_case<'a>(
     }))
 }
 
-/// Why `--stonewall` cannot stop `case`'s writers, if it cannot: only engines whose loop
-/// asks before each call can be stopped at the wall.
+/// Why `--stonewall` cannot stop `case`'s writers, if it cannot (its engine says why;
+/// the other runtimes' runners have no wall).
 fn stonewall_refusal(case: &Case, engine: Option<&dyn methods::Engine>) -> Option<String> {
     match engine {
-        Some(engine) if engine.stops_at_a_wall() => None,
-        Some(_) => Some(format!(
-            "--stonewall: {} has no call between its writes to stop at (a mapping's stores, a ring's queue)",
-            case.method
-        )),
+        Some(engine) => {
+            engine.wall_refusal().map(|why| format!("--stonewall: {} cannot stop at the wall: {why}", case.method))
+        }
         None => Some(format!("--stonewall: only the native methods stop at the wall, not {}", case.runtime)),
     }
 }

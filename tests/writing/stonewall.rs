@@ -17,7 +17,7 @@ fn threads_stop_at_the_wall_and_the_figure_is_their_bytes_over_the_span() {
         dir.path(),
         &[
             "--methods",
-            "pwrite,mmap",
+            "pwrite,mmap,mmap-populate",
             "--states",
             "sparse",
             "--chunks",
@@ -43,9 +43,13 @@ fn threads_stop_at_the_wall_and_the_figure_is_their_bytes_over_the_span() {
     assert_eq!(result["options"]["stonewall_seconds"], 0.05);
     assert_eq!(result["options"]["verify"], false, "the quick check cannot read back an unknown share");
     let cases = result["cases"].as_array().unwrap();
+    let populate = cases.iter().find(|c| c["method"] == "mmap-populate").unwrap();
+    assert_eq!(populate["status"], "unsupported");
+    let why = populate["error"].as_str().unwrap();
+    assert!(why.contains("--stonewall: mmap-populate cannot stop at the wall"), "{why}");
     let mmap = cases.iter().find(|c| c["method"] == "mmap").unwrap();
-    assert_eq!(mmap["status"], "unsupported");
-    assert!(mmap["error"].as_str().unwrap().contains("--stonewall: mmap has no call"), "{}", mmap["error"]);
+    assert_eq!(mmap["status"], "ok", "the copy loop stops at the wall: {}", mmap["error"]);
+    assert!(mmap["runs"].as_array().unwrap().iter().all(|run| run["stonewall"]["stopped"] == 2), "{mmap}");
     let case = cases.iter().find(|c| c["method"] == "pwrite").unwrap();
     assert_eq!(case["status"], "ok", "{}", case["error"]);
     let mut rates = Vec::new();

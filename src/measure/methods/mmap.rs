@@ -70,6 +70,12 @@ impl Engine for Mapped {
         self.prefault.then(|| advice_missing(libc::MADV_POPULATE_WRITE, "MADV_POPULATE_WRITE")).flatten()
     }
 
+    /// The copy loop asks before each chunk; mmap-populate's whole part is faulted in
+    /// before it, however soon the wall comes.
+    fn wall_refusal(&self) -> Option<&'static str> {
+        self.prefault.then_some("it faults its whole part in (MADV_POPULATE_WRITE) before its first write")
+    }
+
     /// Makes the map(s) (and descriptors): untimed set-up.
     fn prepare<'a>(&'a self, job: &'a Job<'a>) -> Result<Box<dyn Prepared + 'a>, CallError> {
         check_space(job)?;
@@ -127,6 +133,8 @@ impl Prepared for MappedRun<'_> {
     /// Copies the part into its map in `chunk`-sized pieces; the first touch of each
     /// page faults it in, which is where the file system does its work.
     fn write_part(&self, index: usize) -> Result<(), CallError> {
+        // Asked for first: a wall counts from the writer's start.
+        let span = self.job.span(index);
         let part = self.job.parts[index];
         let target = self.targets[index];
         let len = part.len as usize;
@@ -157,7 +165,7 @@ impl Prepared for MappedRun<'_> {
         let every = self.job.pacing.call().unwrap_or(SyncCall::Fsync);
         let mut pacer = self.job.pacing.pacer();
         let mut done = 0usize;
-        while done < len {
+        while done < len && !span.at_wall(part.offset + done as u64) {
             let piece = self.job.chunk.min(len - done);
             let bytes = cursor.take(piece);
             // SAFETY: target.start + done + piece <= target.start + len <= map.len (checked

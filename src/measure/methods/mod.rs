@@ -104,8 +104,8 @@ impl<'a> Span<'a> {
         self.pacing.pacer_at(self.offset)
     }
 
-    /// Asked before each call that would write at `offset` (a method that asks is one
-    /// whose engine says [`Engine::stops_at_a_wall`]): under `--stonewall`, whether this
+    /// Asked before each call that would write at `offset` (by the engines whose
+    /// [`Engine::wall_refusal`] is None): under `--stonewall`, whether this
     /// writer's time is up; then it records what it wrote and must issue no more calls.
     /// Never before its first call: every writer writes something, as in IOR, so no run
     /// has nothing to divide. Without a wall, false at the cost of one branch.
@@ -197,10 +197,10 @@ pub trait Engine: Sync {
     fn unsupported_reason(&self) -> Option<String> {
         None
     }
-    /// Whether its loop asks [`Span::at_wall`] before each call, so that `--stonewall`
-    /// can stop it (a mapping's stores or a ring's queue have no such point yet).
-    fn stops_at_a_wall(&self) -> bool {
-        false
+    /// Why `--stonewall` cannot stop it, if it cannot: an engine that can asks
+    /// [`Span::at_wall`] before each call (or chunk, or request) and says None.
+    fn wall_refusal(&self) -> Option<&'static str> {
+        Some("its loop does not ask for the wall between its writes")
     }
     /// Untimed set-up of one run (rings, buffers); its duration is recorded apart.
     fn prepare<'a>(&'a self, job: &'a Job<'a>) -> Result<Box<dyn Prepared + 'a>, CallError>;

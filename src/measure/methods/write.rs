@@ -9,8 +9,8 @@ impl Engine for Write {
         "write"
     }
 
-    fn stops_at_a_wall(&self) -> bool {
-        true
+    fn wall_refusal(&self) -> Option<&'static str> {
+        None
     }
 
     fn prepare<'a>(&'a self, job: &'a Job<'a>) -> Result<Box<dyn Prepared + 'a>, CallError> {

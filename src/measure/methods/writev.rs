@@ -10,8 +10,8 @@ impl Engine for Writev {
         "writev"
     }
 
-    fn stops_at_a_wall(&self) -> bool {
-        true
+    fn wall_refusal(&self) -> Option<&'static str> {
+        None
     }
 
     fn prepare<'a>(&'a self, job: &'a Job<'a>) -> Result<Box<dyn Prepared + 'a>, CallError> {

@@ -173,6 +173,7 @@ pub(super) fn drive<'a>(
     chunk: usize,
     mut every: Option<Every<'_>>,
     tally: &mut Tally,
+    at_wall: &dyn Fn(u64) -> bool,
 ) -> Result<(), CallError> {
     // The part's cursor, borrowing its buffer for 'a, as long as the slots hold slices.
     let mut cursor = source.cursor(offset);
@@ -180,7 +181,7 @@ pub(super) fn drive<'a>(
     // ever move forward (a remainder lies after its request, new ones after all).
     let mut oldest = offset;
     let chunk = chunk.max(1);
-    let (mut next, end) = (offset, offset + len);
+    let (mut next, mut end) = (offset, offset + len);
     let mut failure: Option<CallError> = None;
     // The request that completes a batch, counted, waiting for the writes before it.
     let mut held: Option<(Request<'a>, u64)> = None;
@@ -191,6 +192,12 @@ pub(super) fn drive<'a>(
         |request: &Request| format!("io_uring write of {} bytes at offset {}", request.bytes.len(), request.offset);
     loop {
         while failure.is_none() && held.is_none() && syncing == 0 && next < end {
+            // --stonewall: no new request past the wall; what is in flight completes,
+            // as a part that ended here would.
+            if at_wall(next) {
+                end = next;
+                break;
+            }
             let Some(slot) = slots.free.pop() else { break };
             let want = chunk.min((end - next) as usize);
             let Some(bytes) = take_for_request(&mut cursor, want, &mut oldest, &slots.owed) else {

@@ -72,6 +72,11 @@ impl Engine for Uring {
         availability().clone().or_else(|| if self.kind.sqpoll { sqpoll_availability().clone() } else { None })
     }
 
+    /// The loop asks before each new request; those in flight then complete.
+    fn wall_refusal(&self) -> Option<&'static str> {
+        None
+    }
+
     fn prepare<'a>(&'a self, job: &'a Job<'a>) -> Result<Box<dyn Prepared + 'a>, CallError> {
         let depth = job.queue_depth.max(1);
         // every:N queues a fsync beside a write: room for both even at depth 1.
@@ -207,7 +212,9 @@ impl Prepared for UringRun<'_> {
         let sq_before = queue.sq_thread.and_then(task_cpu_seconds);
         let mut tally = Tally::default();
         let source = self.job.source.writer(index);
-        let result = drive(queue, slots, source, part.offset, part.len, self.job.chunk, every, &mut tally);
+        let span = self.job.span(index);
+        let at_wall = |next: u64| span.at_wall(next);
+        let result = drive(queue, slots, source, part.offset, part.len, self.job.chunk, every, &mut tally, &at_wall);
         if let (Some(before), Some(after)) = (sq_before, queue.sq_thread.and_then(task_cpu_seconds)) {
             let micros = ((after - before).max(0.0) * 1e6).round() as u64;
             self.counts.sqpoll_micros.fetch_add(micros, Ordering::Relaxed);

@@ -151,7 +151,7 @@ fn drive_over(
     let ledger = Ledger::new(1, true);
     let every = every.map(|_| Every { pacer: pacing.pacer(), ledger: &ledger, part: 0, call: SyncCall::Fdatasync });
     let mut tally = Tally::default();
-    let result = drive(&mut kernel, &mut Slots::new(depth), writer, offset, len, 1000, every, &mut tally);
+    let result = drive(&mut kernel, &mut Slots::new(depth), writer, offset, len, 1000, every, &mut tally, &|_| false);
     assert!(kernel.queued.is_empty(), "no request outlives drive");
     ((kernel.file, kernel.writes, kernel.most_in_flight, result), (kernel.synced_at, tally))
 }
@@ -295,4 +295,34 @@ fn a_failed_linked_write_ends_the_part_and_a_failed_fsync_is_an_error() {
     let ((_, _, _, result), _) = drive_over(&writer, 4, 0, 8000, false, Some((4, -libc::EIO)), full);
     let error = result.unwrap_err().to_string();
     assert!(error.starts_with("io_uring fdatasync") && error.contains("os error 5"), "{error}");
+}
+
+#[test]
+fn at_the_wall_no_new_request_goes_in_and_those_in_flight_complete_whole() {
+    let source = Source::new(5);
+    let writer = Writer::new(&source, stream(PERIOD), PERIOD, 1000).unwrap();
+    for depth in [1, 4] {
+        let (offset, len) = (5000u64, 20_000u64);
+        let size = (offset + len) as usize;
+        // Half of every request completes first, so the rests go in after the wall.
+        let half = |request: &Request| (full(request) / 2).max(1);
+        let mut kernel = Kernel {
+            queued: Vec::new(),
+            file: vec![0; size],
+            writes: vec![0; size],
+            most_in_flight: 0,
+            duplicate_first: false,
+            script: half,
+            synced_at: Vec::new(),
+            sync_result: 0,
+        };
+        let mut tally = Tally::default();
+        // The wall: no request may start at 14000 or later (9 requests of 1000 go in).
+        let at_wall = |next: u64| next >= 14_000;
+        drive(&mut kernel, &mut Slots::new(depth), &writer, offset, len, 1000, None, &mut tally, &at_wall).unwrap();
+        assert!(kernel.queued.is_empty(), "depth {depth}: nothing outlives the part");
+        assert!(kernel.writes[5000..14_000].iter().all(|&n| n == 1), "depth {depth}: issued, then completed whole");
+        assert!(kernel.writes[14_000..].iter().all(|&n| n == 0), "depth {depth}: nothing past the wall");
+        assert_eq!(stream(PERIOD).first_mismatch(&source, 5000, &kernel.file[5000..14_000]), None);
+    }
 }
