@@ -83,6 +83,23 @@ fn text(output: &Output) -> String {
     format!("{}\n{}", String::from_utf8_lossy(&output.stdout), String::from_utf8_lossy(&output.stderr))
 }
 
+/// `hosts.mpirun(2, args)` with the shared case, `--verify` and an export into `json`,
+/// which must succeed with one rank on each host: the result.
+fn run_on_both(hosts: &Hosts, args: &[&str], json: &Path) -> serde_json::Value {
+    let output = hosts
+        .mpirun(2, args)
+        .args(CASE)
+        .args(["--budget", "none", "--verify", "--export-json", json.to_str().unwrap()])
+        .output()
+        .unwrap();
+    assert!(output.status.success(), "{}", text(&output));
+    let stdout = String::from_utf8_lossy(&output.stdout);
+    assert!(stdout.contains("rank 0 on wb-node1") && stdout.contains("rank 1 on wb-node2"), "{stdout}");
+    let result = read_json(json);
+    assert_eq!(rank_hosts(&result), ["wb-node1", "wb-node2"]);
+    result
+}
+
 /// The hosts of a result's ranks, by rank.
 fn rank_hosts(result: &serde_json::Value) -> Vec<String> {
     let ranks = result["host"]["mpi"]["ranks"].as_array().unwrap_or_else(|| panic!("ranks in {}", result["host"]));
@@ -110,19 +127,9 @@ fn two_ranks_on_two_hosts_write_a_file_each_locally_and_one_file_over_sshfs_and_
     let out = tempfile::tempdir().unwrap();
 
     // A file per rank, each on its own host's tmpfs (--mpi-local).
-    let json = out.path().join("local.json");
     let local = hosts.path("local");
-    let output = hosts
-        .mpirun(2, &["--mpi-local", local.to_str().unwrap(), "--layout", "file-per-rank", "--states", "prealloc"])
-        .args(CASE)
-        .args(["--budget", "none", "--verify", "--export-json", json.to_str().unwrap()])
-        .output()
-        .unwrap();
-    assert!(output.status.success(), "{}", text(&output));
-    let stdout = String::from_utf8_lossy(&output.stdout);
-    assert!(stdout.contains("rank 0 on wb-node1") && stdout.contains("rank 1 on wb-node2"), "{stdout}");
-    let result = read_json(&json);
-    assert_eq!(rank_hosts(&result), ["wb-node1", "wb-node2"]);
+    let args = ["--mpi-local", local.to_str().unwrap(), "--layout", "file-per-rank", "--states", "prealloc"];
+    let result = run_on_both(&hosts, &args, &out.path().join("local.json"));
     assert!(result["host"]["mpi"]["clock"].as_str().unwrap().starts_with("several hosts"), "{}", result["host"]);
     assert_eq!(result["host"]["mpi"]["local"], true);
     let case = &result["cases"][0];
@@ -137,19 +144,9 @@ fn two_ranks_on_two_hosts_write_a_file_each_locally_and_one_file_over_sshfs_and_
 
     // One file, written by both hosts through their own sshfs clients and read back
     // whole by each. sshfs cannot preallocate (SFTP has no fallocate): empty and sparse.
-    let json = out.path().join("shared.json");
     let shared = hosts.path("shared");
-    let output = hosts
-        .mpirun(2, &[shared.to_str().unwrap(), "--layout", "shared-file", "--states", "empty,sparse"])
-        .args(CASE)
-        .args(["--budget", "none", "--verify", "--export-json", json.to_str().unwrap()])
-        .output()
-        .unwrap();
-    assert!(output.status.success(), "{}", text(&output));
-    let stdout = String::from_utf8_lossy(&output.stdout);
-    assert!(stdout.contains("rank 0 on wb-node1") && stdout.contains("rank 1 on wb-node2"), "{stdout}");
-    let result = read_json(&json);
-    assert_eq!(rank_hosts(&result), ["wb-node1", "wb-node2"]);
+    let args = [shared.to_str().unwrap(), "--layout", "shared-file", "--states", "empty,sparse"];
+    let result = run_on_both(&hosts, &args, &out.path().join("shared.json"));
     assert_eq!(result["target"]["fs_type"], "fuse.sshfs", "{}", result["target"]);
     let cases = result["cases"].as_array().unwrap();
     assert_eq!(cases.len(), 2);
@@ -192,13 +189,7 @@ fn a_host_that_loses_its_network_mid_run_ends_the_job_in_seconds_naming_it_and_l
     let cut = Command::new(script()).arg("cut").arg(hosts.dir.path()).arg("wb-node2").status().unwrap();
     assert!(cut.success());
     let cut_at = Instant::now();
-    let status = loop {
-        if let Some(status) = job.try_wait().unwrap() {
-            break status;
-        }
-        assert!(cut_at.elapsed() < Duration::from_secs(30), "the job still runs 30 s after node 2 lost its network");
-        std::thread::sleep(Duration::from_millis(100));
-    };
+    let status = common::ended_within(&mut job, Duration::from_secs(30), "node 2 lost its network");
     let took = cut_at.elapsed();
     let stderr = std::io::read_to_string(job.stderr.take().unwrap()).unwrap();
     assert!(!status.success(), "{stderr}");

@@ -213,13 +213,7 @@ fn a_rank_killed_mid_run_ends_the_job_at_once_and_leaves_no_scratch_file() {
     // SAFETY: kill(2) of a rank this test started.
     assert_eq!(unsafe { libc::kill(ranks[1], libc::SIGKILL) }, 0);
     let killed = Instant::now();
-    let status = loop {
-        if let Some(status) = job.try_wait().unwrap() {
-            break status;
-        }
-        assert!(killed.elapsed() < Duration::from_secs(20), "the job still runs 20 s after a rank died");
-        std::thread::sleep(Duration::from_millis(50));
-    };
+    let status = common::ended_within(&mut job, Duration::from_secs(20), "a rank died");
     let mut stderr = String::new();
     std::io::Read::read_to_string(job.stderr.as_mut().unwrap(), &mut stderr).unwrap();
     assert!(!status.success(), "{stderr}");

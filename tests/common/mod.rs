@@ -88,6 +88,19 @@ pub fn assert_file_holds_its_stream(source: &Source, dir: &Path, case: &serde_js
     data
 }
 
+/// The status of `job` once it has ended, which must be within `limit` of now; `what`
+/// says what the test waited for.
+pub fn ended_within(job: &mut std::process::Child, limit: std::time::Duration, what: &str) -> std::process::ExitStatus {
+    let started = std::time::Instant::now();
+    loop {
+        if let Some(status) = job.try_wait().unwrap() {
+            return status;
+        }
+        assert!(started.elapsed() < limit, "the job still runs {limit:?} after {what}");
+        std::thread::sleep(std::time::Duration::from_millis(50));
+    }
+}
+
 /// Entries of a directory, by name.
 pub fn entries(dir: &Path) -> Vec<String> {
     let mut names: Vec<String> =
