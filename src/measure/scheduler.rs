@@ -245,9 +245,10 @@ pub fn run<'a>(
                 .iter()
                 .map(|slot| match slot.end {
                     Some(_) => u64::from(slot.made),
+                    // The next round's run, unless the case rests in it.
                     None if racing.is_some() => {
                         u64::from(slot.made.max(slot.warmups + schedule.min_runs))
-                            + u64::from(slot.made >= slot.warmups + schedule.min_runs)
+                            + u64::from(slot.made >= slot.warmups + schedule.min_runs && !slot.resting)
                     }
                     None => u64::from(slot.warmups) + u64::from(schedule.max_runs.max(1)),
                 })
@@ -704,7 +705,13 @@ mod tests {
     fn a_resting_case_sits_out_a_round_and_runs_again_in_the_next() {
         let cases = steady(2);
         let mut referee = Resting { rest_after: vec![2, 3] };
-        let results = run(cases, &racing(2, 5, None), Some(&mut referee), &mut |_| {});
+        let mut ticks = Vec::new();
+        let results =
+            run(cases, &racing(2, 5, None), Some(&mut referee), &mut |tick| ticks.push((tick.done, tick.planned)));
+        // Round 3's one run (the 7th): case 0 has 4 runs and one to come, resting case 1
+        // its 3 and none planned.
+        assert!(ticks.contains(&(7, 8)), "{ticks:?}");
+        assert_eq!(ticks.last().map(|&(done, planned)| done == planned), Some(true), "{ticks:?}");
         let rounds = |r: &CaseResult| r.runs.iter().map(|run| run.round).collect::<Vec<u32>>();
         assert_eq!(rounds(&results[0]), vec![1, 2, 3, 4, 5]);
         assert_eq!(rounds(&results[1]), vec![1, 2, 5, 6, 7], "out of rounds 3 and 4, then back to its most runs");
