@@ -156,7 +156,7 @@ fn table(result: &ResultFile, out: &mut dyn Write) -> io::Result<()> {
             out,
             "<h3>Small writes, one at a time</h3>\n<div class=\"table-wrap\">\n<table>\n<thead><tr><th>case</th>\
              <th>status</th><th>operations</th><th>mean µs</th><th>p50 µs</th><th>p90 µs</th><th>p99 µs</th>\
-             <th>p99.9 µs</th><th>max µs</th><th>per second</th></tr></thead>\n<tbody>"
+             <th>p99.9 µs</th><th>max µs</th><th>per second</th><th>notes</th></tr></thead>\n<tbody>"
         )?;
         for case in latency {
             writeln!(out, "{}", latency_row(case))?;
@@ -227,8 +227,9 @@ fn latency_row(case: &CaseResult) -> String {
                 row += &figure_cell(&micros.unwrap_or_default());
             }
             row += &figure_cell(&case.ops_per_second.map(|ops| format!("{ops:.0}")).unwrap_or_default());
+            row += &cell(&crate::export::wording::race_note(case).unwrap_or_default());
         }
-        _ => row += &format!("<td colspan=\"8\">{}</td>", text(case.error.as_deref().unwrap_or("no figure"))),
+        _ => row += &format!("<td colspan=\"9\">{}</td>", text(case.error.as_deref().unwrap_or("no figure"))),
     }
     row + "</tr>"
 }

@@ -266,6 +266,9 @@ fn latency_line(result: &CaseResult) -> String {
     if let Some(sync) = &result.sync_latency_ns {
         text += &format!("; of which the sync call: {}", percentiles(sync));
     }
+    if let Some(note) = crate::export::wording::race_note(result) {
+        text += &format!("; {note}");
+    }
     text
 }
 

@@ -228,7 +228,9 @@ pub fn seconds_words(seconds: f64) -> String {
 pub fn race_note(result: &CaseResult) -> Option<String> {
     let race = result.race.as_ref()?;
     let behind = race.behind.as_ref().filter(|_| race.exit == crate::result::race::Exit::Slower)?;
-    let runs = if race.runs == 1 { "1 run".to_string() } else { format!("{} runs", race.runs) };
+    // A latency case's runs are its loops of operations.
+    let run = if crate::plan::latency::is_latency_case(&result.case) { "loop" } else { "run" };
+    let runs = if race.runs == 1 { format!("1 {run}") } else { format!("{} {run}s", race.runs) };
     Some(format!(
         "dropped after {runs}: {:.2}x slower than the best for {} ({:.2}–{:.2}x)",
         behind.factor, behind.goal, behind.low, behind.high

@@ -21,7 +21,7 @@ use std::time::{Duration, Instant};
 
 use serde_json::{Value, json};
 
-use common::{Tmpfs, stderr_of, writebench};
+use common::{Tmpfs, read_json, stderr_of, writebench};
 
 const WAIT: Duration = Duration::from_secs(60);
 
@@ -168,6 +168,8 @@ struct Visit {
 
 const DOM_FACTS: &str = r#"JSON.stringify({
   sections: [...document.querySelectorAll('main > section')].map(s => s.id),
+  answerText: document.getElementById('answer')?.innerText ?? '',
+  tableText: document.getElementById('table')?.innerText ?? '',
   charts: [...document.querySelectorAll('svg.wb-chart')].map(svg => ({
     id: svg.id,
     width: svg.getBoundingClientRect().width,
@@ -337,4 +339,38 @@ fn the_compare_page_loads_cleanly_and_its_ratio_chart_has_axes_a_legend_and_erro
     assert!(titles.iter().any(|t| t.contains("ratio to A (×")), "{titles:?}");
     assert!(!chart["legend"].as_array().unwrap().is_empty(), "a legend");
     assert!(chart["errorBars"].as_u64().unwrap() > 0, "error bars");
+}
+
+#[test]
+fn a_raced_report_shows_each_dropped_case_and_each_undecided_goal_as_the_result_records_them() {
+    let tmpfs = Tmpfs::mount("256M");
+    let out = tempfile::tempdir().unwrap();
+    let (html, json) = (out.path().join("raced.html"), out.path().join("raced.json"));
+    let path = tmpfs.path();
+    // The quick suite raced within 15 s: small files, so that several rounds fit.
+    let output = writebench(&[
+        "run",
+        path.to_str().unwrap(),
+        "--size",
+        "4MiB",
+        "--budget",
+        "15s",
+        "--export-html",
+        html.to_str().unwrap(),
+        "--export-json",
+        json.to_str().unwrap(),
+    ]);
+    assert!(output.status.success(), "{}", stderr_of(&output));
+    let result = read_json(&json);
+    let dropped = result["cases"].as_array().unwrap().iter().filter(|case| case["race"]["exit"] == "slower").count();
+    let goals = result["race"]["goals"].as_array().expect("a raced result has its race");
+    let undecided = goals.iter().filter(|goal| goal["decision"] == "undecided").count();
+    assert!(dropped > 0, "a race of the quick suite drops some case (4 KiB calls are far slower here)");
+    let visit = visit(&html);
+    assert_eq!(visit.errors, Vec::<String>::new(), "console errors");
+    let (answer, table) = (visit.dom["answerText"].as_str().unwrap(), visit.dom["tableText"].as_str().unwrap());
+    // Every case the race dropped says so in the table, once; every goal it left open
+    // says so in the Answer.
+    assert_eq!(table.matches("dropped after ").count(), dropped, "{table}");
+    assert_eq!(answer.matches("race undecided ").count(), undecided, "{answer}");
 }
