@@ -65,9 +65,10 @@ impl GoalReferee {
     /// The members of an open goal whose runs the next round needs, once the goal has
     /// been judged (None before: all of its candidates in the race). Runs go where the
     /// Answer is still open: to the leader and the runner-up (which of the two is the
-    /// fastest is part of the answer), and to the simplest candidates not shown slower than the leader by the Answer's own
-    /// test (`recommend`: the noise pooled over the goal's candidates, 95 %, no
-    /// correction), since the recommendation is the simplest of those. The others in the
+    /// fastest is part of the answer), and to the simplest candidates not shown slower
+    /// than the leader by the Answer's own test (`recommend`: the noise pooled over the
+    /// goal's candidates, 95 %, no correction), since the recommendation is the simplest
+    /// of those. The others in the
     /// race rest: more runs of them would not change the recommendation until the
     /// simpler ones are shown slower, and then they come back. A candidate with its
     /// most runs made is no longer anyone's to run.
@@ -75,13 +76,15 @@ impl GoalReferee {
         if !goal.judged {
             return None;
         }
-        let times = |m: usize| contest.metric.times(&results[m]).unwrap_or_default();
-        let mean = |t: &[f64]| t.iter().sum::<f64>() / t.len().max(1) as f64;
+        // Each member's times under the goal's metric, read once.
+        let all: BTreeMap<usize, Vec<f64>> =
+            contest.members.iter().map(|&m| (m, contest.metric.times(&results[m]).unwrap_or_default())).collect();
+        let times = |m: usize| all[&m].as_slice();
+        let mean = |m: usize| times(m).iter().sum::<f64>() / times(m).len().max(1) as f64;
         let mut in_race: Vec<usize> =
             contest.members.iter().copied().filter(|&m| !goal.out.contains_key(&results[m].case.id)).collect();
-        in_race.sort_by(|&a, &b| mean(&times(a)).total_cmp(&mean(&times(b))));
-        let all: Vec<Vec<f64>> = contest.members.iter().map(|&m| times(m)).collect();
-        let pool = pooled_cv2(all.iter().map(Vec::as_slice).filter(|t| t.len() >= 2));
+        in_race.sort_by(|&a, &b| mean(a).total_cmp(&mean(b)));
+        let pool = pooled_cv2(all.values().map(Vec::as_slice).filter(|t| t.len() >= 2));
         let runnable = |m: &usize| (results[*m].runs.len() as u32) < self.max_runs;
         let mut focus: Vec<usize> = in_race.iter().take(2).copied().collect();
         if let (Some(order), Some(&leader)) = (simplest_first(contest, results), in_race.first()) {
@@ -89,7 +92,7 @@ impl GoalReferee {
             let not_slower = |m: &usize| {
                 *m == leader
                     || pool.is_none_or(|(cv2, df)| {
-                        pooled_factor(&times(*m), &leader_times, cv2, df)
+                        pooled_factor(times(*m), leader_times, cv2, df)
                             .is_none_or(|f| !(f.significant() && f.factor > 1.0))
                     })
             };
