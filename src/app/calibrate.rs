@@ -54,7 +54,7 @@ fn short_key(target: &TargetInfo, case_sizes: &[u64]) -> Key {
 /// The short calibration kept for `target` and cases of `case_sizes` from the last hour,
 /// if any, with its age in `reused_age_seconds`.
 pub(super) fn kept_short(target: &TargetInfo, case_sizes: &[u64]) -> Option<Calibration> {
-    let dir = calibration_cache::cache_root().ok()?.join("calibration");
+    let dir = calibration_cache::dir().ok()?;
     let (mut calibration, age) =
         calibration_cache::load(&dir, &short_key(target, case_sizes), std::time::SystemTime::now())?;
     calibration.reused_age_seconds = Some(age.as_secs_f64());
@@ -66,10 +66,10 @@ pub(super) fn kept_short(target: &TargetInfo, case_sizes: &[u64]) -> Option<Cali
 /// the run goes on.
 pub(super) fn measure_short(scratch: &Scratch, target: &TargetInfo, case_sizes: &[u64], seed: u64) -> Calibration {
     let calibration = calibrate_in(scratch, Effort::SHORT, case_sizes, seed);
-    let kept = calibration_cache::cache_root().and_then(|root| {
+    let kept = calibration_cache::dir().and_then(|dir| {
         let key = short_key(target, case_sizes);
-        calibration_cache::store(&root.join("calibration"), &key, &calibration, std::time::SystemTime::now())
-            .map_err(|e| format!("{}: {e}", root.display()))
+        calibration_cache::store(&dir, &key, &calibration, std::time::SystemTime::now())
+            .map_err(|e| format!("{}: {e}", dir.display()))
     });
     if let Err(why) = kept {
         eprintln!("writebench: the calibration is not kept for the next run ({why})");

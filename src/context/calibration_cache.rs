@@ -82,6 +82,11 @@ pub fn cache_root() -> Result<PathBuf, String> {
     Ok(base.join("writebench"))
 }
 
+/// Where the calibrations are kept: `calibration/` under [`cache_root`].
+pub fn dir() -> Result<PathBuf, String> {
+    cache_root().map(|root| root.join("calibration"))
+}
+
 /// The calibration kept in `dir` for `key`, with its age at `now`, when there is one
 /// younger than [`MAX_AGE`].
 pub fn load(dir: &Path, key: &Key, now: SystemTime) -> Option<(Calibration, Duration)> {
