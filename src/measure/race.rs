@@ -65,11 +65,12 @@ impl GoalReferee {
     /// The members of an open goal whose runs the next round needs, once the goal has
     /// been judged (None before: all of its candidates in the race). Runs go where the
     /// Answer is still open: to the leader and the runner-up (which of the two is the
-    /// fastest is part of the answer), and to the simplest candidates not shown slower
-    /// than the leader by the Answer's own test (`recommend`: the noise pooled over the
-    /// goal's candidates, 95 %, no correction), since the recommendation is the simplest
-    /// of those. The others in the
-    /// race rest: more runs of them would not change the recommendation until the
+    /// fastest is part of the answer); to the one the Answer would recommend now, the
+    /// simplest candidate not shown slower than the leader by the Answer's own test
+    /// (`recommend`: the noise pooled over the goal's candidates, 95 %, no correction)
+    /// and measured within the equivalence margin of it; and to the simplest not shown
+    /// slower, which more runs may bring within the margin or show slower. The others in
+    /// the race rest: more runs of them would not change the recommendation until the
     /// simpler ones are shown slower, and then they come back. A candidate with its
     /// most runs made is no longer anyone's to run.
     fn focus(&self, goal: &Goal, contest: &Contest, results: &[CaseResult]) -> Option<Vec<usize>> {
@@ -96,8 +97,15 @@ impl GoalReferee {
                             .is_none_or(|f| !(f.significant() && f.factor > 1.0))
                     })
             };
-            let simplest = order.into_iter().filter(|m| in_race.contains(m)).filter(not_slower).filter(runnable);
-            focus.extend(simplest.take(SIMPLEST));
+            let simplest: Vec<usize> =
+                order.into_iter().filter(|m| in_race.contains(m)).filter(not_slower).filter(runnable).collect();
+            // The one the Answer would recommend now: the simplest also measured within
+            // the margin of the leader. Its runs confirm it or move the answer on.
+            let within = |m: &&usize| mean(**m) <= (1.0 + self.margin) * mean(leader);
+            let recommended = simplest.iter().find(within).copied();
+            focus.extend(recommended);
+            let others = simplest.iter().filter(|&&m| Some(m) != recommended);
+            focus.extend(others.take(SIMPLEST - usize::from(recommended.is_some())));
         }
         focus.retain(runnable);
         Some(focus)
@@ -340,16 +348,17 @@ mod tests {
         assert_eq!(referee.decided(), (0, 2));
     }
 
-    /// Once a goal is judged, the next round runs its leader, its runner-up and its two
-    /// simplest candidates not shown slower; the others still in its race rest.
+    /// Once a goal is judged, the next round runs its leader, its runner-up, the one the
+    /// Answer would recommend now (the simplest not shown slower and measured within 5 %
+    /// of the leader) and the simplest not shown slower; the others still in its race rest.
     #[test]
     fn the_rounds_go_to_the_leader_the_runner_up_and_the_simplest_contenders() {
         let result = Build::new()
             .add(case("io_uring empty 1MiB qd32 t1 end"), &[1.00, 1.10])
+            .add(case("fwrite empty 1MiB t1 end"), &[1.02, 1.12])
             .add(case("pwritev empty 1MiB x1 t1 end"), &[1.04, 1.14])
-            .add(case("write empty 1MiB t1 end"), &[1.06, 1.16])
-            .add(case("pwrite empty 64KiB t1 end"), &[1.07, 1.17])
-            .add(case("fwrite empty 1MiB t1 end"), &[1.08, 1.18])
+            .add(case("write empty 1MiB t1 end"), &[1.08, 1.18])
+            .add(case("pwrite empty 64KiB t1 end"), &[1.09, 1.19])
             .add(case("write empty 4KiB t1 end"), &[3.0, 3.1])
             .done();
         let mut referee = GoalReferee::new(2, 10, 0.05, Instant::now());
@@ -358,7 +367,8 @@ mod tests {
         assert_eq!(
             calls[..5],
             [Call::Run, Call::Run, Call::Run, Call::Run, Call::Rest],
-            "fwrite rests: neither fastest nor simplest"
+            "pwritev runs, the simplest within 5 % of the leader; write runs, the simplest; pwrite in 64 KiB calls \
+             rests: as simple as write, but after it"
         );
         // A candidate with its most runs made is no one's to run: with every one at its
         // most, none is kept resting, and all stop.
