@@ -195,10 +195,10 @@ fn a_host_that_loses_its_network_mid_run_ends_the_job_in_seconds_naming_it_and_l
     assert!(!status.success(), "{stderr}");
     assert!(took < Duration::from_secs(15), "{took:?}: {stderr}");
     assert!(stderr.contains("wb-node2"), "the lost host is named: {stderr}");
-    // Nothing left on either host: node 1's rank removed its scratch directory on the
-    // launcher's SIGTERM, node 2's on its daemon's, each on its own tmpfs. mpirun may
-    // exit while its own rank is still in that handler, so the directory is given a
-    // moment to go.
+    // Nothing left on either host: each rank removed its scratch directory on its
+    // launcher's SIGTERM, or its watcher did where Open MPI ended the rank without one
+    // (docs/scale.md, "Faults"), each on its own tmpfs. mpirun may exit while its own
+    // rank is still in that handler, so the directory is given a moment to go.
     let ended = Instant::now();
     for host in ["wb-node1", "wb-node2"] {
         while !hosts.entries(host, "local").is_empty() && ended.elapsed() < Duration::from_secs(5) {

@@ -196,18 +196,7 @@ fn a_rank_killed_mid_run_ends_the_job_at_once_and_leaves_no_scratch_file() {
     command.args(["--methods", "pwrite", "--states", "prealloc", "--chunks", "4KiB", "--size", "64MiB"]);
     command.args(["--layout", "shared-file", "--threads", "1", "--durability", "none", "--repeat", "1000"]);
     let mut job = command.stdout(Stdio::null()).stderr(Stdio::piped()).spawn().unwrap();
-    let started = Instant::now();
-    // Wait until the ranks are writing: a run's file is in the scratch directory.
-    let writing = || {
-        entries(dir.path())
-            .iter()
-            .any(|scratch| entries(&dir.path().join(scratch)).iter().any(|name| name.contains("-run")))
-    };
-    while !writing() {
-        assert!(started.elapsed() < Duration::from_secs(60), "the ranks never started writing");
-        assert!(job.try_wait().unwrap().is_none(), "the job ended before it was killed");
-        std::thread::sleep(Duration::from_millis(50));
-    }
+    wait_until_writing(&mut job, dir.path());
     let ranks = children_running_writebench(job.id());
     assert_eq!(ranks.len(), 2, "{ranks:?}");
     // SAFETY: kill(2) of a rank this test started.
@@ -220,6 +209,48 @@ fn a_rank_killed_mid_run_ends_the_job_at_once_and_leaves_no_scratch_file() {
     assert!(killed.elapsed() < Duration::from_secs(10), "ended {:?} after the kill", killed.elapsed());
     // The surviving rank's signal handler removed the shared scratch directory.
     assert_eq!(entries(dir.path()), Vec::<String>::new(), "{stderr}");
+}
+
+/// Waits until the job's ranks are writing: a run's file is in a scratch directory in `dir`.
+fn wait_until_writing(job: &mut std::process::Child, dir: &Path) {
+    let started = Instant::now();
+    let writing =
+        || entries(dir).iter().any(|scratch| entries(&dir.join(scratch)).iter().any(|name| name.contains("-run")));
+    while !writing() {
+        assert!(started.elapsed() < Duration::from_secs(60), "the ranks never started writing");
+        assert!(job.try_wait().unwrap().is_none(), "the job ended before it was killed");
+        std::thread::sleep(Duration::from_millis(50));
+    }
+}
+
+/// Where no rank's signal handler can run (SIGKILL; Open MPI's own abort ends a rank with
+/// `_exit`), each rank's watcher removes its node-local scratch directory.
+#[test]
+fn ranks_killed_where_no_handler_runs_still_leave_no_node_local_scratch_directory() {
+    let dir = tempfile::tempdir().unwrap();
+    let mut command = mpirun();
+    command.arg("2").arg(env!("CARGO_BIN_EXE_writebench"));
+    command.args(["run", "--mpi", dir.path().to_str().unwrap(), "--mpi-local"]);
+    command.args(["--methods", "pwrite", "--states", "prealloc", "--chunks", "4KiB", "--size", "64MiB"]);
+    command.args(["--layout", "file-per-rank", "--threads", "1", "--durability", "none", "--repeat", "1000"]);
+    let mut job = command.stdout(Stdio::null()).stderr(Stdio::piped()).spawn().unwrap();
+    wait_until_writing(&mut job, dir.path());
+    let ranks = children_running_writebench(job.id());
+    assert_eq!(ranks.len(), 2, "{ranks:?}");
+    assert_eq!(entries(dir.path()).len(), 2, "each rank has a directory of its own");
+    for rank in ranks {
+        // SAFETY: kill(2) of a rank this test started.
+        assert_eq!(unsafe { libc::kill(rank, libc::SIGKILL) }, 0);
+    }
+    let status = common::ended_within(&mut job, Duration::from_secs(20), "both ranks died");
+    let mut stderr = String::new();
+    std::io::Read::read_to_string(job.stderr.as_mut().unwrap(), &mut stderr).unwrap();
+    assert!(!status.success(), "{stderr}");
+    let ended = Instant::now();
+    while !entries(dir.path()).is_empty() && ended.elapsed() < Duration::from_secs(10) {
+        std::thread::sleep(Duration::from_millis(20));
+    }
+    assert_eq!(entries(dir.path()), Vec::<String>::new(), "10 s after the job ended: {stderr}");
 }
 
 /// The processes whose parent is `parent` and that run writebench: mpirun's ranks.

@@ -20,6 +20,7 @@ use crate::cli::mpi::MpiPlan;
 use crate::cli::{RunArgs, UsageError, plain};
 use crate::context::{self, MpiHosts, RankHost};
 use crate::export::text::Paint;
+use crate::measure::death_watch;
 use crate::measure::ranks::Ranks;
 use crate::measure::ranks::aggregate::clock_of;
 use crate::measure::ranks::collective::{Collective, agree, broadcast, gather};
@@ -32,6 +33,15 @@ use crate::measure::target::Scratch;
 use crate::result::Status;
 
 pub(super) fn run(args: &RunArgs) -> Result<ExitCode, UsageError> {
+    // Before MPI_Init: the MPI library may end this rank where no signal handler runs
+    // (measure::death_watch), and forking later would share its state.
+    if let Err(error) = death_watch::start() {
+        eprintln!(
+            "writebench: cannot start the watcher that removes this rank's scratch directory should the rank \
+             be killed: {}",
+            plain(&error)
+        );
+    }
     let Some(mpi) = Mpi::init() else {
         return Err(UsageError("MPI_Init failed (is MPI already initialised?)".into()));
     };

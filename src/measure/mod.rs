@@ -7,6 +7,7 @@ pub mod case_runs;
 pub mod clean;
 pub mod cpu;
 pub mod creation;
+pub mod death_watch;
 pub mod durability;
 pub mod estimate;
 pub mod executor;

@@ -18,6 +18,8 @@ use std::io;
 use std::path::Path;
 use std::sync::atomic::{AtomicPtr, Ordering};
 
+use super::death_watch;
+
 /// The scratch path as a C string for the handlers (leaked; a run has one).
 static SCRATCH_C: AtomicPtr<libc::c_char> = AtomicPtr::new(std::ptr::null_mut());
 
@@ -65,7 +67,8 @@ pub fn block_in_this_thread() {
 }
 
 /// Runs `create` (which makes the scratch directory) with the signals held back, then
-/// registers the directory for removal; a signal that came meanwhile is handled after.
+/// registers the directory for removal (by the handlers, and by the `death_watch` where
+/// one runs); a signal that came meanwhile is handled after.
 pub fn create_scratch<T>(create: impl FnOnce() -> io::Result<T>, path_of: impl Fn(&T) -> &Path) -> io::Result<T> {
     let set = interrupt_set();
     let mut previous: libc::sigset_t = unsafe { std::mem::zeroed() };
@@ -75,6 +78,7 @@ pub fn create_scratch<T>(create: impl FnOnce() -> io::Result<T>, path_of: impl F
     if let Ok(scratch) = &created {
         let path = path_of(scratch);
         if let Ok(c_path) = std::ffi::CString::new(path.as_os_str().as_encoded_bytes()) {
+            death_watch::remove_on_death(c_path.as_bytes());
             SCRATCH_C.store(c_path.into_raw(), Ordering::SeqCst);
         }
     }
@@ -99,6 +103,7 @@ pub fn held<T>(work: impl FnOnce() -> T) -> T {
 /// Nothing to remove any more (the run removed or kept its directory).
 pub fn forget_scratch() {
     SCRATCH_C.store(std::ptr::null_mut(), Ordering::SeqCst);
+    death_watch::forget();
 }
 
 fn interrupt_set() -> libc::sigset_t {
@@ -120,35 +125,8 @@ fn cleanup() -> bool {
     if path.is_null() {
         return false;
     }
-    {
-        // SAFETY: `path` is a leaked, NUL-terminated CString; the buffers are local.
-        unsafe {
-            let dir = libc::open(path, libc::O_RDONLY | libc::O_DIRECTORY | libc::O_NOFOLLOW | libc::O_CLOEXEC);
-            if dir >= 0 {
-                let mut buffer = [0u8; 4096];
-                loop {
-                    let read = libc::syscall(libc::SYS_getdents64, dir, buffer.as_mut_ptr(), buffer.len());
-                    if read <= 0 {
-                        break;
-                    }
-                    let mut at = 0usize;
-                    while at < read as usize {
-                        // linux_dirent64: u64 ino, i64 off, u16 reclen, u8 type, name.
-                        let reclen = u16::from_ne_bytes([buffer[at + 16], buffer[at + 17]]) as usize;
-                        let name = buffer.as_ptr().add(at + 19).cast::<libc::c_char>();
-                        let dot = *name == b'.' as libc::c_char
-                            && (*name.add(1) == 0 || (*name.add(1) == b'.' as libc::c_char && *name.add(2) == 0));
-                        if !dot {
-                            libc::unlinkat(dir, name, 0);
-                        }
-                        at += reclen.max(1);
-                    }
-                }
-                libc::close(dir);
-                libc::rmdir(path);
-            }
-        }
-    }
+    // SAFETY: `path` is a leaked, NUL-terminated CString.
+    unsafe { death_watch::remove_dir(path) };
     true
 }
 
