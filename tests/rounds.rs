@@ -42,11 +42,15 @@ fn target_ci_reports_for_every_case_whether_it_was_met_and_in_how_many_runs() {
         assert_eq!(runs, case["runs"].as_array().unwrap().len() as u64, "{id}");
         assert!((5..=30).contains(&runs), "{id}: {runs}");
         let reached = target["reached_pct"].as_f64().unwrap();
+        // Judged at the run's typical noise where that is wider than the case's own.
+        let judged = target["judged_pct"].as_f64();
+        assert!(judged.is_none_or(|judged| judged > reached), "{id}: {target}");
+        let judged = judged.unwrap_or(reached);
         if target["met"].as_bool().unwrap() {
-            assert!(reached <= 2.0, "{id}: met at ±{reached} %");
+            assert!(judged <= 2.0, "{id}: met at ±{judged} %");
         } else {
             assert_eq!(runs, 30, "{id}: a missed target runs to --max-runs");
-            assert!(reached > 2.0, "{id}");
+            assert!(judged > 2.0, "{id}");
         }
         // "noisy" in the table exactly where the target was missed.
         let short_id = id.replacen(" empty", "", 1);

@@ -7,7 +7,8 @@
 use crate::plan::Case;
 use crate::result::{CPU_BOUND, CaseResult, Run, Status};
 use crate::stats::outliers::outliers;
-use crate::stats::{Summary, ci_relative_half_width, median};
+use crate::stats::significance::pooled_cv2;
+use crate::stats::{Summary, ci_relative_half_width, median, t_975};
 
 /// A case with runs and its statistics, derived here, once, from the run times; `cpus`
 /// is how many CPUs the writers could run on at once (this machine's, as
@@ -72,15 +73,66 @@ pub fn case_ci_relative(result: &CaseResult) -> Option<f64> {
     ci_relative(&result.runs, result.case.durability.syncs())
 }
 
-/// See [`case_ci_relative`]; also what `--target-ci` judges after each run.
+/// See [`case_ci_relative`].
 pub fn ci_relative(runs: &[Run], syncs: bool) -> Option<f64> {
+    ci_relative_at(runs, syncs, &Noise::default())
+}
+
+/// How noisy a run is on this machine now: the squared coefficient of variation of run
+/// times pooled over the cases measured so far, and its degrees of freedom
+/// (`significance::pooled_cv2`, which leaves out a case whose own is more than 20
+/// times the typical), for the write time and for the write + sync time of the cases
+/// that sync. What `--target-ci` holds a case's own spread against (docs/measurement.md,
+/// "How many runs").
+#[derive(Debug, Clone, Copy, Default, PartialEq)]
+pub struct Noise {
+    pub write: Option<(f64, f64)>,
+    pub durable: Option<(f64, f64)>,
+}
+
+impl Noise {
+    /// Pooled over every case with two or more runs in `cases` (each a case's runs and
+    /// whether it syncs).
+    pub fn of<'a>(cases: impl IntoIterator<Item = (&'a [Run], bool)>) -> Noise {
+        let (mut write, mut durable) = (Vec::new(), Vec::new());
+        for (runs, syncs) in cases {
+            if runs.len() < 2 {
+                continue;
+            }
+            write.push(runs.iter().map(Run::write_time).collect::<Vec<f64>>());
+            if syncs {
+                durable.push(runs.iter().map(Run::durable_time).collect::<Vec<f64>>());
+            }
+        }
+        Noise {
+            write: pooled_cv2(write.iter().map(Vec::as_slice)),
+            durable: pooled_cv2(durable.iter().map(Vec::as_slice)),
+        }
+    }
+}
+
+/// What `--target-ci` judges after each run: [`ci_relative`], each time's half-width
+/// the larger of the case's own and the one the pooled noise gives at its number of
+/// runs. A case's own spread over a few runs says little on a machine whose noise
+/// comes and goes: a case whose first runs fell in a calm minute agrees with itself to
+/// ±2 % and stopped there, and its mean is then that minute's (docs/measurement.md).
+pub fn ci_relative_at(runs: &[Run], syncs: bool, noise: &Noise) -> Option<f64> {
     let write: Vec<f64> = runs.iter().map(Run::write_time).collect();
-    let buffered = ci_relative_half_width(&write)?;
+    let buffered = half_width_at(&write, noise.write)?;
     if !syncs {
         return Some(buffered);
     }
     let durable: Vec<f64> = runs.iter().map(Run::durable_time).collect();
-    Some(buffered.max(ci_relative_half_width(&durable)?))
+    Some(buffered.max(half_width_at(&durable, noise.durable)?))
+}
+
+/// The larger of `ci_relative_half_width(seconds)` and the half-width that the pooled
+/// squared CV `pool.0` with `pool.1` degrees of freedom gives for a mean of as many runs.
+fn half_width_at(seconds: &[f64], pool: Option<(f64, f64)>) -> Option<f64> {
+    let own = ci_relative_half_width(seconds)?;
+    let Some((cv2, df)) = pool else { return Some(own) };
+    let pooled = t_975(df.floor().max(1.0) as usize) * (cv2 / seconds.len() as f64).sqrt();
+    Some(own.max(pooled))
 }
 
 #[cfg(test)]

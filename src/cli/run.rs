@@ -127,7 +127,9 @@ pub struct RunArgs {
 
     /// Repeat each case until the 95 % confidence interval of its mean time is within
     /// ±PCT % of the mean (for the durable time too where the case syncs), between
-    /// --min-runs and --max-runs runs [quick with --budget none: 5].
+    /// --min-runs and --max-runs runs, judged at the larger of the case's own noise and
+    /// the noise typical of the run's cases (a case whose few runs agreed by chance does
+    /// not stop on them) [quick with --budget none: 5].
     #[arg(long, value_name = "PCT")]
     pub target_ci: Option<f64>,
 

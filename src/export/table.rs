@@ -191,11 +191,15 @@ mod tests {
         let ci = 100.0 * crate::analysis::summarize::case_ci_relative(&wide).unwrap();
         assert_eq!(row(&wide, 1 << 30)[3], format!("noisy: CI ±{ci:.1} %"));
         let mut met = wide.clone();
-        met.target_ci = Some(TargetCi { pct: 50.0, met: true, runs: 4, reached_pct: Some(ci) });
+        met.target_ci = Some(TargetCi { pct: 50.0, met: true, runs: 4, reached_pct: Some(ci), judged_pct: None });
         assert_eq!(row(&met, 1 << 30)[3], "", "a met target is not noisy, however wide");
         let mut missed = quiet.clone();
-        missed.target_ci = Some(TargetCi { pct: 0.1, met: false, runs: 4, reached_pct: Some(1.23) });
+        missed.target_ci = Some(TargetCi { pct: 0.1, met: false, runs: 4, reached_pct: Some(1.23), judged_pct: None });
         assert_eq!(row(&missed, 1 << 30)[3], "noisy: CI ±1.2 % after 4 runs");
+        let mut held = quiet.clone();
+        held.target_ci =
+            Some(TargetCi { pct: 2.0, met: false, runs: 8, reached_pct: Some(0.4), judged_pct: Some(6.25) });
+        assert_eq!(row(&held, 1 << 30)[3], "noisy: CI ±0.4 % after 8 runs, ±6.2 % at the noise typical of this run");
     }
 
     #[test]

@@ -245,9 +245,14 @@ pub fn noise_note(result: &CaseResult) -> Option<String> {
         return None;
     }
     match result.target_ci {
-        Some(target) if !target.met => Some(match target.reached_pct {
-            Some(reached) => format!("noisy: CI ±{reached:.1} % after {} runs", target.runs),
-            None => format!("noisy: no CI from {} run", target.runs),
+        Some(target) if !target.met => Some(match (target.reached_pct, target.judged_pct) {
+            // Its own runs agreed better than the machine's runs typically do: judged by the latter.
+            (Some(reached), Some(judged)) => format!(
+                "noisy: CI ±{reached:.1} % after {} runs, ±{judged:.1} % at the noise typical of this run",
+                target.runs
+            ),
+            (Some(reached), None) => format!("noisy: CI ±{reached:.1} % after {} runs", target.runs),
+            (None, _) => format!("noisy: no CI from {} run", target.runs),
         }),
         Some(_) => None,
         None => {

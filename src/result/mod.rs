@@ -102,6 +102,11 @@ pub struct TargetCi {
     /// The half-width reached, in percent of the mean (the worse of the buffered and,
     /// where the case syncs, the durable time); null with fewer than two runs.
     pub reached_pct: Option<f64>,
+    /// Where the target was judged at the noise pooled over the run's cases, because
+    /// that was wider than the case's own (docs/measurement.md, "How many runs"): the
+    /// half-width judged, in percent of the mean. Absent where it is `reached_pct`.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub judged_pct: Option<f64>,
 }
 
 #[derive(Debug, Clone, Serialize, Deserialize)]

@@ -196,7 +196,13 @@ impl Build {
     /// The last case missed a CI target of `pct` %, reaching `reached` %.
     pub fn missed_ci(mut self, pct: f64, reached: f64) -> Build {
         let last = self.result.cases.last_mut().expect("a case to mark");
-        last.target_ci = Some(TargetCi { pct, met: false, runs: last.runs.len() as u32, reached_pct: Some(reached) });
+        last.target_ci = Some(TargetCi {
+            pct,
+            met: false,
+            runs: last.runs.len() as u32,
+            reached_pct: Some(reached),
+            judged_pct: None,
+        });
         self
     }
 
