@@ -201,6 +201,9 @@ struct Slot<'a> {
     /// Each run's wall time, everything around its timed span included: what a round
     /// of it costs the budget.
     walls: Vec<f64>,
+    /// The pooled noise `--target-ci` judged its last run by: its record says what the
+    /// stopping rule saw, not a later pool's verdict.
+    judged_by: Noise,
 }
 
 impl Slot<'_> {
@@ -229,7 +232,17 @@ pub fn run<'a>(
         .into_iter()
         .map(|(case, runs)| {
             let warmups = runs.warmups(schedule.warmup);
-            Slot { case, runs, warmups, made: 0, measured: Vec::new(), end: None, resting: false, walls: Vec::new() }
+            Slot {
+                case,
+                runs,
+                warmups,
+                made: 0,
+                measured: Vec::new(),
+                end: None,
+                resting: false,
+                walls: Vec::new(),
+                judged_by: Noise::default(),
+            }
         })
         .collect();
     let racing = if schedule.races() { schedule.race } else { None };
@@ -316,8 +329,7 @@ pub fn run<'a>(
             }
         }
     }
-    let noise = noise_of(&slots, schedule);
-    slots.into_iter().map(|slot| finish(slot, schedule, cpus, &noise)).collect()
+    slots.into_iter().map(|slot| finish(slot, schedule, cpus)).collect()
 }
 
 /// The noise of the cases' runs so far, pooled, where `--target-ci` will judge by it
@@ -393,6 +405,7 @@ fn step(slot: &mut Slot, round: u32, sequence: u64, schedule: &Schedule, after: 
                 }
                 return;
             }
+            slot.judged_by = *noise;
             let ci =
                 schedule.target_ci.and_then(|_| ci_relative_at(&slot.measured, slot.case.durability.syncs(), noise));
             if enough(runs, ci, schedule) {
@@ -402,7 +415,7 @@ fn step(slot: &mut Slot, round: u32, sequence: u64, schedule: &Schedule, after: 
     }
 }
 
-fn finish(mut slot: Slot, schedule: &Schedule, cpus: usize, noise: &Noise) -> CaseResult {
+fn finish(mut slot: Slot, schedule: &Schedule, cpus: usize) -> CaseResult {
     match slot.end {
         Some(End::Failed(status, reason)) => CaseResult::without_result(slot.case, status, reason),
         Some(End::Done | End::Raced(..)) | None => {
@@ -417,7 +430,7 @@ fn finish(mut slot: Slot, schedule: &Schedule, cpus: usize, noise: &Noise) -> Ca
             result.race = race;
             if let Some(pct) = schedule.target_ci {
                 let ci = summarize::case_ci_relative(&result);
-                let judged = ci_relative_at(&result.runs, result.case.durability.syncs(), noise);
+                let judged = ci_relative_at(&result.runs, result.case.durability.syncs(), &slot.judged_by);
                 result.target_ci = Some(TargetCi {
                     pct,
                     met: target_met(judged, pct),
