@@ -87,6 +87,8 @@ fn send(message: &[u8]) {
         return;
     }
     // One write of at most PIPE_BUF (4096) bytes is atomic; the watcher reads as it comes.
+    // A watcher gone (killed) makes it fail with EPIPE, not kill the rank: Rust's
+    // runtime ignores SIGPIPE.
     // SAFETY: a write of a local buffer to our own pipe.
     unsafe { libc::write(fd, message.as_ptr().cast(), message.len()) };
 }
@@ -104,14 +106,21 @@ fn watch(read_end: libc::c_int, write_end: libc::c_int) -> ! {
         libc::signal(libc::SIGHUP, libc::SIG_IGN);
         libc::signal(libc::SIGTERM, libc::SIG_IGN);
         // No descriptor of the rank's stays open here: its output pipes (mpirun waits
-        // for their end), its files. The read end becomes 3.
+        // for their end), its files. The read end becomes 3, moved above the standard
+        // three first in case one of those was closed and it is one of them.
+        let watched = libc::fcntl(read_end, libc::F_DUPFD, 3);
+        if watched < 0 {
+            libc::_exit(1);
+        }
         let null = libc::open(c"/dev/null".as_ptr(), libc::O_RDWR);
-        if null >= 0 {
-            for fd in 0..3 {
+        for fd in 0..3 {
+            if null >= 0 && fd != null {
                 libc::dup2(null, fd);
             }
         }
-        libc::dup2(read_end, 3);
+        if watched != 3 {
+            libc::dup2(watched, 3);
+        }
         if libc::syscall(libc::SYS_close_range, 4u32, u32::MAX, 0u32) != 0 {
             for fd in 4..4096 {
                 libc::close(fd);
@@ -127,7 +136,12 @@ fn watch(read_end: libc::c_int, write_end: libc::c_int) -> ! {
             if read < 0 && *libc::__errno_location() == libc::EINTR {
                 continue;
             }
-            if read <= 0 {
+            if read < 0 {
+                // Not the end of the watched process: nothing can be told, and nothing
+                // of a live process's is removed.
+                libc::_exit(1);
+            }
+            if read == 0 {
                 break;
             }
             used += read as usize;
