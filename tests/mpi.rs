@@ -202,13 +202,20 @@ fn a_rank_killed_mid_run_ends_the_job_at_once_and_leaves_no_scratch_file() {
     // SAFETY: kill(2) of a rank this test started.
     assert_eq!(unsafe { libc::kill(ranks[1], libc::SIGKILL) }, 0);
     let killed = Instant::now();
-    let status = common::ended_within(&mut job, Duration::from_secs(20), "a rank died");
-    let mut stderr = String::new();
-    std::io::Read::read_to_string(job.stderr.as_mut().unwrap(), &mut stderr).unwrap();
-    assert!(!status.success(), "{stderr}");
+    let stderr = failed_within_20_s(&mut job, "a rank died");
     assert!(killed.elapsed() < Duration::from_secs(10), "ended {:?} after the kill", killed.elapsed());
     // The surviving rank's signal handler removed the shared scratch directory.
     assert_eq!(entries(dir.path()), Vec::<String>::new(), "{stderr}");
+}
+
+/// Waits up to 20 s for the job to end after `why`, asserts that it failed, and gives
+/// its stderr.
+fn failed_within_20_s(job: &mut std::process::Child, why: &str) -> String {
+    let status = common::ended_within(job, Duration::from_secs(20), why);
+    let mut stderr = String::new();
+    std::io::Read::read_to_string(job.stderr.as_mut().unwrap(), &mut stderr).unwrap();
+    assert!(!status.success(), "{stderr}");
+    stderr
 }
 
 /// Waits until the job's ranks are writing: a run's file is in a scratch directory in `dir`.
@@ -242,10 +249,7 @@ fn ranks_killed_where_no_handler_runs_still_leave_no_node_local_scratch_director
         // SAFETY: kill(2) of a rank this test started.
         assert_eq!(unsafe { libc::kill(rank, libc::SIGKILL) }, 0);
     }
-    let status = common::ended_within(&mut job, Duration::from_secs(20), "both ranks died");
-    let mut stderr = String::new();
-    std::io::Read::read_to_string(job.stderr.as_mut().unwrap(), &mut stderr).unwrap();
-    assert!(!status.success(), "{stderr}");
+    let stderr = failed_within_20_s(&mut job, "both ranks died");
     let ended = Instant::now();
     while !entries(dir.path()).is_empty() && ended.elapsed() < Duration::from_secs(10) {
         std::thread::sleep(Duration::from_millis(20));

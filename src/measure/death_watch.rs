@@ -212,9 +212,9 @@ mod tests {
     use super::*;
     use std::time::{Duration, Instant};
 
-    /// A child process that starts a watcher, tells it `dir`, then dies with SIGKILL:
-    /// what the watcher does after a death no handler sees.
-    fn killed_child(dir: &std::path::Path) {
+    /// A child process that starts a watcher, tells it what `tell` says, then dies with
+    /// SIGKILL: what the watcher does after a death no handler sees.
+    fn killed_child(tell: impl FnOnce()) {
         // SAFETY: the test child makes only the calls below and is killed.
         let pid = unsafe { libc::fork() };
         assert!(pid >= 0);
@@ -222,7 +222,7 @@ mod tests {
             if start().is_err() {
                 unsafe { libc::_exit(3) };
             }
-            remove_on_death(dir.as_os_str().as_encoded_bytes());
+            tell();
             unsafe {
                 libc::raise(libc::SIGKILL);
                 libc::_exit(4);
@@ -240,7 +240,7 @@ mod tests {
         let dir = parent.path().join("scratch");
         std::fs::create_dir(&dir).unwrap();
         std::fs::write(dir.join("case0000-run1-f0.dat"), vec![7u8; 1 << 16]).unwrap();
-        killed_child(&dir);
+        killed_child(|| remove_on_death(dir.as_os_str().as_encoded_bytes()));
         gone_within_10_s(&dir);
     }
 
@@ -254,24 +254,11 @@ mod tests {
         }
         // Told `kept`, then to forget it, then `later`: once `later` is gone the watcher
         // has read every message and done all it will do.
-        // SAFETY: the test child makes only the calls below and is killed.
-        let pid = unsafe { libc::fork() };
-        assert!(pid >= 0);
-        if pid == 0 {
-            if start().is_err() {
-                unsafe { libc::_exit(3) };
-            }
+        killed_child(|| {
             remove_on_death(kept.as_os_str().as_encoded_bytes());
             forget();
             remove_on_death(later.as_os_str().as_encoded_bytes());
-            unsafe {
-                libc::raise(libc::SIGKILL);
-                libc::_exit(4);
-            }
-        }
-        let mut status = 0;
-        // SAFETY: waiting for our own child.
-        assert_eq!(unsafe { libc::waitpid(pid, &mut status, 0) }, pid);
+        });
         gone_within_10_s(&later);
         assert!(kept.join("a").exists(), "a forgotten directory was removed");
     }
