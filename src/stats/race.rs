@@ -243,4 +243,14 @@ mod tests {
             eprintln!("at 0.05 a round, {name}: best dropped {:.1} %, {runs:.1} runs", rate * 100.0);
         }
     }
+
+    /// A candidate with more runs than another is ranked by its mean time, not its total.
+    #[test]
+    fn the_leader_is_the_lowest_mean_whatever_the_runs() {
+        let four = [1.0, 1.01, 0.99, 1.0];
+        let two = [1.5, 1.52];
+        let (leader, against) = against_leader(&[Some(&two[..]), Some(&four[..])]).unwrap();
+        assert_eq!(leader, 1);
+        assert!((against[0].unwrap().factor - 1.51).abs() < 0.01, "{against:?}");
+    }
 }
