@@ -864,4 +864,57 @@ mod tests {
         assert!((2..=4).contains(&runs), "{runs} runs: the rounds that fit, then the budget");
         assert_eq!(results[0].race.as_ref().unwrap().exit, Exit::Budget);
     }
+
+    /// A round's cost is each case's mean run so far, counted from the start of the
+    /// command: with runs of 200 ms and a budget of 2 s, the warm-up and first runs take
+    /// 0.6 s and six rounds more fit. (The test above allows for a busy machine down to
+    /// no round at all; here a round's sleep dwarfs what load adds to it: even 30 ms
+    /// more a run leaves four rounds, where a cost of all the runs so far, not their
+    /// mean, would leave two.)
+    #[test]
+    fn the_budget_holds_as_many_rounds_as_their_mean_cost_allows() {
+        let cases: Vec<(Case, Box<dyn CaseRuns>)> =
+            vec![(case(4096), Box::new(Sleeping(Duration::from_millis(200))) as Box<dyn CaseRuns>)];
+        let mut never = Scripted { slower: Vec::new(), decide_at: usize::MAX, judged: Vec::new() };
+        let mut ticks = Vec::new();
+        let results = run(cases, &racing(2, 20, Some(Duration::from_secs(2))), Some(&mut never), &mut |tick| {
+            ticks.push((tick.done, tick.planned))
+        });
+        let race = results[0].race.as_ref().unwrap();
+        assert!((6..=8).contains(&race.runs), "{} runs: 8 fit in 2 s", race.runs);
+        assert_eq!(race.exit, Exit::Budget);
+        // The progress counts the warm-up and first runs (3) until they are made, then
+        // one run more than made while the case races.
+        assert_eq!(ticks[..4], [(1, 3), (2, 3), (3, 4), (4, 5)], "{ticks:?}");
+    }
+
+    /// Records the status of each case as the referee is shown it.
+    struct Watching(Vec<Vec<Status>>);
+
+    impl Referee for Watching {
+        fn judge(&mut self, _round: u32, results: &[CaseResult]) -> Vec<Call> {
+            self.0.push(results.iter().map(|r| r.status).collect());
+            vec![Call::Run; results.len()]
+        }
+
+        fn decided(&self) -> (usize, usize) {
+            (0, 1)
+        }
+    }
+
+    #[test]
+    fn the_referee_sees_a_failed_case_as_failed() {
+        let log: Log = Rc::default();
+        let cases: Vec<(Case, Box<dyn CaseRuns>)> = (0..2)
+            .map(|name| {
+                let runs = ScriptedRuns { name, times: vec![1.0], fail_at: (name == 1).then_some(3), log: log.clone() };
+                (case(4096 << name), Box::new(runs) as Box<dyn CaseRuns>)
+            })
+            .collect();
+        let mut watching = Watching(Vec::new());
+        let results = run(cases, &racing(2, 5, None), Some(&mut watching), &mut |_| {});
+        assert_eq!(watching.0.first(), Some(&vec![Status::Ok, Status::Ok]), "after the first runs");
+        assert_eq!(watching.0.get(1), Some(&vec![Status::Ok, Status::Failed]), "after its fourth run failed");
+        assert_eq!(results[1].status, Status::Failed);
+    }
 }

@@ -50,7 +50,7 @@ fn undecided_words(race: &RaceReport, goal: &GoalRace) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::analysis::advice::testkit::{Build, around, case, goal};
+    use crate::analysis::advice::testkit::{Build, around, case, goal, latency_case};
     use crate::result::race::Left;
 
     fn race(decision: Decision) -> RaceReport {
@@ -131,6 +131,63 @@ mod tests {
             "pwritev empty 1MiB x1 t1 end",
             "{}",
             goal(&answer, "fastest").text
+        );
+    }
+
+    /// Each recommendation is told how its own goal's race ended: goals by name, and the
+    /// latency goals' answers by write size too. A race that stopped at the most runs a
+    /// case gets, with budget to spare, says so instead of the budget.
+    #[test]
+    fn each_recommendation_is_annotated_by_its_own_goals_race() {
+        let mut big = latency_case("append", "every:4");
+        big.chunk_bytes = 4096;
+        big.id = "latency append 4KiB every:4".into();
+        let mut result = Build::new()
+            .add(case("pwrite empty 1MiB t1 end"), &around(0.5))
+            .loops(big, &around(8000.0), 300_000)
+            .loops(latency_case("overwrite0", "odsync"), &around(3000.0), 410_000)
+            .done();
+        // The new-file goals keep their one case in the race (the Answer's candidates
+        // are those left); no factor, so the words name no leader.
+        let goal_race = |goal: &str, size, decision, left: &[&str]| GoalRace {
+            goal: goal.into(),
+            size,
+            decision,
+            round: None,
+            seconds: None,
+            candidates: 2,
+            left: left.iter().map(|&case| Left { case: case.into(), factor: None, low: None, high: None }).collect(),
+        };
+        let pwrite = ["pwrite empty 1MiB t1 end"];
+        let mut report = race(Decision::Undecided);
+        report.goals = vec![
+            goal_race("durable-at-end", None, Decision::Undecided, &pwrite),
+            goal_race("fastest", None, Decision::Won, &pwrite),
+            goal_race("small-durable-commits", Some(4096), Decision::Undecided, &[]),
+            goal_race("small-durable-commits", Some(8), Decision::Won, &[]),
+        ];
+        result.race = Some(report);
+        let texts = |result: &ResultFile| -> Vec<(String, String)> {
+            let answer = crate::analysis::advice::recommendations(result);
+            answer.into_iter().map(|r| (format!("{} {}", r.goal, r.best.case), r.text)).collect()
+        };
+        let undecided: Vec<String> =
+            texts(&result).into_iter().filter(|(_, text)| text.contains("race undecided")).map(|(g, _)| g).collect();
+        assert_eq!(
+            undecided,
+            ["durable-at-end pwrite empty 1MiB t1 end", "small-durable-commits latency append 4KiB every:4"],
+            "{:?}",
+            texts(&result)
+        );
+        result.race.as_mut().unwrap().out_of_budget = false;
+        let texts = texts(&result);
+        let durable = &texts.iter().find(|(g, _)| g.starts_with("durable-at-end")).unwrap().1;
+        assert!(
+            durable.ends_with(
+                "; race undecided at the most runs a case gets: 1 of 2 candidates left; give --max-runs 20 to settle \
+                 more of it"
+            ),
+            "{durable}"
         );
     }
 }
