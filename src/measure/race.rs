@@ -292,6 +292,11 @@ mod tests {
     use crate::analysis::advice::testkit::{Build, case};
     use crate::result::race::CaseRace;
 
+    /// The quick suite's race: 2 first runs, at most 10, a margin of 5 %.
+    fn referee() -> GoalReferee {
+        GoalReferee::new(2, 10, 0.05, Instant::now())
+    }
+
     /// Each case's exit, None while it is kept (run or resting).
     fn judge(referee: &mut GoalReferee, round: u32, result: &crate::result::ResultFile) -> Vec<Option<Exit>> {
         let exit = |call| match call {
@@ -309,7 +314,7 @@ mod tests {
             .add(case("write empty 4KiB t1 end"), &[2.40, 2.45])
             .add(case("write empty 1MiB t2 f2 end"), &[0.5, 0.5])
             .done();
-        let mut referee = GoalReferee::new(2, 10, 0.05, Instant::now());
+        let mut referee = referee();
         let calls = judge(&mut referee, 2, &result);
         assert_eq!(calls, vec![None, None, Some(Exit::Slower), Some(Exit::NoGoal)]);
         let Call::Stop(exit, behind) = referee.judge(2, &result.cases)[2].clone() else { panic!("the loser is kept") };
@@ -331,7 +336,7 @@ mod tests {
             .add(case("pwrite empty 1MiB t1 end"), &[1.00, 1.01, 0.99])
             .add(case("write empty 4KiB t1 end"), &[3.0, 3.1, 2.9])
             .done();
-        let mut referee = GoalReferee::new(2, 10, 0.05, Instant::now());
+        let mut referee = referee();
         assert_eq!(judge(&mut referee, 3, &result), vec![Some(Exit::Decided), Some(Exit::Slower)]);
         assert_eq!(referee.decided(), (2, 2));
         // The rounds counted from the runs' own (0, 1, 2: three), and a race out of
@@ -358,7 +363,7 @@ mod tests {
             .synced(case("pwrite empty 1MiB t1 end"), &[1.0, 1.01], &[1.0, 1.01])
             .synced(case("write empty 4KiB t1 end"), &[1.5, 1.51], &[0.0, 0.0])
             .done();
-        let mut referee = GoalReferee::new(2, 10, 0.05, Instant::now());
+        let mut referee = referee();
         assert_eq!(
             judge(&mut referee, 2, &result),
             vec![Some(Exit::Decided), Some(Exit::Decided)],
@@ -377,7 +382,7 @@ mod tests {
             .add(case("pwrite overwrite 1MiB t1 end"), &[1.0, 1.01])
             .add(case("write overwrite 4KiB t1 end"), &[2.0, 2.02])
             .done();
-        let mut referee = GoalReferee::new(2, 10, 0.05, Instant::now());
+        let mut referee = referee();
         let calls = referee.judge(2, &result.cases);
         assert_eq!(calls[..2], [Call::Run, Call::Run], "the fastest is open between the two new-file cases");
         assert!(matches!(calls[2], Call::Stop(Exit::Decided, _)), "rewriting in place is won: {calls:?}");
@@ -409,7 +414,7 @@ mod tests {
             .add(case("pwrite empty 64KiB t1 end"), &[1.09, 1.19])
             .add(case("write empty 4KiB t1 end"), &[3.0, 3.1])
             .done();
-        let mut referee = GoalReferee::new(2, 10, 0.05, Instant::now());
+        let mut referee = referee();
         let calls = referee.judge(2, &result.cases);
         assert!(matches!(calls[5], Call::Stop(Exit::Slower, _)), "{calls:?}");
         assert_eq!(
@@ -435,7 +440,7 @@ mod tests {
             .add(case("pwritev empty 1MiB x1 t1 end"), &[0.94, 1.14])
             .add(case("write empty 1MiB t1 end"), &[0.98, 1.18])
             .done();
-        let mut referee = GoalReferee::new(2, 10, 0.05, Instant::now());
+        let mut referee = referee();
         assert_eq!(
             referee.judge(2, &result.cases),
             [Call::Run, Call::Run, Call::Rest, Call::Run, Call::Run],
@@ -455,7 +460,7 @@ mod tests {
             .add(case("pwritev empty 1MiB x1 t1 end"), &[0.97, 1.07])
             .add(case("write empty 1MiB t1 end"), &[1.2, 1.3])
             .done();
-        let mut referee = GoalReferee::new(2, 10, 0.05, Instant::now());
+        let mut referee = referee();
         assert_eq!(
             referee.judge(2, &result.cases),
             [Call::Run, Call::Run, Call::Run, Call::Rest],

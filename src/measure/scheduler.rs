@@ -724,6 +724,13 @@ mod tests {
         judged: Vec<u32>,
     }
 
+    impl Scripted {
+        /// A referee that never stops a case: the rounds end by the budget or at max_runs.
+        fn never() -> Scripted {
+            Scripted { slower: Vec::new(), decide_at: usize::MAX, judged: Vec::new() }
+        }
+    }
+
     impl Referee for Scripted {
         fn judge(&mut self, round: u32, results: &[CaseResult]) -> Vec<Call> {
             self.judged.push(round);
@@ -824,7 +831,7 @@ mod tests {
             let log: Log = Rc::default();
             let cases: Vec<(Case, Box<dyn CaseRuns>)> =
                 vec![(case(4096), Box::new(ScriptedRuns { name: 0, times: vec![1.0], fail_at: None, log }))];
-            let mut never = Scripted { slower: Vec::new(), decide_at: usize::MAX, judged: Vec::new() };
+            let mut never = Scripted::never();
             (run(cases, &racing(2, 5, None), Some(&mut never), &mut |_| {}), ())
         };
         let race = results[0].race.as_ref().unwrap();
@@ -850,14 +857,14 @@ mod tests {
         };
         // 40 ms a round: a budget of 100 ms is spent by the warm-up and the two first
         // runs (120 ms), which still all happen; no round after them starts.
-        let mut never = Scripted { slower: Vec::new(), decide_at: usize::MAX, judged: Vec::new() };
+        let mut never = Scripted::never();
         let results = run(cases(), &racing(2, 10, Some(Duration::from_millis(100))), Some(&mut never), &mut |_| {});
         for result in &results {
             let race = result.race.as_ref().unwrap();
             assert_eq!((race.runs, race.exit), (2, Exit::Budget), "{race:?}");
         }
         // A budget with room for two more rounds (40 ms each) and not a third.
-        let mut never = Scripted { slower: Vec::new(), decide_at: usize::MAX, judged: Vec::new() };
+        let mut never = Scripted::never();
         let results = run(cases(), &racing(2, 10, Some(Duration::from_millis(230))), Some(&mut never), &mut |_| {});
         // On a busy machine a round takes longer than its sleeps, and fewer fit.
         let runs = results[0].race.as_ref().unwrap().runs;
@@ -875,7 +882,7 @@ mod tests {
     fn the_budget_holds_as_many_rounds_as_their_mean_cost_allows() {
         let cases: Vec<(Case, Box<dyn CaseRuns>)> =
             vec![(case(4096), Box::new(Sleeping(Duration::from_millis(200))) as Box<dyn CaseRuns>)];
-        let mut never = Scripted { slower: Vec::new(), decide_at: usize::MAX, judged: Vec::new() };
+        let mut never = Scripted::never();
         let mut ticks = Vec::new();
         let results = run(cases, &racing(2, 20, Some(Duration::from_secs(2))), Some(&mut never), &mut |tick| {
             ticks.push((tick.done, tick.planned))
