@@ -273,7 +273,8 @@ fn announce(
     let line = match schedule.race.and_then(|race| race.budget) {
         Some(budget) => format!(
             "writebench: {} cases{latency_text} on {} ({}), raced for the Answer's goals within {}: a warm-up and {} \
-             runs each, then rounds only for the cases still in contention, up to {} runs",
+             runs each, then rounds only for the cases still in contention, up to {} runs, and what is left for the \
+             observations not yet settled",
             cases.len(),
             target.path,
             target.fs_type,

@@ -116,7 +116,8 @@ mod tests {
             high: 1.70,
             p_value: 0.009,
         };
-        let race = dropped.then_some(CaseRace { runs: 5, round: 9, exit: Exit::Slower, behind: Some(behind) });
+        let race =
+            dropped.then_some(CaseRace { runs: 5, round: 9, exit: Exit::Slower, behind: Some(behind), observed: 0 });
         CaseResult {
             status: Status::Ok,
             error: None,

@@ -96,6 +96,7 @@ pub fn notes(result: &CaseResult) -> Vec<String> {
 /// in columns of their own.
 pub fn detail_notes(result: &CaseResult) -> Vec<String> {
     let mut notes: Vec<String> = race_note(result).into_iter().collect();
+    notes.extend(observed_note(result));
     notes.extend(outlier_note(result));
     match stonewall_note(result) {
         // Stonewalled writers all stop at the wall: their bytes differ, not their times.
@@ -224,17 +225,39 @@ pub fn seconds_words(seconds: f64) -> String {
 }
 
 /// "dropped after 2 runs: 2.4x slower than the best for fastest": a raced case that
-/// left every goal's race behind, with the goal it came closest in.
+/// left every goal's race behind, with the goal it came closest in, and the runs it got
+/// after that for the observations ("; 4 runs more for the observations").
 pub fn race_note(result: &CaseResult) -> Option<String> {
     let race = result.race.as_ref()?;
     let behind = race.behind.as_ref().filter(|_| race.exit == crate::result::race::Exit::Slower)?;
-    // A latency case's runs are its loops of operations.
-    let run = if crate::plan::latency::is_latency_case(&result.case) { "loop" } else { "run" };
-    let runs = if race.runs == 1 { format!("1 {run}") } else { format!("{} {run}s", race.runs) };
     Some(format!(
-        "dropped after {runs}: {:.2}x slower than the best for {} ({:.2}–{:.2}x)",
-        behind.factor, behind.goal, behind.low, behind.high
+        "dropped after {}: {:.2}x slower than the best for {} ({:.2}–{:.2}x){}",
+        runs_words(result, race.runs),
+        behind.factor,
+        behind.goal,
+        behind.low,
+        behind.high,
+        if race.observed > 0 {
+            format!("; {} more for the observations", runs_words(result, race.observed))
+        } else {
+            String::new()
+        }
     ))
+}
+
+/// "2 runs for the Answer's goals, 4 more for the observations": a raced case that got
+/// runs after the goals let it go, other than a dropped one ([`race_note`] says it there).
+fn observed_note(result: &CaseResult) -> Option<String> {
+    let race = result.race.as_ref().filter(|race| race.observed > 0)?;
+    (race.exit != crate::result::race::Exit::Slower).then(|| {
+        format!("{} for the Answer's goals, {} more for the observations", runs_words(result, race.runs), race.observed)
+    })
+}
+
+/// "1 run", "2 runs"; a latency case's runs are its loops of operations.
+fn runs_words(result: &CaseResult, count: u32) -> String {
+    let run = if crate::plan::latency::is_latency_case(&result.case) { "loop" } else { "run" };
+    if count == 1 { format!("1 {run}") } else { format!("{count} {run}s") }
 }
 
 /// "noisy" only where the case missed its `--target-ci`, or, without one, where the
@@ -271,4 +294,53 @@ fn outlier_note(result: &CaseResult) -> Option<String> {
     let plural = if numbers.len() > 1 { "s" } else { "" };
     let warmup = if result.first_run_outlier { " (first run: warm-up too short?)" } else { "" };
     Some(format!("outlier run{plural} {}{warmup}", numbers.join(", ")))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::result::Status;
+    use crate::result::race::{Behind, CaseRace, Exit};
+
+    /// A throughput case with the race record given.
+    fn raced(exit: Exit, runs: u32, observed: u32) -> CaseResult {
+        let pwrite = crate::plan::catalog::by_name("pwrite").unwrap();
+        let case = crate::plan::Case::new(
+            pwrite,
+            crate::plan::FileState::Empty,
+            4096,
+            1,
+            crate::plan::Durability::None,
+            1 << 20,
+        );
+        let behind = (exit == Exit::Slower).then(|| Behind {
+            goal: "fastest".into(),
+            leader: "write empty 1MiB t1 none".into(),
+            factor: 2.41,
+            low: 1.9,
+            high: 3.1,
+            p_value: 0.001,
+        });
+        let race = CaseRace { runs, round: 2, exit, behind, observed };
+        CaseResult { race: Some(race), ..CaseResult::without_result(case, Status::Ok, String::new()) }
+    }
+
+    #[test]
+    fn a_raced_case_says_its_runs_for_the_goals_and_for_the_observations_apart() {
+        let dropped = "dropped after 2 runs: 2.41x slower than the best for fastest (1.90–3.10x)";
+        assert_eq!(race_note(&raced(Exit::Slower, 2, 0)).as_deref(), Some(dropped));
+        assert_eq!(observed_note(&raced(Exit::Slower, 2, 0)), None);
+        let observed = race_note(&raced(Exit::Slower, 2, 4));
+        assert_eq!(observed, Some(format!("{dropped}; 4 runs more for the observations")));
+        assert_eq!(observed_note(&raced(Exit::Slower, 2, 4)), None, "said once, in the dropped note");
+        assert_eq!(
+            observed_note(&raced(Exit::NoGoal, 2, 1)).as_deref(),
+            Some("2 runs for the Answer's goals, 1 more for the observations")
+        );
+        assert_eq!((race_note(&raced(Exit::NoGoal, 2, 1)), observed_note(&raced(Exit::Decided, 3, 0))), (None, None));
+        assert_eq!(
+            detail_notes(&raced(Exit::Decided, 3, 2))[0],
+            "3 runs for the Answer's goals, 2 more for the observations"
+        );
+    }
 }

@@ -174,6 +174,29 @@ impl GoalReferee {
         goal.decided = Some((decision, round, elapsed));
     }
 
+    /// The cases the goals let go that an observation not yet settled still needs
+    /// (`advice::unsettled`: a comparison whose interval, among all the observations'
+    /// tests, neither excludes 1 nor lies within the margin) go on for it, after the
+    /// goals: they run only in a round no goal needs (`goals_done`), so that the
+    /// observations get what the Answer leaves of the budget (docs/racing.md, "The
+    /// observations").
+    fn observe(&self, mut calls: Vec<Call>, results: &[CaseResult], goals_done: bool) -> Vec<Call> {
+        if !calls.iter().any(|call| matches!(call, Call::Stop(..))) {
+            return calls;
+        }
+        let needed: BTreeSet<String> =
+            crate::analysis::advice::unsettled(results, self.margin).into_iter().flat_map(|(a, b)| [a, b]).collect();
+        for (call, result) in calls.iter_mut().zip(results) {
+            match call {
+                Call::Stop(exit, behind) if needed.contains(&result.case.id) => {
+                    *call = Call::Observe { exit: *exit, behind: behind.take(), run: goals_done };
+                }
+                _ => {}
+            }
+        }
+        calls
+    }
+
     /// Where each goal stood at the end, from the final `results` (every case of the
     /// run, any order): for an open goal, the candidates left against their leader.
     pub fn report(&self, results: &[CaseResult], budget: Option<f64>) -> RaceReport {
@@ -256,7 +279,7 @@ impl Referee for GoalReferee {
                 }
             }
         }
-        (0..results.len())
+        let calls: Vec<Call> = (0..results.len())
             .map(|i| {
                 if focused.contains(&i) {
                     return Call::Run;
@@ -278,7 +301,8 @@ impl Referee for GoalReferee {
                     Call::Stop(Exit::Slower, closest)
                 }
             })
-            .collect()
+            .collect();
+        self.observe(calls, results, focused.is_empty())
     }
 
     fn decided(&self) -> (usize, usize) {
@@ -297,13 +321,22 @@ mod tests {
         GoalReferee::new(2, 10, 0.05, Instant::now())
     }
 
-    /// Each case's exit, None while it is kept (run or resting).
+    /// Each case's exit from the goals' races, None while they keep it (run or
+    /// resting): a case kept for the observations only has left them.
     fn judge(referee: &mut GoalReferee, round: u32, result: &crate::result::ResultFile) -> Vec<Option<Exit>> {
-        let exit = |call| match call {
+        let exit = |call| match goals_call(call) {
             Call::Stop(exit, _) => Some(exit),
-            Call::Run | Call::Rest => None,
+            _ => None,
         };
         referee.judge(round, &result.cases).into_iter().map(exit).collect()
+    }
+
+    /// What the goals said of a case: a case kept for the observations as stopped.
+    fn goals_call(call: Call) -> Call {
+        match call {
+            Call::Observe { exit, behind, .. } => Call::Stop(exit, behind),
+            call => call,
+        }
     }
 
     #[test]
@@ -317,7 +350,9 @@ mod tests {
         let mut referee = referee();
         let calls = judge(&mut referee, 2, &result);
         assert_eq!(calls, vec![None, None, Some(Exit::Slower), Some(Exit::NoGoal)]);
-        let Call::Stop(exit, behind) = referee.judge(2, &result.cases)[2].clone() else { panic!("the loser is kept") };
+        let Call::Stop(exit, behind) = goals_call(referee.judge(2, &result.cases)[2].clone()) else {
+            panic!("the loser is kept")
+        };
         assert_eq!(exit, Exit::Slower);
         let behind = behind.unwrap();
         assert!((behind.factor - 2.4).abs() < 0.1 && behind.low > 1.0, "{behind:?}");
@@ -346,7 +381,7 @@ mod tests {
                 run.round = round as u32;
             }
             let runs = case.runs.len() as u32;
-            case.race = Some(CaseRace { runs, round: 3, exit: Exit::Decided, behind: None });
+            case.race = Some(CaseRace { runs, round: 3, exit: Exit::Decided, behind: None, observed: 0 });
         }
         let report = referee.report(&result.cases, None);
         assert!(report.goals.iter().all(|g| g.decision == Decision::Won && g.round == Some(3)), "{report:?}");
@@ -383,7 +418,7 @@ mod tests {
             .add(case("write overwrite 4KiB t1 end"), &[2.0, 2.02])
             .done();
         let mut referee = referee();
-        let calls = referee.judge(2, &result.cases);
+        let calls: Vec<Call> = referee.judge(2, &result.cases).into_iter().map(goals_call).collect();
         assert_eq!(calls[..2], [Call::Run, Call::Run], "the fastest is open between the two new-file cases");
         assert!(matches!(calls[2], Call::Stop(Exit::Decided, _)), "rewriting in place is won: {calls:?}");
         assert!(matches!(calls[3], Call::Stop(Exit::Slower, _)), "{calls:?}");
@@ -415,7 +450,7 @@ mod tests {
             .add(case("write empty 4KiB t1 end"), &[3.0, 3.1])
             .done();
         let mut referee = referee();
-        let calls = referee.judge(2, &result.cases);
+        let calls: Vec<Call> = referee.judge(2, &result.cases).into_iter().map(goals_call).collect();
         assert!(matches!(calls[5], Call::Stop(Exit::Slower, _)), "{calls:?}");
         assert_eq!(
             calls[..5],
@@ -465,6 +500,38 @@ mod tests {
             referee.judge(2, &result.cases),
             [Call::Run, Call::Run, Call::Run, Call::Rest],
             "write at 1.25x: p about 0.03 against the leader, 0.1 after Holm over three"
+        );
+    }
+
+    /// A case no goal needs goes on while an observation more runs could settle needs
+    /// it: resting while a goal's race is open, running once none is. One whose
+    /// observations are settled stops.
+    #[test]
+    fn a_case_an_unsettled_observation_needs_runs_once_no_goal_needs_the_rounds() {
+        let open = Build::new()
+            .add(case("pwrite empty 1MiB t1 end"), &[1.00, 1.02, 1.01])
+            .add(case("write empty 1MiB t1 end"), &[0.95, 1.10, 1.02])
+            // Against one thread: 0.95 against 1.02, undecided.
+            .add(case("write empty 1MiB t2 f2 end"), &[0.9, 1.0, 0.95])
+            // Against one thread: twice as fast, shown.
+            .add(case("pwrite empty 1MiB t2 f2 end"), &[0.5, 0.5, 0.5])
+            .done();
+        let calls = referee().judge(2, &open.cases);
+        assert_eq!(calls[..2], [Call::Run, Call::Run], "the fastest is open");
+        assert_eq!(calls[2], Call::Observe { exit: Exit::NoGoal, behind: None, run: false }, "{calls:?}");
+        assert_eq!(calls[3], Call::Stop(Exit::NoGoal, None), "its observation is settled");
+        // Every goal decided (one candidate): the observation's cases run, the winner too.
+        let decided = Build::new()
+            .add(case("write empty 1MiB t1 end"), &[1.01, 1.03])
+            .add(case("write empty 1MiB t2 f2 end"), &[0.9, 1.0])
+            .done();
+        let calls = referee().judge(2, &decided.cases);
+        assert_eq!(
+            calls,
+            [
+                Call::Observe { exit: Exit::Decided, behind: None, run: true },
+                Call::Observe { exit: Exit::NoGoal, behind: None, run: true }
+            ]
         );
     }
 }

@@ -96,6 +96,19 @@ pub enum Call {
     Rest,
     /// It needs no more runs: why.
     Stop(Exit, Option<Behind>),
+    /// The Answer's goals need no more runs of it (why, as for `Stop`), but an
+    /// observation not yet settled does: it runs in the next round when `run` (no goal
+    /// needs the round), else sits it out. Its record keeps the goals' why, and counts
+    /// the runs it gets from then on apart (`CaseRace::observed`).
+    Observe { exit: Exit, behind: Option<Behind>, run: bool },
+}
+
+/// Where the Answer's goals let a case go on for the observations ([`Call::Observe`]).
+struct LeftGoals {
+    exit: Exit,
+    behind: Option<Behind>,
+    round: u32,
+    runs: u32,
 }
 
 /// After a round, which cases the Answer still needs (see the module doc).
@@ -198,6 +211,8 @@ struct Slot<'a> {
     end: Option<End>,
     /// Sits out the next round ([`Call::Rest`]).
     resting: bool,
+    /// The goals let it go, and it runs on for the observations.
+    left_goals: Option<LeftGoals>,
     /// Each run's wall time, everything around its timed span included: what a round
     /// of it costs the budget.
     walls: Vec<f64>,
@@ -240,6 +255,7 @@ pub fn run<'a>(
                 measured: Vec::new(),
                 end: None,
                 resting: false,
+                left_goals: None,
                 walls: Vec::new(),
                 judged_by: Noise::default(),
             }
@@ -307,6 +323,11 @@ pub fn run<'a>(
                         for (slot, call) in slots.iter_mut().zip(calls) {
                             match (ready(slot), call) {
                                 (true, Call::Stop(exit, behind)) => slot.end = Some(End::Raced(exit, behind, round)),
+                                (true, Call::Observe { exit, behind, run }) => {
+                                    let runs = slot.measured.len() as u32;
+                                    slot.left_goals.get_or_insert(LeftGoals { exit, behind, round, runs });
+                                    slot.resting = !run;
+                                }
                                 (ready, call) => slot.resting = ready && call == Call::Rest,
                             }
                         }
@@ -419,9 +440,19 @@ fn finish(mut slot: Slot, schedule: &Schedule, cpus: usize) -> CaseResult {
     match slot.end {
         Some(End::Failed(status, reason)) => CaseResult::without_result(slot.case, status, reason),
         Some(End::Done | End::Raced(..)) | None => {
-            let race = match slot.end {
-                Some(End::Raced(exit, behind, round)) => {
-                    Some(CaseRace { runs: slot.measured.len() as u32, round, exit, behind })
+            let measured = slot.measured.len() as u32;
+            // A case the goals let go on for the observations: its record is the goals',
+            // whatever ended its runs after.
+            let race = match (slot.end, slot.left_goals) {
+                (Some(End::Raced(..)), Some(left)) => Some(CaseRace {
+                    runs: left.runs,
+                    round: left.round,
+                    exit: left.exit,
+                    behind: left.behind,
+                    observed: measured - left.runs,
+                }),
+                (Some(End::Raced(exit, behind, round)), None) => {
+                    Some(CaseRace { runs: measured, round, exit, behind, observed: 0 })
                 }
                 _ => None,
             };
@@ -923,5 +954,54 @@ mod tests {
         assert_eq!(watching.0.first(), Some(&vec![Status::Ok, Status::Ok]), "after the first runs");
         assert_eq!(watching.0.get(1), Some(&vec![Status::Ok, Status::Failed]), "after its fourth run failed");
         assert_eq!(results[1].status, Status::Failed);
+    }
+
+    /// Runs case 0 to 4 runs for a goal; case 1 the goals let go after its first runs,
+    /// and an observation keeps until it has `observed_to` runs.
+    struct Observing {
+        observed_to: usize,
+    }
+
+    impl Referee for Observing {
+        fn judge(&mut self, _round: u32, results: &[CaseResult]) -> Vec<Call> {
+            let goals_done = results[0].runs.len() >= 4;
+            let first = if goals_done { Call::Stop(Exit::Decided, None) } else { Call::Run };
+            let second = if results[1].runs.len() >= self.observed_to {
+                Call::Stop(Exit::Decided, None)
+            } else {
+                Call::Observe { exit: Exit::Slower, behind: None, run: goals_done }
+            };
+            vec![first, second]
+        }
+
+        fn decided(&self) -> (usize, usize) {
+            (0, 1)
+        }
+    }
+
+    #[test]
+    fn a_case_kept_for_the_observations_runs_after_the_goals_and_keeps_the_goals_record() {
+        let rounds = |r: &CaseResult| r.runs.iter().map(|run| run.round).collect::<Vec<u32>>();
+        let record = |r: &CaseResult| r.race.clone().map(|race| (race.runs, race.round, race.exit, race.observed));
+        // Until its most runs: after the goal's rounds, round after round.
+        let results = run(steady(2), &racing(2, 6, None), Some(&mut Observing { observed_to: 99 }), &mut |_| {});
+        assert_eq!(rounds(&results[0]), vec![1, 2, 3, 4]);
+        assert_eq!(rounds(&results[1]), vec![1, 2, 5, 6, 7, 8], "resting while the goal runs, then its most runs");
+        assert_eq!(record(&results[0]), Some((4, 4, Exit::Decided, 0)));
+        assert_eq!(record(&results[1]), Some((2, 2, Exit::Slower, 4)), "left the goals after round 2, 4 runs more");
+        // Until its observation is settled: the goals' record still.
+        let results = run(steady(2), &racing(2, 6, None), Some(&mut Observing { observed_to: 3 }), &mut |_| {});
+        assert_eq!(rounds(&results[1]), vec![1, 2, 5]);
+        assert_eq!(record(&results[1]), Some((2, 2, Exit::Slower, 1)));
+        // Until the budget: runs of 200 ms within 2.4 s. The warm-ups and first runs
+        // take 1.2 s and the goal's two rounds 0.4 s; the observation gets rounds in
+        // the 0.8 s left, and its record is still the goals'.
+        let sleeping = |_| Box::new(Sleeping(Duration::from_millis(200))) as Box<dyn CaseRuns>;
+        let cases: Vec<(Case, Box<dyn CaseRuns>)> = (0..2).map(|name| (case(4096 << name), sleeping(name))).collect();
+        let schedule = racing(2, 20, Some(Duration::from_millis(2400)));
+        let results = run(cases, &schedule, Some(&mut Observing { observed_to: 99 }), &mut |_| {});
+        let (runs, round, exit, observed) = record(&results[1]).unwrap();
+        assert_eq!((runs, round, exit), (2, 2, Exit::Slower), "the budget ended its runs, the goals its record");
+        assert!((1..=4).contains(&observed), "{observed} runs for the observation: 4 fit in 0.8 s");
     }
 }

@@ -47,14 +47,24 @@ pub struct Behind {
 /// One case's part in the race.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct CaseRace {
-    /// Its measured runs.
+    /// Its measured runs when the Answer's goals let it go: all of them, but for the
+    /// runs it got after that for the observations (`observed`).
     pub runs: u32,
-    /// The round after which it got no more runs (rounds count warm-ups, as `Run::round`).
+    /// The round after which the Answer's goals needed no more runs of it (rounds count
+    /// warm-ups, as `Run::round`).
     pub round: u32,
     pub exit: Exit,
     /// For `slower`: the goal it was furthest behind in, and by how much.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub behind: Option<Behind>,
+    /// Runs it got after that, for observations not yet settled, once no goal needed
+    /// the rounds (docs/racing.md, "The observations").
+    #[serde(default, skip_serializing_if = "is_zero")]
+    pub observed: u32,
+}
+
+fn is_zero(n: &u32) -> bool {
+    *n == 0
 }
 
 /// Where one goal stood when the rounds ended.

@@ -231,7 +231,7 @@ pub fn test<'a>(from: Side<'a>, to: Side<'a>) -> Option<Test<'a>> {
     let factor = CORRECTION.with_borrow_mut(|correction| match correction {
         Correction::Off => factor,
         Correction::Collect(tests) => {
-            tests.entry(key).or_insert(factor.p);
+            tests.entry(key).or_insert(factor);
             factor
         }
         Correction::Apply(adjusted) => adjusted.get(&key).map_or(factor, |&p| factor.adjusted(p)),
@@ -264,7 +264,7 @@ type TestKey = (String, Metric, String, Metric);
 /// the observations (see [`corrected`]).
 enum Correction {
     Off,
-    Collect(BTreeMap<TestKey, f64>),
+    Collect(BTreeMap<TestKey, Factor>),
     Apply(BTreeMap<TestKey, f64>),
 }
 
@@ -279,18 +279,33 @@ thread_local! {
 /// "Multiplicity"). Within it, [`holm_adjusted`] leaves tests as they are: a family's
 /// correction is contained in the correction over every test.
 pub fn corrected<T>(draw: impl Fn() -> T) -> (T, usize) {
-    CORRECTION.set(Correction::Collect(BTreeMap::new()));
-    let _ = draw();
-    let tests = match CORRECTION.replace(Correction::Off) {
-        Correction::Collect(tests) => tests,
-        _ => BTreeMap::new(),
-    };
+    let tests = collected(&draw);
     let count = tests.len();
-    let (keys, p): (Vec<TestKey>, Vec<f64>) = tests.into_iter().unzip();
+    let (keys, p): (Vec<TestKey>, Vec<f64>) = tests.into_iter().map(|(key, f)| (key, f.p)).unzip();
     CORRECTION.set(Correction::Apply(keys.into_iter().zip(holm(&p)).collect()));
     let drawn = draw();
     CORRECTION.set(Correction::Off);
     (drawn, count)
+}
+
+/// Every test `draw` makes, each pair of sides once, as made (uncorrected).
+fn collected<T>(draw: &impl Fn() -> T) -> BTreeMap<TestKey, Factor> {
+    CORRECTION.set(Correction::Collect(BTreeMap::new()));
+    let _ = draw();
+    match CORRECTION.replace(Correction::Off) {
+        Correction::Collect(tests) => tests,
+        _ => BTreeMap::new(),
+    }
+}
+
+/// Every test `draw` makes, judged as [`corrected`] judges them (Holm over all of
+/// them, each interval widened to match): the two cases' ids and the factor. What a
+/// race asks of the observations between rounds (docs/racing.md): which comparisons
+/// more runs could still settle.
+pub fn judged_tests<T>(draw: impl Fn() -> T) -> Vec<(String, String, Factor)> {
+    let tests = collected(&draw);
+    let p: Vec<f64> = tests.values().map(|f| f.p).collect();
+    tests.into_iter().zip(holm(&p)).map(|((key, factor), p)| (key.0, key.2, factor.adjusted(p))).collect()
 }
 
 impl<'a> Test<'a> {

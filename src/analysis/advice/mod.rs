@@ -50,7 +50,8 @@ pub(crate) mod testkit;
 
 use std::collections::HashMap;
 
-use crate::result::{Observation, Recommendation, ResultFile};
+use crate::result::{CaseResult, Observation, Recommendation, ResultFile};
+use crate::stats::significance::Verdict;
 use figures::{Finding, Measured};
 
 /// Kinds that say a figure may be wrong: before any effect, in this order.
@@ -78,17 +79,38 @@ fn drawn(result: &ResultFile) -> Vec<Observation> {
     findings.extend(suspicious::ci_missed(&measured));
     findings.extend(suspicious::first_run_outliers(&measured));
     findings.extend(carry_over::carry_over(&measured, result));
-    findings.extend(shape::knees(&measured));
-    findings.extend(shape::threads(&measured));
-    findings.extend(effects::states(&measured));
-    findings.extend(durability::costs(&measured));
-    findings.extend(durability::modes(&measured));
-    findings.extend(effects::direct(&measured));
-    findings.extend(effects::io_uring(&measured));
-    findings.extend(effects::mmap(&measured));
-    findings.extend(runtimes::overheads(&measured));
+    findings.extend(effects_of(&measured));
     findings.extend(small_writes::per_pattern(result));
     order(findings)
+}
+
+/// The observations that compare cases: an effect of one dimension, from a test
+/// between two cases' run times. The others (doubts, latency patterns) test nothing.
+fn effects_of(measured: &Measured) -> Vec<Finding> {
+    let mut findings = shape::knees(measured);
+    findings.extend(shape::threads(measured));
+    findings.extend(effects::states(measured));
+    findings.extend(durability::costs(measured));
+    findings.extend(durability::modes(measured));
+    findings.extend(effects::direct(measured));
+    findings.extend(effects::io_uring(measured));
+    findings.extend(effects::mmap(measured));
+    findings.extend(runtimes::overheads(measured));
+    findings
+}
+
+/// The comparisons the observations rest on that more runs could still settle, as the
+/// ids of their two cases: each test the observations make, judged among all of them
+/// as [`observations`] judges, whose interval neither excludes 1 nor lies within the
+/// equivalence `margin` (docs/racing.md, "The observations"). Of cases between a race's
+/// rounds, not yet in a result.
+pub fn unsettled(cases: &[CaseResult], margin: f64) -> Vec<(String, String)> {
+    let measured = Measured::of_cases(cases, margin);
+    figures::judged_tests(|| effects_of(&measured))
+        .into_iter()
+        .filter(|(_, _, factor)| factor.verdict(margin) == Verdict::Undecided)
+        .map(|(from, to, _)| (from, to))
+        .collect()
 }
 
 /// What of a result's stored conclusions differs from those drawn now, in words; None
@@ -217,5 +239,33 @@ mod tests {
         // One run: a figure, so a recommendation, but no test against anything.
         assert_eq!(answer.len(), 1);
         assert!(answer[0].text.ends_with("; the only candidate measured"), "{}", answer[0].text);
+    }
+
+    /// What a race asks of the observations between rounds: the comparisons more runs
+    /// could settle, judged among all of the observations' tests as the observations are.
+    #[test]
+    fn unsettled_names_the_comparisons_neither_shown_nor_tied() {
+        let pair = |case: &str, other: &str| (case.to_string(), other.to_string());
+        let result = Build::new()
+            .add(case("pwrite empty 1MiB t1 none"), &around(1.0))
+            // Twice as fast: shown.
+            .add(case("pwrite empty 1MiB t2 f2 none"), &around(0.5))
+            // The same within 5 % and calm: tied.
+            .add(case("pwrite prealloc 1MiB t1 none"), &around(1.0))
+            // 3 % faster on noisy runs: neither.
+            .add(case("pwrite overwrite 1MiB t1 none"), &[0.9, 1.05, 0.95, 1.0, 0.95])
+            .done();
+        assert_eq!(
+            unsettled(&result.cases, 0.05),
+            [pair("pwrite empty 1MiB t1 none", "pwrite overwrite 1MiB t1 none")]
+        );
+        // With a margin of 20 %, the noisy one is tied too.
+        assert_eq!(unsettled(&result.cases, 0.20), []);
+        // 5 % faster on calm runs: shown, though within the margin.
+        let shown = Build::new()
+            .add(case("pwrite empty 1MiB t1 none"), &[1.0, 1.02, 0.98, 1.01, 0.99])
+            .add(case("pwrite overwrite 1MiB t1 none"), &[0.95, 0.97, 0.93, 0.96, 0.94])
+            .done();
+        assert_eq!(unsettled(&shown.cases, 0.05), []);
     }
 }
