@@ -328,7 +328,15 @@ pub fn run<'a>(
                                     slot.left_goals.get_or_insert(LeftGoals { exit, behind, round, runs });
                                     slot.resting = !run;
                                 }
-                                (ready, call) => slot.resting = ready && call == Call::Rest,
+                                (ready, call) => {
+                                    slot.resting = ready && call == Call::Rest;
+                                    // Back in a goal's rounds (the runs the observations
+                                    // gave it moved it up its race): its record is the
+                                    // goals' again, from when they let it go next.
+                                    if ready {
+                                        slot.left_goals = None;
+                                    }
+                                }
                             }
                         }
                         goals = Some(referee.decided());
@@ -977,6 +985,32 @@ mod tests {
         fn decided(&self) -> (usize, usize) {
             (0, 1)
         }
+    }
+
+    /// Lets case 0 go for the observations after its first runs, takes it back into a
+    /// goal's rounds after round 3, and stops it decided at 5 runs.
+    struct Returning;
+
+    impl Referee for Returning {
+        fn judge(&mut self, round: u32, results: &[CaseResult]) -> Vec<Call> {
+            let call = match (round, results[0].runs.len()) {
+                (_, 5..) => Call::Stop(Exit::Decided, None),
+                (..=2, _) => Call::Observe { exit: Exit::Slower, behind: None, run: true },
+                _ => Call::Run,
+            };
+            vec![call]
+        }
+
+        fn decided(&self) -> (usize, usize) {
+            (0, 1)
+        }
+    }
+
+    #[test]
+    fn a_case_back_in_a_goals_rounds_has_the_goals_record_of_its_end() {
+        let results = run(steady(1), &racing(2, 10, None), Some(&mut Returning), &mut |_| {});
+        let race = results[0].race.clone().unwrap();
+        assert_eq!((race.runs, race.exit, race.observed), (5, Exit::Decided, 0), "{race:?}");
     }
 
     #[test]
