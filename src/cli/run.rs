@@ -114,7 +114,8 @@ pub struct RunArgs {
     /// Race the cases for the Answer's goals within this time, probe and calibration
     /// included (30s, 2m, 1m30s): every case gets a warm-up and --min-runs runs, then the
     /// rounds go only to cases still in contention for an open goal, up to --max-runs,
-    /// and stop when every goal is decided or the next round would pass the budget. none:
+    /// then what is left to observations not yet settled, and stop when nothing is open
+    /// or the next round would pass the budget. none:
     /// no racing, the suite's fixed runs or CI target [quick: 30s, or 1m on a device
     /// whose first runs alone take longer than 30s; full: none].
     #[arg(long, value_name = "DURATION|none")]

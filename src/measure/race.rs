@@ -1,8 +1,9 @@
 //! The referee of a race for the Answer's goals (docs/racing.md): after each round, the
 //! racing rule (`stats::race`) over each open goal's candidates still in its race; a
-//! case leaves the rounds once no open goal needs it, sits out a round while the goals
-//! it is in run their leaders and simplest contenders first, and the report says where
-//! each goal stood at the end.
+//! case leaves the goals' rounds once no open goal needs it, sits out a round while the
+//! goals it is in run their leaders and simplest contenders first, goes on after the
+//! goals while an observation not yet settled needs it, and the report says where each
+//! goal stood at the end.
 //!
 //! A goal is judged only once each candidate still in its race has its first runs
 //! (`min_runs`), so that no candidate is judged on fewer than the others. Once decided

@@ -15,7 +15,8 @@
 //! leaves at once with its error, and its runs so far are not reported.
 //!
 //! Racing (`Schedule::race`, docs/racing.md): every case gets `min_runs`, then after each
-//! round a [`Referee`] says which cases the Answer no longer needs, and those leave; the
+//! round a [`Referee`] says which cases the Answer no longer needs, and those leave or
+//! wait for the rounds the goals leave to the observations ([`Call::Observe`]); the
 //! others go on to `max_runs`. Before each round past the first runs, the round's cost
 //! (each case's mean run so far, everything around its timed span included) is held
 //! against the budget's end: a round that would end past it is not started.
