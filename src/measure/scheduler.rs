@@ -104,14 +104,6 @@ pub enum Call {
     Observe { exit: Exit, behind: Option<Behind>, run: bool },
 }
 
-/// Where the Answer's goals let a case go on for the observations ([`Call::Observe`]).
-struct LeftGoals {
-    exit: Exit,
-    behind: Option<Behind>,
-    round: u32,
-    runs: u32,
-}
-
 /// After a round, which cases the Answer still needs (see the module doc).
 pub trait Referee {
     /// `results` are every case's results so far, in the order of the cases (a case
@@ -212,8 +204,9 @@ struct Slot<'a> {
     end: Option<End>,
     /// Sits out the next round ([`Call::Rest`]).
     resting: bool,
-    /// The goals let it go, and it runs on for the observations.
-    left_goals: Option<LeftGoals>,
+    /// The goals let it go, and it runs on for the observations ([`Call::Observe`]):
+    /// its record as of then, `observed` counted at the end.
+    left_goals: Option<CaseRace>,
     /// Each run's wall time, everything around its timed span included: what a round
     /// of it costs the budget.
     walls: Vec<f64>,
@@ -326,7 +319,7 @@ pub fn run<'a>(
                                 (true, Call::Stop(exit, behind)) => slot.end = Some(End::Raced(exit, behind, round)),
                                 (true, Call::Observe { exit, behind, run }) => {
                                     let runs = slot.measured.len() as u32;
-                                    slot.left_goals.get_or_insert(LeftGoals { exit, behind, round, runs });
+                                    slot.left_goals.get_or_insert(CaseRace { runs, round, exit, behind, observed: 0 });
                                     slot.resting = !run;
                                 }
                                 (ready, call) => {
@@ -453,13 +446,7 @@ fn finish(mut slot: Slot, schedule: &Schedule, cpus: usize) -> CaseResult {
             // A case the goals let go on for the observations: its record is the goals',
             // whatever ended its runs after.
             let race = match (slot.end, slot.left_goals) {
-                (Some(End::Raced(..)), Some(left)) => Some(CaseRace {
-                    runs: left.runs,
-                    round: left.round,
-                    exit: left.exit,
-                    behind: left.behind,
-                    observed: measured - left.runs,
-                }),
+                (Some(End::Raced(..)), Some(left)) => Some(CaseRace { observed: measured - left.runs, ..left }),
                 (Some(End::Raced(exit, behind, round)), None) => {
                     Some(CaseRace { runs: measured, round, exit, behind, observed: 0 })
                 }
