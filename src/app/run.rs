@@ -19,7 +19,7 @@ use crate::export::wording::seconds_words;
 use crate::export::{self, text::Paint};
 use crate::measure::calibrate::Effort;
 use crate::measure::case_runs::RunSettings;
-use crate::measure::estimate;
+use crate::measure::estimate::{self, ReadBack};
 use crate::measure::peak::{peak_rss_bytes, reset_peak_rss};
 use crate::measure::race::GoalReferee;
 use crate::measure::scheduler::{Referee, Schedule};
@@ -57,7 +57,11 @@ pub(super) fn run(args: &RunArgs) -> Result<ExitCode, UsageError> {
     }
     let crash_target = if args.crash_check { Some(super::crash::run_target(&args.path)?) } else { None };
     let (scratch, target) = start_in(&args.path)?;
-    let verify = settings.verify.is_some();
+    let verify = match settings.verify {
+        None => ReadBack::None,
+        Some(verify) if verify.first_only => ReadBack::First,
+        Some(_) => ReadBack::Every,
+    };
     let slow_path_budget = suite.slow_path_budget.filter(|_| args.budget.is_none());
     let plan = (&cases[..], suite.latency.as_ref());
     let sizes: Vec<u64> = cases.iter().map(|case| case.bytes).collect();
@@ -197,7 +201,8 @@ fn slower_path_budget(
 }
 
 /// One line on stderr before the work starts: what will run, and about how long: the
-/// cases' runs with what they cost outside their timed spans (`verify`: the read-back),
+/// cases' runs with what they cost outside their timed spans (`verify`: which runs are
+/// read back),
 /// the latency cases, and the calibration first (`calibrates`). A race whose first runs
 /// alone would pass its budget on a path with a device behind it races within
 /// `slow_path_budget` instead, when given (the suite's, unless `--budget` was), and says
@@ -209,7 +214,7 @@ fn announce(
     slow_path_budget: Option<std::time::Duration>,
     target: &TargetInfo,
     scratch: &Scratch,
-    (verify, calibrates, wall): (bool, bool, Option<std::time::Duration>),
+    (verify, calibrates, wall): (ReadBack, bool, Option<std::time::Duration>),
 ) {
     let (least, most) = (schedule.warmup + schedule.min_runs, schedule.warmup + schedule.max_runs);
     let runs = if least == most { format!("{most} runs") } else { format!("{least} to {most} runs") };
@@ -219,7 +224,7 @@ fn announce(
     let latency_text =
         if latency_cases.is_empty() { String::new() } else { format!(" and {} latency cases", latency_cases.len()) };
     let mut estimated = String::new();
-    if let Some(probe) = estimate::probe(scratch, verify) {
+    if let Some(probe) = estimate::probe(scratch, verify != ReadBack::None) {
         let operations = latency.map_or(0, |plan| plan.operations());
         let mut fixed = estimate::estimate_latency(&latency_cases, operations, &probe);
         if calibrates {
@@ -227,8 +232,10 @@ fn announce(
             let device = target.block_device.is_some();
             fixed += estimate::estimate_calibration(effort.file_bytes, effort.file_runs, device, &probe);
         }
-        let (low, high) =
-            (estimate::estimate(cases, least, &probe, wall), estimate::estimate(cases, most, &probe, wall));
+        let (low, high) = (
+            estimate::estimate(cases, least, verify, &probe, wall),
+            estimate::estimate(cases, most, verify, &probe, wall),
+        );
         let probed = format!(
             "probe: {:.2} GB/s, {:.2} GB/s with fsync, {:.2} µs per call, {:.1} µs per commit",
             probe.buffered_bytes_per_second / 1e9,
@@ -272,13 +279,14 @@ fn announce(
     }
     let line = match schedule.race.and_then(|race| race.budget) {
         Some(budget) => format!(
-            "writebench: {} cases{latency_text} on {} ({}), raced for the Answer's goals within {}: a warm-up and {} \
-             runs each, then rounds only for the cases still in contention, up to {} runs, and what is left for the \
+            "writebench: {} cases{latency_text} on {} ({}), raced for the Answer's goals within {}: {}{} runs each, \
+             then rounds only for the cases still in contention, up to {} runs, and what is left for the \
              observations not yet settled",
             cases.len(),
             target.path,
             target.fs_type,
             seconds_words(budget.as_secs_f64()),
+            warm_ups(schedule.warmup),
             schedule.min_runs,
             schedule.max_runs
         ),
@@ -289,9 +297,25 @@ fn announce(
     eprintln!("{line}{estimated}");
 }
 
+/// "a warm-up and ", "3 warm-ups and ", or nothing under `--warmup 0`.
+fn warm_ups(count: u32) -> String {
+    match count {
+        0 => String::new(),
+        1 => "a warm-up and ".to_string(),
+        n => format!("{n} warm-ups and "),
+    }
+}
+
 #[cfg(test)]
 mod tests {
-    use super::slower_path_budget;
+    use super::{slower_path_budget, warm_ups};
+
+    #[test]
+    fn the_announcement_counts_the_warm_ups_asked_for() {
+        assert_eq!(format!("{}2 runs", warm_ups(0)), "2 runs");
+        assert_eq!(format!("{}2 runs", warm_ups(1)), "a warm-up and 2 runs");
+        assert_eq!(format!("{}2 runs", warm_ups(3)), "3 warm-ups and 2 runs");
+    }
     use std::time::Duration;
 
     #[test]

@@ -183,10 +183,40 @@ fn buffer_bytes(shape: Shape) -> f64 {
     each * shape.writers as f64
 }
 
-/// Expected wall time of `runs` runs of every case.
-/// `wall`: `--stonewall`, which ends each run's writing there (docs/scale.md).
-pub fn estimate(cases: &[Case], runs: u32, probe: &Probe, wall: Option<Duration>) -> Duration {
-    let seconds: f64 = cases.iter().map(|case| f64::from(runs) * walled_run_seconds(case, probe, wall)).sum();
+/// Which of a case's runs are read back (`measure::verify`): the probe times the read-back
+/// per byte, and a run pays it only when it is one of these.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum ReadBack {
+    /// None (`--no-verify`, or a plan without it).
+    None,
+    /// Each case's first measured run (the quick suite's default): once per case,
+    /// however many runs it gets.
+    First,
+    /// Every run, warm-ups included (`--verify`).
+    Every,
+}
+
+impl ReadBack {
+    /// How many of `runs` runs of a case are read back.
+    fn runs(self, runs: u32) -> u32 {
+        match self {
+            ReadBack::None => 0,
+            ReadBack::First => runs.min(1),
+            ReadBack::Every => runs,
+        }
+    }
+}
+
+/// Expected wall time of `runs` runs of every case, `read_back` saying which of them are
+/// read back. `wall`: `--stonewall`, which ends each run's writing there (docs/scale.md).
+pub fn estimate(cases: &[Case], runs: u32, read_back: ReadBack, probe: &Probe, wall: Option<Duration>) -> Duration {
+    let seconds: f64 = cases
+        .iter()
+        .map(|case| {
+            let (run, read) = walled_run_seconds(case, probe, wall);
+            f64::from(runs) * run + f64::from(read_back.runs(runs)) * read
+        })
+        .sum();
     Duration::from_secs_f64(seconds)
 }
 
@@ -224,19 +254,22 @@ pub fn estimate_calibration(bytes: u64, runs: u32, device: bool, probe: &Probe) 
     Duration::from_secs_f64(seconds)
 }
 
+/// A run of `case`, read back.
 fn run_seconds(case: &Case, probe: &Probe) -> f64 {
-    walled_run_seconds(case, probe, None)
+    let (run, read) = walled_run_seconds(case, probe, None);
+    run + read
 }
 
 /// A run of `case` whose writers stop at `wall`: the share of its bytes written by then
 /// is timed, written back and removed; its files are still made and prepared whole.
-fn walled_run_seconds(case: &Case, probe: &Probe, wall: Option<Duration>) -> f64 {
+/// Apart: what reading that share back adds, for the runs that are (`ReadBack`).
+fn walled_run_seconds(case: &Case, probe: &Probe, wall: Option<Duration>) -> (f64, f64) {
     let timed = timed_seconds(case, probe);
     let share = match wall {
         Some(wall) if timed > 0.0 => (wall.as_secs_f64() / timed).min(1.0),
         _ => 1.0,
     };
-    timed * share + untimed_seconds(case, probe, share)
+    (timed * share + untimed_seconds(case, probe, share), share * case.bytes as f64 * probe.verify_seconds_per_byte)
 }
 
 /// The timed spans of a run of `case`: write, its calls and commits, and the sync.
@@ -277,8 +310,9 @@ fn timed_seconds(case: &Case, probe: &Probe) -> f64 {
 }
 
 /// What a run costs outside its timed span: its files made and removed, their state
-/// prepared, a mode that never syncs synced afterwards, and the read-back; `written`
-/// is the share of the bytes the run writes (less than 1 under `--stonewall`).
+/// prepared, and a mode that never syncs synced afterwards (the read-back apart:
+/// `walled_run_seconds`); `written` is the share of the bytes the run writes (less than
+/// 1 under `--stonewall`).
 fn untimed_seconds(case: &Case, probe: &Probe, written: f64) -> f64 {
     let bytes = case.bytes as f64;
     let state = match case.state {
@@ -295,10 +329,7 @@ fn untimed_seconds(case: &Case, probe: &Probe, written: f64) -> f64 {
     let files = f64::from(case.files) * probe.seconds_per_file;
     let shape = Shape::new(case.threads, case.chunk_bytes, case.iov, case.queue_depth, case.bytes);
     let sources = buffer_bytes(shape) * probe.source_seconds_per_byte;
-    state
-        + files
-        + sources
-        + written * (writeback + bytes * (probe.removal_seconds_per_byte + probe.verify_seconds_per_byte))
+    state + files + sources + written * (writeback + bytes * probe.removal_seconds_per_byte)
 }
 
 /// `1 h 05 min`, `3 min 20 s`, `45 s`.
@@ -347,12 +378,15 @@ mod tests {
         // that never syncs is synced after the timed span: 1 s more at 0.5 GB/s.
         let overwrite = Case::new(write, FileState::Overwrite, 1_000_000, 1, Durability::None, 1_000_000_000);
         assert!((run_seconds(&overwrite, &probe) - (1.0 + 0.001 + 2.0 + 1.0)).abs() < 1e-9);
-        assert_eq!(estimate(std::slice::from_ref(&case), 3, &probe, None), Duration::from_secs_f64(6.003));
+        assert_eq!(
+            estimate(std::slice::from_ref(&case), 3, ReadBack::Every, &probe, None),
+            Duration::from_secs_f64(6.003)
+        );
         // Under --stonewall at a tenth of its timed span, a run writes a tenth of its bytes.
-        let walled = walled_run_seconds(&case, &probe, Some(Duration::from_secs_f64(0.2)));
+        let walled = walled_run_seconds(&case, &probe, Some(Duration::from_secs_f64(0.2))).0;
         let untimed = run_seconds(&case, &probe) - timed_seconds(&case, &probe);
         assert!((walled - (0.2 + untimed * 0.1)).abs() < 1e-6, "{walled}");
-        assert_eq!(walled_run_seconds(&case, &probe, Some(Duration::from_secs(60))), run_seconds(&case, &probe));
+        assert_eq!(walled_run_seconds(&case, &probe, Some(Duration::from_secs(60))).0, run_seconds(&case, &probe));
     }
 
     #[test]
@@ -388,6 +422,15 @@ mod tests {
         assert!((run_seconds(&empty, &probe) - (2.001 + 0.001 + 0.1 + 0.2)).abs() < 1e-9);
         let prealloc = Case { state: FileState::Prealloc, ..empty.clone() };
         assert!((run_seconds(&prealloc, &probe) - run_seconds(&empty, &probe) - 0.3).abs() < 1e-9);
+        // The quick suite reads back each case's first measured run only: 3 runs pay
+        // the 0.2 s once, `--verify` three times, and without a check never.
+        let one = std::slice::from_ref(&empty);
+        let three = 3.0 * (2.001 + 0.001 + 0.1);
+        for (read_back, reads) in [(ReadBack::First, 1.0), (ReadBack::Every, 3.0), (ReadBack::None, 0.0)] {
+            let seconds = estimate(one, 3, read_back, &probe, None).as_secs_f64();
+            assert!((seconds - (three + reads * 0.2)).abs() < 1e-6, "{read_back:?}: {seconds}");
+        }
+        assert_eq!(estimate(one, 0, ReadBack::First, &probe, None), Duration::ZERO, "no run, nothing read back");
         let two_files = empty.clone().with_threads(2, crate::plan::Layout::FilePerThread);
         // One more file (1 ms), and the 1000 calls shared by two threads (0.5 ms less).
         let more = run_seconds(&two_files, &probe) - run_seconds(&empty, &probe);
