@@ -73,8 +73,10 @@ impl GoalReferee {
     /// slower, which more runs may bring within the margin or show slower. The others in
     /// the race rest: more runs of them would not change the recommendation until the
     /// simpler ones are shown slower, and then they come back. A candidate with its
-    /// most runs made is no longer anyone's to run.
-    fn focus(&self, goal: &Goal, contest: &Contest, results: &[CaseResult]) -> Option<Vec<usize>> {
+    /// most runs made, or one that has stopped (`open`: its goals let it go while
+    /// their rounds went to others, and no observation kept it), is no longer anyone's
+    /// to run: a goal whose rounds would go only to such cases needs no rounds.
+    fn focus(&self, goal: &Goal, contest: &Contest, results: &[CaseResult], open: &[bool]) -> Option<Vec<usize>> {
         if !goal.judged {
             return None;
         }
@@ -87,7 +89,7 @@ impl GoalReferee {
             contest.members.iter().copied().filter(|&m| !goal.out.contains_key(&results[m].case.id)).collect();
         in_race.sort_by(|&a, &b| mean(a).total_cmp(&mean(b)));
         let pool = pooled_cv2(all.values().map(Vec::as_slice).filter(|t| t.len() >= 2));
-        let runnable = |m: &usize| (results[*m].runs.len() as u32) < self.max_runs;
+        let runnable = |m: &usize| open[*m] && (results[*m].runs.len() as u32) < self.max_runs;
         let mut focus: Vec<usize> = in_race.iter().take(2).copied().collect();
         if let (Some(order), Some(&leader)) = (simplest_first(contest, results), in_race.first()) {
             let leader_times = times(leader);
@@ -255,7 +257,7 @@ impl GoalReferee {
 }
 
 impl Referee for GoalReferee {
-    fn judge(&mut self, round: u32, results: &[CaseResult]) -> Vec<Call> {
+    fn judge(&mut self, round: u32, results: &[CaseResult], open: &[bool]) -> Vec<Call> {
         let contests = contests(results, self.margin);
         for contest in &contests {
             self.judge_goal(round, contest, results);
@@ -268,7 +270,7 @@ impl Referee for GoalReferee {
         for contest in &contests {
             let at = self.goals.iter().position(|g| g.key() == (contest.goal.clone(), contest.size));
             let goal = &self.goals[at.expect("every contest was judged")];
-            let focus = self.focus(goal, contest, results);
+            let focus = self.focus(goal, contest, results, open);
             for &m in &contest.members {
                 competing.insert(m);
                 let in_race = goal.decided.is_none() && !goal.out.contains_key(&results[m].case.id);
@@ -329,7 +331,12 @@ mod tests {
             Call::Stop(exit, _) => Some(exit),
             _ => None,
         };
-        referee.judge(round, &result.cases).into_iter().map(exit).collect()
+        referee.judge(round, &result.cases, &all_open(&result.cases)).into_iter().map(exit).collect()
+    }
+
+    /// Every case still able to run.
+    fn all_open(cases: &[CaseResult]) -> Vec<bool> {
+        vec![true; cases.len()]
     }
 
     /// What the goals said of a case: a case kept for the observations as stopped.
@@ -351,7 +358,8 @@ mod tests {
         let mut referee = referee();
         let calls = judge(&mut referee, 2, &result);
         assert_eq!(calls, vec![None, None, Some(Exit::Slower), Some(Exit::NoGoal)]);
-        let Call::Stop(exit, behind) = goals_call(referee.judge(2, &result.cases)[2].clone()) else {
+        let Call::Stop(exit, behind) = goals_call(referee.judge(2, &result.cases, &all_open(&result.cases))[2].clone())
+        else {
             panic!("the loser is kept")
         };
         assert_eq!(exit, Exit::Slower);
@@ -419,7 +427,8 @@ mod tests {
             .add(case("write overwrite 4KiB t1 end"), &[2.0, 2.02])
             .done();
         let mut referee = referee();
-        let calls: Vec<Call> = referee.judge(2, &result.cases).into_iter().map(goals_call).collect();
+        let calls: Vec<Call> =
+            referee.judge(2, &result.cases, &all_open(&result.cases)).into_iter().map(goals_call).collect();
         assert_eq!(calls[..2], [Call::Run, Call::Run], "the fastest is open between the two new-file cases");
         assert!(matches!(calls[2], Call::Stop(Exit::Decided, _)), "rewriting in place is won: {calls:?}");
         assert!(matches!(calls[3], Call::Stop(Exit::Slower, _)), "{calls:?}");
@@ -451,7 +460,8 @@ mod tests {
             .add(case("write empty 4KiB t1 end"), &[3.0, 3.1])
             .done();
         let mut referee = referee();
-        let calls: Vec<Call> = referee.judge(2, &result.cases).into_iter().map(goals_call).collect();
+        let calls: Vec<Call> =
+            referee.judge(2, &result.cases, &all_open(&result.cases)).into_iter().map(goals_call).collect();
         assert!(matches!(calls[5], Call::Stop(Exit::Slower, _)), "{calls:?}");
         assert_eq!(
             calls[..5],
@@ -463,6 +473,40 @@ mod tests {
         // most, none is kept resting, and all stop.
         let mut full = GoalReferee::new(2, 2, 0.05, Instant::now());
         assert!(judge(&mut full, 2, &result).iter().all(Option::is_some));
+    }
+
+    /// A case that has stopped never runs again (its goals let it go while their rounds
+    /// went to others, and no observation kept it), so the rounds never wait for it: a
+    /// goal whose rounds would go to it goes to the next, and one whose rounds would go
+    /// only to stopped cases needs none, so that the rounds the goals leave go to the
+    /// observations. Waiting for it had ended a run with 52 s of its 2 minutes left, its
+    /// goals undecided and its open cases marked decided.
+    #[test]
+    fn the_rounds_never_go_to_a_case_that_has_stopped() {
+        let result = Build::new()
+            .add(case("io_uring empty 1MiB qd32 t1 end"), &[1.00, 1.10])
+            .add(case("fwrite empty 1MiB t1 end"), &[1.02, 1.12])
+            .add(case("pwritev empty 1MiB x1 t1 end"), &[1.04, 1.14])
+            .add(case("write empty 1MiB t1 end"), &[1.08, 1.18])
+            .add(case("pwrite empty 64KiB t1 end"), &[1.09, 1.19])
+            .add(case("write empty 4KiB t1 end"), &[3.0, 3.1])
+            .done();
+        let calls = |open: &[bool]| -> Vec<Call> {
+            referee().judge(2, &result.cases, open).into_iter().map(goals_call).collect()
+        };
+        // pwritev, the one the Answer would recommend now, has stopped: the rounds go
+        // to the leader, the runner-up and the simplest still able to run.
+        let without_pwritev = calls(&[true, true, false, true, true, true]);
+        assert_ne!(without_pwritev[2], Call::Run, "{without_pwritev:?}");
+        assert_eq!(without_pwritev[..2], [Call::Run, Call::Run], "{without_pwritev:?}");
+        assert_eq!(without_pwritev[3], Call::Run, "write, the simplest: {without_pwritev:?}");
+        // Only pwrite in 64 KiB calls is left able to run: the rounds go to it.
+        let only_pwrite = calls(&[false, false, false, false, true, true]);
+        assert_eq!(only_pwrite[4], Call::Run, "{only_pwrite:?}");
+        // None of the goal's contenders can run: the goal needs no rounds, and no case
+        // is kept resting for it.
+        let none = calls(&[false, false, false, false, false, true]);
+        assert!(none.iter().all(|call| matches!(call, Call::Stop(..))), "{none:?}");
     }
 
     /// Focused rounds give some cases more runs than others: the leader and the margin
@@ -478,7 +522,7 @@ mod tests {
             .done();
         let mut referee = referee();
         assert_eq!(
-            referee.judge(2, &result.cases),
+            referee.judge(2, &result.cases, &all_open(&result.cases)),
             [Call::Run, Call::Run, Call::Rest, Call::Run, Call::Run],
             "io_uring leads at 1.00 (four runs), mmap follows; pwritev is the simplest within 5 % and write the \
              simplest; fwrite rests"
@@ -498,7 +542,7 @@ mod tests {
             .done();
         let mut referee = referee();
         assert_eq!(
-            referee.judge(2, &result.cases),
+            referee.judge(2, &result.cases, &all_open(&result.cases)),
             [Call::Run, Call::Run, Call::Run, Call::Rest],
             "write at 1.25x: p about 0.03 against the leader, 0.1 after Holm over three"
         );
@@ -517,7 +561,7 @@ mod tests {
             // Against one thread: twice as fast, shown.
             .add(case("pwrite empty 1MiB t2 f2 end"), &[0.5, 0.5, 0.5])
             .done();
-        let calls = referee().judge(2, &open.cases);
+        let calls = referee().judge(2, &open.cases, &all_open(&open.cases));
         assert_eq!(calls[..2], [Call::Run, Call::Run], "the fastest is open");
         assert_eq!(calls[2], Call::Observe { exit: Exit::NoGoal, behind: None, run: false }, "{calls:?}");
         assert_eq!(calls[3], Call::Stop(Exit::NoGoal, None), "its observation is settled");
@@ -526,7 +570,7 @@ mod tests {
             .add(case("write empty 1MiB t1 end"), &[1.01, 1.03])
             .add(case("write empty 1MiB t2 f2 end"), &[0.9, 1.0])
             .done();
-        let calls = referee().judge(2, &decided.cases);
+        let calls = referee().judge(2, &decided.cases, &all_open(&decided.cases));
         assert_eq!(
             calls,
             [

@@ -107,10 +107,11 @@ pub enum Call {
 /// After a round, which cases the Answer still needs (see the module doc).
 pub trait Referee {
     /// `results` are every case's results so far, in the order of the cases (a case
-    /// that stopped keeps its last ones); one call for each. Called only once some
-    /// running case has its first `min_runs`; a case with fewer keeps running whatever
-    /// is said.
-    fn judge(&mut self, round: u32, results: &[CaseResult]) -> Vec<Call>;
+    /// that stopped keeps its last ones), and `open` says of each whether it can still
+    /// run: a stopped case never runs again, whatever is said of it; one call for each.
+    /// Called only once some running case has its first `min_runs`; a case with fewer
+    /// keeps running whatever is said.
+    fn judge(&mut self, round: u32, results: &[CaseResult], open: &[bool]) -> Vec<Call>;
 
     /// Goals decided so far, of how many (for the progress bar).
     fn decided(&self) -> (usize, usize);
@@ -313,7 +314,8 @@ pub fn run<'a>(
                     let ready = |slot: &Slot| slot.end.is_none() && slot.measured.len() as u32 >= schedule.min_runs;
                     if slots.iter().any(ready) {
                         let partial: Vec<CaseResult> = slots.iter().map(|slot| slot.partial(cpus)).collect();
-                        let calls = referee.judge(round, &partial);
+                        let open: Vec<bool> = slots.iter().map(|slot| slot.end.is_none()).collect();
+                        let calls = referee.judge(round, &partial, &open);
                         for (slot, call) in slots.iter_mut().zip(calls) {
                             match (ready(slot), call) {
                                 (true, Call::Stop(exit, behind)) => slot.end = Some(End::Raced(exit, behind, round)),
@@ -759,7 +761,7 @@ mod tests {
     }
 
     impl Referee for Scripted {
-        fn judge(&mut self, round: u32, results: &[CaseResult]) -> Vec<Call> {
+        fn judge(&mut self, round: u32, results: &[CaseResult], _open: &[bool]) -> Vec<Call> {
             self.judged.push(round);
             (0..results.len())
                 .map(|i| {
@@ -785,7 +787,7 @@ mod tests {
     }
 
     impl Referee for Resting {
-        fn judge(&mut self, round: u32, results: &[CaseResult]) -> Vec<Call> {
+        fn judge(&mut self, round: u32, results: &[CaseResult], _open: &[bool]) -> Vec<Call> {
             let rests = |i: usize| i == 1 && self.rest_after.contains(&round);
             (0..results.len()).map(|i| if rests(i) { Call::Rest } else { Call::Run }).collect()
         }
@@ -926,7 +928,7 @@ mod tests {
     struct Watching(Vec<Vec<Status>>);
 
     impl Referee for Watching {
-        fn judge(&mut self, _round: u32, results: &[CaseResult]) -> Vec<Call> {
+        fn judge(&mut self, _round: u32, results: &[CaseResult], _open: &[bool]) -> Vec<Call> {
             self.0.push(results.iter().map(|r| r.status).collect());
             vec![Call::Run; results.len()]
         }
@@ -959,7 +961,7 @@ mod tests {
     }
 
     impl Referee for Observing {
-        fn judge(&mut self, _round: u32, results: &[CaseResult]) -> Vec<Call> {
+        fn judge(&mut self, _round: u32, results: &[CaseResult], _open: &[bool]) -> Vec<Call> {
             let goals_done = results[0].runs.len() >= 4;
             let first = if goals_done { Call::Stop(Exit::Decided, None) } else { Call::Run };
             let second = if results[1].runs.len() >= self.observed_to {
@@ -980,7 +982,7 @@ mod tests {
     struct Returning;
 
     impl Referee for Returning {
-        fn judge(&mut self, round: u32, results: &[CaseResult]) -> Vec<Call> {
+        fn judge(&mut self, round: u32, results: &[CaseResult], _open: &[bool]) -> Vec<Call> {
             let call = match (round, results[0].runs.len()) {
                 (_, 5..) => Call::Stop(Exit::Decided, None),
                 (..=2, _) => Call::Observe { exit: Exit::Slower, behind: None, run: true },
