@@ -3,6 +3,8 @@
 //! neighbours, device traffic, ceilings, residency), the runs wording and the size most
 //! cases write. The table, Markdown and HTML say the same things in the same words.
 
+// Said by the Answer's race lines too (analysis), and by the announcement (app).
+pub use crate::analysis::advice::words::seconds_words;
 use crate::analysis::summarize::case_ci_relative;
 use crate::plan::units::format_size;
 use crate::result::{CaseResult, ResultFile};
@@ -211,16 +213,6 @@ pub fn runs_wording(options: &serde_json::Value) -> String {
         None => {
             format!("{} runs (noisy: the 95 % CI of the mean wider than ±{:.0} %)", number("repeat"), 100.0 * NOISY_CI)
         }
-    }
-}
-
-/// "30 s", "1 min 30 s": a budget as the user would type it back.
-pub fn seconds_words(seconds: f64) -> String {
-    let whole = seconds.round() as u64;
-    match (whole / 60, whole % 60) {
-        (0, s) => format!("{s} s"),
-        (m, 0) => format!("{m} min"),
-        (m, s) => format!("{m} min {s} s"),
     }
 }
 

@@ -189,7 +189,8 @@ impl CaseResult {
 pub struct Observation {
     /// What kind of observation: `knee`, `threads`, `file-per-thread`, `state`,
     /// `durability-cost`, `durability-mode`, `direct`, `io_uring`, `mmap`, `latency`,
-    /// `suspicious-ceiling`, `ci-missed`, `first-run-outlier`; later `runtime` and
+    /// `suspicious-ceiling`, `ci-missed`, `first-run-outlier`, `race-open` (what a
+    /// race left of the observations' comparisons open); later `runtime` and
     /// `cpu-bound`.
     pub kind: String,
     /// One line a programmer can read, with its numbers.

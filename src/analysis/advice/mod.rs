@@ -68,7 +68,17 @@ pub fn observations(result: &ResultFile) -> Vec<Observation> {
 /// [`observations`], and how many tests they were corrected over: each comparison of
 /// two figures they made, counted once.
 pub fn counted_observations(result: &ResultFile) -> (Vec<Observation>, usize) {
-    figures::corrected(|| drawn(result))
+    let (mut observations, tests) = figures::corrected(|| drawn(result));
+    // Drawn apart: it judges the same tests again, which `corrected` cannot nest. Said
+    // after the doubts, before the effects it would settle.
+    if result.race.is_some() {
+        let open = unsettled(&result.cases, figures::equivalence_margin(result));
+        if let Some(left) = raced::observations_left(result, &open, tests) {
+            let at = observations.iter().position(|o| !DOUBTS.contains(&o.kind.as_str())).unwrap_or(observations.len());
+            observations.insert(at, left);
+        }
+    }
+    (observations, tests)
 }
 
 fn drawn(result: &ResultFile) -> Vec<Observation> {

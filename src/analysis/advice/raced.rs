@@ -5,7 +5,7 @@
 //! settle it.
 
 use crate::result::race::{Decision, GoalRace, RaceReport};
-use crate::result::{Recommendation, ResultFile};
+use crate::result::{Observation, Recommendation, ResultFile};
 
 /// Adds to each recommendation of an undecided goal how its race ended.
 pub fn annotate(result: &ResultFile, answer: &mut [Recommendation]) {
@@ -36,16 +36,63 @@ fn undecided_words(race: &RaceReport, goal: &GoalRace) -> String {
     };
     let spent = race.seconds.round();
     let (why, advice) = match race.budget_seconds {
-        Some(budget) if race.out_of_budget => {
-            // Twice the time spent, in whole minutes past one: rounds cost what the
-            // first ones did, and the candidates left need several each.
-            let more = (2.0 * spent.max(budget) / 60.0).ceil() as u64;
-            (format!("after {spent} s (budget {budget:.0} s)"), format!("give --budget {more}m to settle more of it"))
-        }
+        Some(budget) if race.out_of_budget => (
+            format!("after {spent} s (budget {budget:.0} s)"),
+            format!("give --budget {}m to settle more of it", more_budget(race, budget)),
+        ),
         _ => ("at the most runs a case gets".to_string(), "give --max-runs 20 to settle more of it".to_string()),
     };
     format!("race undecided {why}: {} of {} candidates left{within}; {advice}", goal.left.len(), goal.candidates)
 }
+
+/// The budget to suggest, in minutes: twice the time spent, in whole minutes past one.
+/// Rounds cost what the first ones did, and what is left needs several each.
+fn more_budget(race: &RaceReport, budget: f64) -> u64 {
+    (2.0 * race.seconds.round().max(budget) / 60.0).ceil() as u64
+}
+
+/// What the race left of the observations (docs/racing.md, "The observations"): how
+/// many of the comparisons they rest on (`tests` in all) are still open, `open` their
+/// cases, and what ended their rounds, so that a user knows that more budget would
+/// settle them. None for a result that did not race, or left none open.
+pub fn observations_left(result: &ResultFile, open: &[(String, String)], tests: usize) -> Option<Observation> {
+    let race = result.race.as_ref()?;
+    if open.is_empty() {
+        return None;
+    }
+    let max_runs = result.options.get("max_runs").and_then(|v| v.as_u64());
+    let runs = |id: &str| result.cases.iter().find(|c| c.case.id == id).map_or(0, |c| c.runs.len() as u64);
+    // A case of an open comparison runs on until it has its most runs: a comparison
+    // whose cases had room to run was ended by the budget.
+    let room = open.iter().any(|(a, b)| max_runs.is_none_or(|most| runs(a) < most || runs(b) < most));
+    let why = match race.budget_seconds {
+        Some(budget) if room && race.out_of_budget => format!(
+            "the budget ({}) ended the race with the Answer's goals still open, and the observations get only \
+             what the goals leave; give --budget {}m to settle more of them",
+            super::words::seconds_words(budget),
+            more_budget(race, budget)
+        ),
+        Some(budget) if room => format!(
+            "the budget ({}) ended their rounds; give --budget {}m to settle more of them",
+            super::words::seconds_words(budget),
+            more_budget(race, budget)
+        ),
+        _ => format!(
+            "their cases have their {} runs; give --max-runs 20 to settle more of them",
+            max_runs.map_or("most".to_string(), |most| most.to_string())
+        ),
+    };
+    let margin = 100.0 * super::figures::equivalence_margin(result);
+    let text = format!(
+        "the race left {} of the {tests} comparisons behind the observations open (neither shown nor within \
+         ±{margin:.0} %): {why}",
+        open.len()
+    );
+    Some(Observation { kind: RACE_OPEN.to_string(), text, figures: Vec::new(), comparison: None })
+}
+
+/// The kind of [`observations_left`]'s line.
+pub const RACE_OPEN: &str = "race-open";
 
 #[cfg(test)]
 mod tests {
@@ -132,6 +179,64 @@ mod tests {
             "{}",
             goal(&answer, "fastest").text
         );
+    }
+
+    /// After a race, the observations say how many of their comparisons are still
+    /// open and what would settle them: more budget where the budget ended the rounds
+    /// (with the goals still open, or after them), more runs a case where every open
+    /// comparison's cases have their most. Nothing without a race or with none open.
+    #[test]
+    fn a_raced_result_says_what_it_left_of_the_observations_open_and_how_to_settle_it() {
+        // Runs 20 % apart, alternating: comparisons of these cases stay open after two
+        // runs, after four and after ten.
+        let result = |runs: usize| {
+            let times = |a: f64, b: f64| (0..runs).map(|i| if i % 2 == 0 { a } else { b }).collect::<Vec<f64>>();
+            Build::new()
+                .add(case("pwrite empty 1MiB t1 end"), &times(0.50, 0.60))
+                .add(case("pwrite empty 64KiB t1 end"), &times(0.52, 0.62))
+                .add(case("pwrite empty 4KiB t1 end"), &times(2.0, 2.01))
+                .option("max_runs", serde_json::json!(10))
+                .done()
+        };
+        let left = |result: &ResultFile| -> Option<String> {
+            let observations = crate::analysis::advice::observations(result);
+            let at = observations.iter().position(|o| o.kind == RACE_OPEN)?;
+            let before = &observations[..at];
+            assert!(before.iter().all(|o| super::super::DOUBTS.contains(&o.kind.as_str())), "{observations:?}");
+            Some(observations[at].text.clone())
+        };
+        let mut unraced = result(2);
+        assert_eq!(left(&unraced), None, "no race: nothing to say of it");
+        unraced.race = Some(race(Decision::Undecided));
+        let text = left(&unraced).expect("two runs a case leave comparisons open");
+        let (_, tests) = crate::analysis::advice::counted_observations(&unraced);
+        let open = crate::analysis::advice::unsettled(&unraced.cases, 0.05);
+        assert!(!open.is_empty());
+        let counted = format!("the race left {} of the {tests} comparisons behind the observations open", open.len());
+        assert!(text.starts_with(&counted), "{text}");
+        assert!(
+            text.ends_with(
+                "(neither shown nor within ±5 %): the budget (30 s) ended the race with the Answer's goals still \
+                 open, and the observations get only what the goals leave; give --budget 2m to settle more of them"
+            ),
+            "{text}"
+        );
+        let mut after_goals = result(4);
+        let mut report = race(Decision::Won);
+        report.budget_seconds = Some(120.0);
+        after_goals.race = Some(report);
+        let text = left(&after_goals).expect("still open after 4 runs");
+        assert!(text.ends_with(": the budget (2 min) ended their rounds; give --budget 4m to settle more of them"));
+        let mut at_most = result(10);
+        at_most.race = Some(race(Decision::Won));
+        let text = left(&at_most).expect("still open after 10 runs");
+        assert!(text.ends_with(": their cases have their 10 runs; give --max-runs 20 to settle more of them"));
+        let mut settled = Build::new()
+            .add(case("pwrite empty 1MiB t1 end"), &around(0.5))
+            .add(case("pwrite empty 4KiB t1 end"), &around(2.0))
+            .done();
+        settled.race = Some(race(Decision::Won));
+        assert_eq!(left(&settled), None, "every comparison settled");
     }
 
     /// Each recommendation is told how its own goal's race ended: goals by name, and the

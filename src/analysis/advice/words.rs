@@ -110,6 +110,16 @@ pub fn seconds(value: f64) -> String {
     }
 }
 
+/// "30 s", "1 min 30 s": a budget as the user would type it back.
+pub fn seconds_words(seconds: f64) -> String {
+    let whole = seconds.round() as u64;
+    match (whole / 60, whole % 60) {
+        (0, s) => format!("{s} s"),
+        (m, 0) => format!("{m} min"),
+        (m, s) => format!("{m} min {s} s"),
+    }
+}
+
 /// A factor: two decimals under 2 (where 1.04 and 1.06 differ), one under 10, none above.
 pub fn factor(value: f64) -> String {
     if value < 2.0 {
