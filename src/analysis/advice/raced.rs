@@ -24,13 +24,14 @@ pub fn annotate(result: &ResultFile, answer: &mut [Recommendation]) {
 }
 
 /// "race undecided after 32 s (budget 30 s): 12 of 77 candidates left, at up to 1.60x the
-/// leader's time (pwrite empty 1MiB t1 end); give --budget 1m to settle more of it". The
+/// time of the leader, pwrite empty 1MiB t1 end; give --budget 1m to settle more of it". The
 /// factors, not their intervals: after two runs an interval can reach hundreds, which
 /// says only that two runs were not enough.
 fn undecided_words(race: &RaceReport, goal: &GoalRace) -> String {
     let furthest = goal.left.iter().filter_map(|l| l.factor).fold(0.0, f64::max);
     let within = if furthest > 0.0 {
-        format!(", at up to {furthest:.2}x the leader's time ({})", goal.left[0].case)
+        // The leader named after its title: in brackets it read as the case furthest behind.
+        format!(", at up to {furthest:.2}x the time of the leader, {}", goal.left[0].case)
     } else {
         String::new()
     };
@@ -139,8 +140,8 @@ mod tests {
         let text = &goal(&answer, "fastest").text;
         assert!(
             text.ends_with(
-                "; race undecided after 32 s (budget 30 s): 2 of 2 candidates left, at up to 1.02x the leader's time \
-                 (pwrite empty 1MiB t1 end); give --budget 2m to settle more of it"
+                "; race undecided after 32 s (budget 30 s): 2 of 2 candidates left, at up to 1.02x the time of the \
+                 leader, pwrite empty 1MiB t1 end; give --budget 2m to settle more of it"
             ),
             "{text}"
         );
