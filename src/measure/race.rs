@@ -446,19 +446,25 @@ mod tests {
         assert_eq!(referee.decided(), (0, 2));
     }
 
-    /// Once a goal is judged, the next round runs its leader, its runner-up, the one the
-    /// Answer would recommend now (the simplest not shown slower and measured within 5 %
-    /// of the leader) and the simplest not shown slower; the others still in its race rest.
-    #[test]
-    fn the_rounds_go_to_the_leader_the_runner_up_and_the_simplest_contenders() {
-        let result = Build::new()
+    /// Five close contenders for the new-file goals, from the most complex and fastest
+    /// to the simplest, and a clear loser in 4 KiB calls.
+    fn contenders() -> crate::result::ResultFile {
+        Build::new()
             .add(case("io_uring empty 1MiB qd32 t1 end"), &[1.00, 1.10])
             .add(case("fwrite empty 1MiB t1 end"), &[1.02, 1.12])
             .add(case("pwritev empty 1MiB x1 t1 end"), &[1.04, 1.14])
             .add(case("write empty 1MiB t1 end"), &[1.08, 1.18])
             .add(case("pwrite empty 64KiB t1 end"), &[1.09, 1.19])
             .add(case("write empty 4KiB t1 end"), &[3.0, 3.1])
-            .done();
+            .done()
+    }
+
+    /// Once a goal is judged, the next round runs its leader, its runner-up, the one the
+    /// Answer would recommend now (the simplest not shown slower and measured within 5 %
+    /// of the leader) and the simplest not shown slower; the others still in its race rest.
+    #[test]
+    fn the_rounds_go_to_the_leader_the_runner_up_and_the_simplest_contenders() {
+        let result = contenders();
         let mut referee = referee();
         let calls: Vec<Call> =
             referee.judge(2, &result.cases, &all_open(&result.cases)).into_iter().map(goals_call).collect();
@@ -483,14 +489,7 @@ mod tests {
     /// goals undecided and its open cases marked decided.
     #[test]
     fn the_rounds_never_go_to_a_case_that_has_stopped() {
-        let result = Build::new()
-            .add(case("io_uring empty 1MiB qd32 t1 end"), &[1.00, 1.10])
-            .add(case("fwrite empty 1MiB t1 end"), &[1.02, 1.12])
-            .add(case("pwritev empty 1MiB x1 t1 end"), &[1.04, 1.14])
-            .add(case("write empty 1MiB t1 end"), &[1.08, 1.18])
-            .add(case("pwrite empty 64KiB t1 end"), &[1.09, 1.19])
-            .add(case("write empty 4KiB t1 end"), &[3.0, 3.1])
-            .done();
+        let result = contenders();
         let calls = |open: &[bool]| -> Vec<Call> {
             referee().judge(2, &result.cases, open).into_iter().map(goals_call).collect()
         };
