@@ -275,17 +275,18 @@ thread_local! {
 /// Runs `draw` twice: once to gather every test it makes (each pair of sides once),
 /// then, after Holm's correction over all of them, again with each test judged at its
 /// adjusted p and its interval widened to match (`Factor::adjusted`). Returns what the
-/// second pass drew and how many tests were corrected over (docs/answer.md,
-/// "Multiplicity"). Within it, [`holm_adjusted`] leaves tests as they are: a family's
-/// correction is contained in the correction over every test.
-pub fn corrected<T>(draw: impl Fn() -> T) -> (T, usize) {
+/// second pass drew and every test it was corrected over, judged as [`judged_tests`]
+/// gives them (docs/answer.md, "Multiplicity"). Within it, [`holm_adjusted`] leaves
+/// tests as they are: a family's correction is contained in the correction over every
+/// test.
+pub fn corrected<T>(draw: impl Fn() -> T) -> (T, Vec<(String, String, Factor)>) {
     let tests = collected(&draw);
-    let count = tests.len();
+    let judged = judged(&tests);
     let (keys, p): (Vec<TestKey>, Vec<f64>) = tests.into_iter().map(|(key, f)| (key, f.p)).unzip();
     CORRECTION.set(Correction::Apply(keys.into_iter().zip(holm(&p)).collect()));
     let drawn = draw();
     CORRECTION.set(Correction::Off);
-    (drawn, count)
+    (drawn, judged)
 }
 
 /// Every test `draw` makes, each pair of sides once, as made (uncorrected).
@@ -303,9 +304,14 @@ fn collected<T>(draw: &impl Fn() -> T) -> BTreeMap<TestKey, Factor> {
 /// race asks of the observations between rounds (docs/racing.md): which comparisons
 /// more runs could still settle.
 pub fn judged_tests<T>(draw: impl Fn() -> T) -> Vec<(String, String, Factor)> {
-    let tests = collected(&draw);
+    judged(&collected(&draw))
+}
+
+/// Each of `tests` at its p adjusted by Holm over all of them: the two cases' ids and
+/// the factor, its interval widened to match.
+fn judged(tests: &BTreeMap<TestKey, Factor>) -> Vec<(String, String, Factor)> {
     let p: Vec<f64> = tests.values().map(|f| f.p).collect();
-    tests.into_iter().zip(holm(&p)).map(|((key, factor), p)| (key.0, key.2, factor.adjusted(p))).collect()
+    tests.iter().zip(holm(&p)).map(|((key, factor), p)| (key.0.clone(), key.2.clone(), factor.adjusted(p))).collect()
 }
 
 impl<'a> Test<'a> {

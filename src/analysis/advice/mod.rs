@@ -51,7 +51,7 @@ pub(crate) mod testkit;
 use std::collections::HashMap;
 
 use crate::result::{CaseResult, Observation, Recommendation, ResultFile};
-use crate::stats::significance::Verdict;
+use crate::stats::significance::{Factor, Verdict};
 use figures::{Finding, Measured};
 
 /// Kinds that say a figure may be wrong: before any effect, in this order.
@@ -68,11 +68,13 @@ pub fn observations(result: &ResultFile) -> Vec<Observation> {
 /// [`observations`], and how many tests they were corrected over: each comparison of
 /// two figures they made, counted once.
 pub fn counted_observations(result: &ResultFile) -> (Vec<Observation>, usize) {
-    let (mut observations, tests) = figures::corrected(|| drawn(result));
-    // Drawn apart: it judges the same tests again, which `corrected` cannot nest. Said
-    // after the doubts, before the effects it would settle.
+    let (mut observations, judged) = figures::corrected(|| drawn(result));
+    let tests = judged.len();
+    // The tests the correction judged are those the race judges between rounds
+    // (`unsettled`): of the observations, only the effects make any. Said after the
+    // doubts, before the effects it would settle.
     if result.race.is_some() {
-        let open = unsettled(&result.cases, figures::equivalence_margin(result));
+        let open = undecided(judged, figures::equivalence_margin(result));
         if let Some(left) = raced::observations_left(result, &open, tests) {
             let at = observations.iter().position(|o| !DOUBTS.contains(&o.kind.as_str())).unwrap_or(observations.len());
             observations.insert(at, left);
@@ -116,7 +118,12 @@ fn effects_of(measured: &Measured) -> Vec<Finding> {
 /// rounds, not yet in a result.
 pub fn unsettled(cases: &[CaseResult], margin: f64) -> Vec<(String, String)> {
     let measured = Measured::of_cases(cases, margin);
-    figures::judged_tests(|| effects_of(&measured))
+    undecided(figures::judged_tests(|| effects_of(&measured)), margin)
+}
+
+/// The two cases of each judged test neither shown nor within `margin`.
+fn undecided(judged: Vec<(String, String, Factor)>, margin: f64) -> Vec<(String, String)> {
+    judged
         .into_iter()
         .filter(|(_, _, factor)| factor.verdict(margin) == Verdict::Undecided)
         .map(|(from, to, _)| (from, to))
