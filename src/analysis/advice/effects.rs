@@ -16,11 +16,20 @@ use crate::plan::{Case, Durability, FileState};
 /// family: "`subject`: 1.10–1.60x faster in 5 of 9 cases; most `tag`: 1.20 → 1.92 GB/s
 /// (p < 0.001)", where `tag` names the case of the largest change. The figures are the
 /// means (bytes / mean time), whose ratio is the factor; the p is Holm's adjusted one.
-pub fn aggregate(kind: &str, subject: &str, tests: Vec<Test>, tag: &dyn Fn(&Case) -> String) -> Vec<Finding> {
+/// A test whose whole interval lies within ±`margin` is no effect at that margin, shown
+/// or not (docs/answer.md, "Tied, undecided, faster"), and is not counted as one.
+pub fn aggregate(
+    kind: &str,
+    subject: &str,
+    tests: Vec<Test>,
+    tag: &dyn Fn(&Case) -> String,
+    margin: f64,
+) -> Vec<Finding> {
     let adjusted = holm_adjusted(&tests);
     let mut findings = Vec::new();
     for gain in [true, false] {
-        let mut these: Vec<&Test> = adjusted.iter().filter(|t| t.significant() && t.gain() == gain).collect();
+        let mut these: Vec<&Test> =
+            adjusted.iter().filter(|t| t.significant() && !t.factor.equivalent(margin) && t.gain() == gain).collect();
         if these.is_empty() {
             continue;
         }
@@ -70,7 +79,7 @@ pub fn states(measured: &Measured) -> Vec<Finding> {
         // read as a contradiction of an Answer that recommends an empty one.
         let unit = if to == FileState::Prealloc { ", not counting the preallocation" } else { "" };
         let subject = format!("{} vs an empty one{unit}", state(to));
-        findings.extend(aggregate("state", &subject, tests, &|c| id_without(c, &[Token::State])));
+        findings.extend(aggregate("state", &subject, tests, &|c| id_without(c, &[Token::State]), measured.margin));
     }
     findings
 }
@@ -91,7 +100,13 @@ pub fn direct(measured: &Measured) -> Vec<Finding> {
             Commit::None => "O_DIRECT vs the page cache".to_string(),
             _ => format!("O_DIRECT vs the page cache, with {}, durable", mode(cached)),
         };
-        findings.extend(aggregate("direct", &subject, tests, &|c| id_without(c, &[Token::Durability])));
+        findings.extend(aggregate(
+            "direct",
+            &subject,
+            tests,
+            &|c| id_without(c, &[Token::Durability]),
+            measured.margin,
+        ));
     }
     findings
 }
@@ -113,8 +128,13 @@ pub fn io_uring(measured: &Measured) -> Vec<Finding> {
     for ((method, depth), tests) in families {
         let depth = depth.map(|d| format!(" ({d} in flight)")).unwrap_or_default();
         let subject = format!("{method}{depth} vs pwrite");
-        findings
-            .extend(aggregate("io_uring", &subject, tests, &|c| id_without(c, &[Token::Method, Token::QueueDepth])));
+        findings.extend(aggregate(
+            "io_uring",
+            &subject,
+            tests,
+            &|c| id_without(c, &[Token::Method, Token::QueueDepth]),
+            measured.margin,
+        ));
     }
     findings
 }
@@ -137,7 +157,7 @@ pub fn mmap(measured: &Measured) -> Vec<Finding> {
     let mut findings = Vec::new();
     for ((method, against), tests) in families {
         let subject = format!("{method} vs {against}");
-        findings.extend(aggregate("mmap", &subject, tests, &|c| id_without(c, &[Token::Method])));
+        findings.extend(aggregate("mmap", &subject, tests, &|c| id_without(c, &[Token::Method]), measured.margin));
     }
     findings
 }
@@ -175,6 +195,26 @@ mod tests {
             .add(case("pwrite prealloc 4KiB t1 end"), &[1.0, 0.97, 1.04, 0.99, 1.0])
             .done();
         assert!(states(&Measured::of(&insignificant)).is_empty());
+    }
+
+    /// 2 % faster on calm runs is shown (p < 0.001) but lies within the 5 % margin: no
+    /// effect at that margin, and not said as one; with a margin of 1 % it is.
+    #[test]
+    fn an_effect_within_the_margin_is_not_said_even_when_shown() {
+        let result = Build::new()
+            .add(case("pwrite empty 1MiB t1 end"), &around(1.0))
+            .add(case("pwrite prealloc 1MiB t1 end"), &around(0.98))
+            .done();
+        let mut measured = Measured::of(&result);
+        let shown =
+            test(Side::new(measured.cases[0], Metric::Buffered), Side::new(measured.cases[1], Metric::Buffered))
+                .unwrap();
+        assert!(shown.significant() && shown.factor.equivalent(0.05), "{:?}", shown.factor);
+        assert!(states(&measured).is_empty());
+        measured.margin = 0.01;
+        let said = states(&measured);
+        assert_eq!(said.len(), 1, "{said:?}");
+        assert!(said[0].observation.text.contains(": 1.02x faster in 1 of 1 cases"), "{}", said[0].observation.text);
     }
 
     #[test]

@@ -209,7 +209,8 @@ pub fn case_figures(case: &CaseResult) -> Vec<Figure> {
     [Metric::Buffered, Metric::Durable].into_iter().filter_map(|m| Side::new(case, m).figure()).collect()
 }
 
-/// Welch's test of `to` against `from`, with the factor `to` is faster by.
+/// Welch's test of `to` against `from`, with the factor `to` is faster by (paired, run by
+/// run, where both are one case's figures).
 #[derive(Debug, Clone, Copy)]
 pub struct Test<'a> {
     pub from: Side<'a>,
@@ -226,7 +227,14 @@ pub fn test<'a>(from: Side<'a>, to: Side<'a>) -> Option<Test<'a>> {
     if !comparable(from, to) {
         return None;
     }
-    let factor = significance::factor(&from.metric.times(from.case)?, &to.metric.times(to.case)?)?;
+    let (a, b) = (from.metric.times(from.case)?, to.metric.times(to.case)?);
+    // One case under two metrics (its write time against its write and sync) is two
+    // figures of the same runs: paired, run by run (`significance::paired_factor`).
+    let factor = if std::ptr::eq(from.case, to.case) {
+        significance::paired_factor(&a, &b)?
+    } else {
+        significance::factor(&a, &b)?
+    };
     let key = (from.id().to_string(), from.metric, to.id().to_string(), to.metric);
     let factor = CORRECTION.with_borrow_mut(|correction| match correction {
         Correction::Off => factor,
