@@ -385,6 +385,13 @@ mod tests {
         assert!(noisy.low < 0.6 && noisy.high > 0.9, "{noisy:?}");
         assert_eq!(paired_factor(&writes, &durable[..4]), None, "unequal runs are no pairs");
         assert_eq!(paired_factor(&[1.0], &[1.1]), None);
+        // Worked by hand, runs of 20–50 ms: each run's share of its mean, 0.8 and 1.2
+        // against 0.75 and 1.25, differ by ±0.05; their variance 0.005 over 2 runs.
+        let worked = paired_factor(&[0.02, 0.03], &[0.03, 0.05]).unwrap();
+        assert!((worked.factor - 0.625).abs() < 1e-12 && (worked.se - 0.05).abs() < 1e-12, "{worked:?}");
+        assert_eq!(worked.df, 1.0);
+        assert_eq!(paired_factor(&[-1.0, -1.2], &[1.0, 1.1]), None, "a time is never negative");
+        assert_eq!(paired_factor(&[1.0, 1.1], &[-1.0, -1.2]), None);
         let same = paired_factor(&writes, &writes).unwrap();
         assert_eq!((same.factor, same.p), (1.0, 1.0));
     }

@@ -172,6 +172,16 @@ mod tests {
             "{}",
             texts[1]
         );
+        // A sync of 1–3 % of the run: within the margin still, and its most said.
+        let small =
+            Build::new().synced(case("pwrite empty 1MiB t1 end"), &writes, &[0.02, 0.03, 0.01, 0.025, 0.015]).done();
+        let said = costs(&Measured::of(&small));
+        assert_eq!(said.len(), 1, "{said:?}");
+        assert!(
+            said[0].observation.text.contains(": the sync adds at most 3 % to the time of each; widest pwrite empty"),
+            "{}",
+            said[0].observation.text
+        );
         let apart = crate::stats::significance::factor(&writes, &writes.map(|w| w + 0.001)).unwrap();
         assert_eq!(apart.verdict(0.05), crate::stats::significance::Verdict::Undecided, "{apart:?}");
     }
