@@ -26,7 +26,9 @@ pub(super) fn show_tick(progress: &ProgressBar, tick: &Tick) {
     progress.set_length(tick.planned);
     progress.set_position(tick.done);
     let goals = tick.goals.map(|(decided, of)| format!("{decided} of {of} goals decided · ")).unwrap_or_default();
-    progress.set_message(format!("{goals}{}", tick.case.id));
+    // The goals let this case go: its run settles an observation, not a goal.
+    let purpose = if tick.observing { "for the observations: " } else { "" };
+    progress.set_message(format!("{goals}{purpose}{}", tick.case.id));
 }
 
 /// A spinner on a terminal (a hidden bar otherwise).

@@ -182,6 +182,9 @@ pub struct Tick<'a> {
     pub planned: u64,
     /// When racing: goals decided so far, of how many.
     pub goals: Option<(usize, usize)>,
+    /// When racing: the run was for the observations, the goals having let its case go
+    /// (docs/racing.md, "The observations").
+    pub observing: bool,
 }
 
 /// The shuffles draw from the seed on a stream of their own, so that the order does
@@ -277,7 +280,8 @@ pub fn run<'a>(
                     None => u64::from(slot.warmups) + u64::from(schedule.max_runs.max(1)),
                 })
                 .sum();
-            on_run(Tick { case: &slots[index].case, done: sequence, planned, goals });
+            let observing = slots[index].left_goals.is_some();
+            on_run(Tick { case: &slots[index].case, done: sequence, planned, goals, observing });
         };
     match schedule.order {
         Order::Interleaved => {
@@ -1007,8 +1011,14 @@ mod tests {
     fn a_case_kept_for_the_observations_runs_after_the_goals_and_keeps_the_goals_record() {
         let rounds = |r: &CaseResult| r.runs.iter().map(|run| run.round).collect::<Vec<u32>>();
         let record = |r: &CaseResult| r.race.clone().map(|race| (race.runs, race.round, race.exit, race.observed));
-        // Until its most runs: after the goal's rounds, round after round.
-        let results = run(steady(2), &racing(2, 6, None), Some(&mut Observing { observed_to: 99 }), &mut |_| {});
+        // Until its most runs: after the goal's rounds, round after round; the progress
+        // bar is told which runs are the observations'.
+        let mut observing = Vec::new();
+        let results = run(steady(2), &racing(2, 6, None), Some(&mut Observing { observed_to: 99 }), &mut |tick| {
+            observing.push((tick.case.chunk_bytes, tick.observing))
+        });
+        let observed: Vec<_> = observing.iter().filter(|(_, observing)| *observing).collect();
+        assert_eq!(observed, [&(8192, true); 4], "{observing:?}");
         assert_eq!(rounds(&results[0]), vec![1, 2, 3, 4]);
         assert_eq!(rounds(&results[1]), vec![1, 2, 5, 6, 7, 8], "resting while the goal runs, then its most runs");
         assert_eq!(record(&results[0]), Some((4, 4, Exit::Decided, 0)));
