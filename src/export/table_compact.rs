@@ -7,7 +7,7 @@
 use std::io::{self, Write};
 
 use crate::export::text::{Paint, WIDTH, wrap};
-use crate::export::wording::{cpu_note, detail_notes, noise_note};
+use crate::export::wording::{cpu_note, detail_notes, dirty_at_start, dirty_note, noise_note};
 use crate::plan::catalog;
 use crate::plan::units::format_size;
 use crate::result::{CaseResult, Run, Status};
@@ -54,6 +54,10 @@ pub struct Row {
     /// The "CPU-bound" note among `notes`, and the writers' median CPU share: said
     /// once above the table instead when every case of it has one (on tmpfs, all do).
     cpu: Option<(String, f64)>,
+    /// The "started with … dirty" note among `notes`, and the most bytes a run found
+    /// dirty: said once above the table when every case of it has one, as another
+    /// program's dirty pages on the machine give every case (a build just before).
+    dirty: Option<(String, f64)>,
     /// A file creation: its figures are µs per call, not GB/s (a 64 MiB ftruncate at
     /// 3 µs would read "24000 GB/s", which no data moved at).
     creation: bool,
@@ -86,6 +90,7 @@ pub fn row(result: &CaseResult, usual_size: u64) -> Row {
                 noisy: noise_note(result).is_some(),
                 notes: detail_notes(result),
                 cpu: cpu_note(result).map(|note| (note, crate::stats::median(&shares))),
+                dirty: dirty_note(result).zip(dirty_at_start(result)).map(|(note, (_, most))| (note, most as f64)),
                 creation: creates,
             }
         }
@@ -96,6 +101,7 @@ pub fn row(result: &CaseResult, usual_size: u64) -> Row {
                 noisy: false,
                 notes: vec![format!("{}: {reason}", status.name())],
                 cpu: None,
+                dirty: None,
                 creation: creates,
             }
         }
@@ -106,7 +112,18 @@ pub fn row(result: &CaseResult, usual_size: u64) -> Row {
 /// pass [`WIDTH`] move to the lines below the case's, indented.
 pub fn write(out: &mut dyn Write, rows: &[Row], paint: Paint) -> io::Result<()> {
     let rows = said_once(rows);
-    let rows = cpu_said_once(out, rows)?;
+    let cpu = |share: f64| format!("{:.0}", 100.0 * share.min(1.0));
+    let rows = said_once_above(out, rows, |row| &mut row.cpu, &|low, high| {
+        let range = if cpu(low) == cpu(high) { cpu(high) } else { format!("{}-{}", cpu(low), cpu(high)) };
+        format!("every case below is CPU-bound (writers on CPU {range} % of the time): the calls set the pace")
+    })?;
+    let rows = said_once_above(out, rows, |row| &mut row.dirty, &|_, most| {
+        format!(
+            "every case below had runs that started with dirty pages waiting, up to {} (earlier writeback \
+             overlapped them)",
+            format_size(most as u64)
+        )
+    })?;
     // A subsection of file creations only (the table groups them so) reads in µs.
     let unit = if !rows.is_empty() && rows.iter().all(|r| r.creation) { "µs/call" } else { "GB/s" };
     let header = ["case", unit, "durable", "of ceiling"].map(String::from);
@@ -156,33 +173,36 @@ pub fn write(out: &mut dyn Write, rows: &[Row], paint: Paint) -> io::Result<()> 
     Ok(())
 }
 
-/// Where every measured case of the table is CPU-bound, one line above it says so and
-/// the rows leave the note out: fifteen lines of "CPU-bound (writers on CPU 100 % of the
-/// time)" on tmpfs said nothing a line would not.
-fn cpu_said_once(out: &mut dyn Write, rows: Vec<Row>) -> io::Result<Vec<Row>> {
-    let measured: Vec<&Row> = rows.iter().filter(|row| !row.cells[1].is_empty()).collect();
-    let shares: Vec<f64> = measured.iter().filter_map(|row| row.cpu.as_ref().map(|cpu| cpu.1)).collect();
-    if measured.len() < 2 || shares.len() < measured.len() {
+/// Where every measured case of the table has the note `field` holds, one line above it
+/// says so, from the least and the most of the figure beside each note, and the rows
+/// leave the note out: fifteen lines of "CPU-bound (writers on CPU 100 % of the time)"
+/// on tmpfs said nothing a line would not.
+fn said_once_above(
+    out: &mut dyn Write,
+    mut rows: Vec<Row>,
+    field: impl Fn(&mut Row) -> &mut Option<(String, f64)>,
+    sentence: &dyn Fn(f64, f64) -> String,
+) -> io::Result<Vec<Row>> {
+    let mut figures = Vec::new();
+    let mut measured = 0;
+    for row in rows.iter_mut().filter(|row| !row.cells[1].is_empty()) {
+        measured += 1;
+        figures.extend(field(row).as_ref().map(|note| note.1));
+    }
+    if measured < 2 || figures.len() < measured {
         return Ok(rows);
     }
-    let percent = |share: f64| format!("{:.0}", 100.0 * share.min(1.0));
-    let (low, high) =
-        (shares.iter().copied().fold(f64::INFINITY, f64::min), shares.iter().copied().fold(0.0, f64::max));
-    let range =
-        if percent(low) == percent(high) { percent(high) } else { format!("{}-{}", percent(low), percent(high)) };
-    let text = format!("every case below is CPU-bound (writers on CPU {range} % of the time): the calls set the pace");
-    for line in wrapped(&text, "    ", "      ") {
+    let low = figures.iter().copied().fold(f64::INFINITY, f64::min);
+    let high = figures.iter().copied().fold(f64::NEG_INFINITY, f64::max);
+    for line in wrapped(&sentence(low, high), "    ", "      ") {
         writeln!(out, "{line}")?;
     }
-    Ok(rows
-        .into_iter()
-        .map(|mut row| {
-            if let Some((note, _)) = row.cpu.take() {
-                row.notes.retain(|n| *n != note);
-            }
-            row
-        })
-        .collect())
+    for row in &mut rows {
+        if let Some((note, _)) = field(row).take() {
+            row.notes.retain(|n| *n != note);
+        }
+    }
+    Ok(rows)
 }
 
 /// Rows whose case did not run for the same reason as the row above say "as above":
@@ -197,6 +217,7 @@ fn said_once(rows: &[Row]) -> Vec<Row> {
             noisy: row.noisy,
             notes: row.notes.clone(),
             cpu: row.cpu.clone(),
+            dirty: row.dirty.clone(),
             creation: row.creation,
         };
         if reason.is_some() && reason == previous {
@@ -396,6 +417,29 @@ mod tests {
         let text = rendered(&[row(&bound(0.97), 1 << 30), row(&measured("end", &[1.0, 1.0]), 1 << 30)]);
         assert!(!text.contains("every case"), "{text}");
         assert!(text.contains("pwrite 1MiB t1 end") && text.contains("CPU-bound (writers on CPU 97 % of the time)"));
+        assert!(text.lines().all(|line| line.chars().count() <= WIDTH), "{text}");
+    }
+
+    /// Another program's dirty pages (a build just before) give every case runs that
+    /// started dirty: one line above the table, not one under each case.
+    #[test]
+    fn a_dirty_start_every_case_has_is_said_once_above_the_table() {
+        let dirty = |mib: u64| {
+            let mut result = measured("end", &[1.0, 1.0]);
+            result.runs[0].dirty_before_bytes = Some(mib << 20);
+            result
+        };
+        // 1 GiB a run: dirty past a tenth of it.
+        let text = rendered(&[row(&dirty(150), 1 << 30), row(&dirty(310), 1 << 30)]);
+        assert!(
+            text.starts_with("    every case below had runs that started with dirty pages waiting, up to 310 MiB"),
+            "{text}"
+        );
+        assert_eq!(text.matches("dirty").count(), 1, "{text}");
+        // One case without: each says its own.
+        let text = rendered(&[row(&dirty(150), 1 << 30), row(&measured("end", &[1.0, 1.0]), 1 << 30)]);
+        assert!(!text.contains("every case"), "{text}");
+        assert!(text.contains("1 run started with up to 150 MiB dirty (earlier writeback overlapped)"), "{text}");
         assert!(text.lines().all(|line| line.chars().count() <= WIDTH), "{text}");
     }
 

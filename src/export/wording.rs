@@ -158,13 +158,19 @@ fn device_note(result: &CaseResult) -> Option<String> {
 }
 
 /// "2 runs started with 310 MiB dirty": earlier work's writeback overlapped them.
-fn dirty_note(result: &CaseResult) -> Option<String> {
+pub fn dirty_note(result: &CaseResult) -> Option<String> {
+    let (count, most) = dirty_at_start(result)?;
+    let runs = if count == 1 { "1 run".to_string() } else { format!("{count} runs") };
+    Some(format!("{runs} started with up to {} dirty (earlier writeback overlapped)", format_size(most)))
+}
+
+/// How many of a case's runs started with dirty pages waiting, and the most any found.
+pub fn dirty_at_start(result: &CaseResult) -> Option<(usize, u64)> {
     let bytes = result.case.bytes;
     let dirty: Vec<&crate::result::Run> = result.runs.iter().filter(|run| run.started_dirty(bytes)).collect();
     let most =
         dirty.iter().map(|run| run.dirty_before_bytes.unwrap_or(0) + run.writeback_before_bytes.unwrap_or(0)).max()?;
-    let runs = if dirty.len() == 1 { "1 run".to_string() } else { format!("{} runs", dirty.len()) };
-    Some(format!("{runs} started with up to {} dirty (earlier writeback overlapped)", format_size(most)))
+    Some((dirty.len(), most))
 }
 
 /// "CPU-bound (writers on CPU 97 % of the time)": the calls and copies, not the
