@@ -136,7 +136,7 @@ pub struct RunArgs {
 
     /// What "tied" means in the Answer: two strategies are tied only when the whole 95 %
     /// interval of their factor lies within ±PCT %; a difference neither shown nor ruled
-    /// out is "undecided".
+    /// out is "undecided". The observations call no effect one that lies within it.
     #[arg(long, value_name = "PCT", default_value_t = 5.0)]
     pub equivalence: f64,
 
