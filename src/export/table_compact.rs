@@ -7,7 +7,7 @@
 use std::io::{self, Write};
 
 use crate::export::text::{Paint, WIDTH, wrap};
-use crate::export::wording::{cpu_note, detail_notes, dirty_at_start, dirty_note, noise_note};
+use crate::export::wording::{cpu_note, detail_notes, dirty_at_start, dirty_words, noise_note};
 use crate::plan::catalog;
 use crate::plan::units::format_size;
 use crate::result::{CaseResult, Run, Status};
@@ -90,7 +90,7 @@ pub fn row(result: &CaseResult, usual_size: u64) -> Row {
                 noisy: noise_note(result).is_some(),
                 notes: detail_notes(result),
                 cpu: cpu_note(result).map(|note| (note, crate::stats::median(&shares))),
-                dirty: dirty_note(result).zip(dirty_at_start(result)).map(|(note, (_, most))| (note, most as f64)),
+                dirty: dirty_at_start(result).map(|(count, most)| (dirty_words(count, most), most as f64)),
                 creation: creates,
             }
         }

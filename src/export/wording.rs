@@ -158,10 +158,14 @@ fn device_note(result: &CaseResult) -> Option<String> {
 }
 
 /// "2 runs started with 310 MiB dirty": earlier work's writeback overlapped them.
-pub fn dirty_note(result: &CaseResult) -> Option<String> {
-    let (count, most) = dirty_at_start(result)?;
+fn dirty_note(result: &CaseResult) -> Option<String> {
+    dirty_at_start(result).map(|(count, most)| dirty_words(count, most))
+}
+
+/// [`dirty_note`]'s words for `count` runs that started with up to `most` bytes dirty.
+pub fn dirty_words(count: usize, most: u64) -> String {
     let runs = if count == 1 { "1 run".to_string() } else { format!("{count} runs") };
-    Some(format!("{runs} started with up to {} dirty (earlier writeback overlapped)", format_size(most)))
+    format!("{runs} started with up to {} dirty (earlier writeback overlapped)", format_size(most))
 }
 
 /// How many of a case's runs started with dirty pages waiting, and the most any found.
