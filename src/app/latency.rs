@@ -54,7 +54,9 @@ pub(super) fn latency(args: &LatencyArgs) -> Result<ExitCode, UsageError> {
     draw_conclusions(&mut result);
     let mut stdout = std::io::stdout().lock();
     let _ = export::latency_table::render(&result, &mut stdout)
-        .and_then(|()| export::answer::render(&result, &mut stdout, Paint::for_stdout()))
+        .and_then(|()| {
+            export::answer::render(&result, &mut stdout, Paint::for_stdout(), export::answer::View::default())
+        })
         .and_then(|()| stdout.flush());
     let exported = export::write_files(export::RESULT_FORMATS, &result, &args.export.paths());
     Ok(if any_ok && exported { ExitCode::SUCCESS } else { ExitCode::from(1) })

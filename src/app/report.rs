@@ -27,11 +27,19 @@ pub(super) fn report(args: &ReportArgs) -> Result<ExitCode, UsageError> {
     let command = result.options.get("command").and_then(|c| c.as_str());
     let printed = match command {
         Some("calibrate") => export::calibration::render(&result, &mut stdout),
-        Some("latency") => export::latency_table::render(&result, &mut stdout)
-            .and_then(|()| export::answer::render(&result, &mut stdout, Paint::for_stdout())),
-        _ => export::table::render(&result, &mut stdout, args.style.style(), Paint::for_stdout())
-            .and_then(|()| export::ranks::render(&result, &mut stdout))
-            .and_then(|()| export::answer::render(&result, &mut stdout, Paint::for_stdout())),
+        Some("latency") => export::latency_table::render(&result, &mut stdout).and_then(|()| {
+            export::answer::render(&result, &mut stdout, Paint::for_stdout(), export::answer::View::default())
+        }),
+        _ => {
+            let head = if args.table {
+                export::table::render(&result, &mut stdout, args.style.style(), Paint::for_stdout())
+            } else {
+                export::answer::render_header(&result, &mut stdout)
+            };
+            let view = export::answer::View { explain: args.explain, pointer: !args.table };
+            head.and_then(|()| export::ranks::render(&result, &mut stdout))
+                .and_then(|()| export::answer::render(&result, &mut stdout, Paint::for_stdout(), view))
+        }
     };
     let _ = printed.and_then(|()| stdout.flush());
     Ok(ExitCode::SUCCESS)

@@ -123,16 +123,23 @@ pub(super) fn run(args: &RunArgs) -> Result<ExitCode, UsageError> {
     Ok(show_and_export(&result, args, Paint::for_stdout()))
 }
 
-/// A run's result on stdout (the table unless `--quiet`, the per-rank section of an
+/// A run's result on stdout (a header, or the table with `--table`; the per-rank section of an
 /// `--mpi` run, the Answer) and in the files asked for. 0 when a case was measured and
 /// every file was written, else 1.
 pub(super) fn show_and_export(result: &ResultFile, args: &RunArgs, paint: Paint) -> ExitCode {
     let any_ok = result.cases.iter().any(|r| r.status == Status::Ok);
     let mut stdout = std::io::stdout().lock();
-    let table = if args.quiet { Ok(()) } else { export::table::render(result, &mut stdout, args.style.style(), paint) };
-    let _ = table
+    let view = export::answer::View { explain: args.explain, pointer: !args.table };
+    let head = if args.table {
+        export::table::render(result, &mut stdout, args.style.style(), paint)
+    } else if args.quiet {
+        Ok(())
+    } else {
+        export::answer::render_header(result, &mut stdout)
+    };
+    let _ = head
         .and_then(|()| export::ranks::render(result, &mut stdout))
-        .and_then(|()| export::answer::render(result, &mut stdout, paint))
+        .and_then(|()| export::answer::render(result, &mut stdout, paint, view))
         .and_then(|()| stdout.flush());
     let exported = export::write_files(export::RESULT_FORMATS, result, &args.export.paths());
     if any_ok && exported { ExitCode::SUCCESS } else { ExitCode::from(1) }

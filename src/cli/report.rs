@@ -12,7 +12,8 @@ use crate::result::ResultFile;
 
 pub const EXAMPLES: &str = "\
 Examples:
-  writebench report q.json                          the table and the answer again
+  writebench report q.json                          the answer again
+  writebench report q.json --table --explain        every case, then the answer and the rule behind it
   writebench report q.json --export-html q.html     charts, observations, table and context in one page
   writebench report q.json --export-markdown q.md --export-csv q.csv";
 
@@ -29,6 +30,14 @@ pub struct ReportArgs {
     /// max ) lines).
     #[arg(long, value_enum, default_value_t = StyleName::Compact)]
     pub style: StyleName,
+
+    /// Print every case's figures before the Answer.
+    #[arg(long)]
+    pub table: bool,
+
+    /// Under each goal of the Answer, the rule behind its pick.
+    #[arg(long)]
+    pub explain: bool,
 }
 
 impl ReportArgs {

@@ -163,9 +163,19 @@ pub struct RunArgs {
     #[command(flatten)]
     pub export: ExportArgs<RunExports>,
 
-    /// Print only the Answer (recommendations and key observations), not the table.
+    /// Print only the Answer (each goal in three lines, and the first observations).
     #[arg(long)]
     pub quiet: bool,
+
+    /// Print every case's figures before the Answer (by default only the Answer shows;
+    /// the exports always hold every case).
+    #[arg(long, conflicts_with = "quiet")]
+    pub table: bool,
+
+    /// Under each goal of the Answer, the rule behind its pick: what it was compared
+    /// with, the race's state, and what its figure leaves out.
+    #[arg(long)]
+    pub explain: bool,
 
     /// The table on stdout. compact: one line per case within 100 columns (median, its
     /// interval, durable figure, share of the ceiling); classic: ( min: a, mean ± sd,

@@ -1,6 +1,6 @@
-//! The "Answer" section on the terminal: the recommendation for each goal, then the
-//! first observations, each one line with its numbers. It renders what the result
-//! holds (`answer`, `observations`) and derives nothing.
+//! The "Answer" section on the terminal: each goal at a glance (three lines at most,
+//! docs/answer.md), the first observations, and where the rest is. It renders what the
+//! result holds (`answer`, `observations`) and derives nothing.
 
 use std::io::{self, Write};
 
@@ -8,47 +8,90 @@ use crate::export::text::{Paint, WIDTH, wrap};
 use crate::result::ResultFile;
 
 /// Observations shown on the terminal; the JSON export holds them all.
-pub const SHOWN: usize = 8;
+pub const SHOWN: usize = 5;
 
-pub fn render(result: &ResultFile, out: &mut dyn Write, paint: Paint) -> io::Result<()> {
+/// What the terminal shows beside each goal's three lines.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub struct View {
+    /// The rule behind each pick, the race's state and the caveats (`--explain`).
+    pub explain: bool,
+    /// Where the table and the exports are, said after the observations (a run without
+    /// `--table`).
+    pub pointer: bool,
+}
+
+/// The header a run's output opens with when the table (which has its own) is not
+/// shown: what was measured where, the statistic, and the caveats said once.
+pub fn render_header(result: &ResultFile, out: &mut dyn Write) -> io::Result<()> {
+    let target = &result.target;
+    let size = crate::plan::units::format_size(crate::export::wording::most_common_size(result));
+    let measured = result.cases.iter().filter(|c| c.status == crate::result::Status::Ok).count();
+    let time = match &result.race {
+        Some(race) => format!(", raced for {:.0} s", race.seconds),
+        None => String::new(),
+    };
+    let mut lines = vec![
+        format!(
+            "# writebench on {} ({}): {measured} strategies measured, {size} per run{time}",
+            target.path, target.fs_type
+        ),
+        "figures: bytes (or operations) over the mean run time, with its 95 % range in brackets".to_string(),
+    ];
+    if let Some(note) = crate::export::document::target_note(result) {
+        lines.push(format!("note: {note}"));
+    }
+    for line in lines {
+        for wrapped in wrap(&line, WIDTH) {
+            writeln!(out, "{wrapped}")?;
+        }
+    }
+    Ok(())
+}
+
+pub fn render(result: &ResultFile, out: &mut dyn Write, paint: Paint, view: View) -> io::Result<()> {
     writeln!(out, "\n{}\n", paint.heading("## Answer"))?;
-    let fs_type = result.target.fs_type.as_str();
-    if result.target.memory_filesystem() {
-        writeln!(out, "note: {fs_type} keeps files in memory; a sync there makes nothing durable\n")?;
-    } else if let Some(note) = crate::export::document::ram_backed(&result.target) {
-        // Named by what holds the data, not by the filesystem's name (docs/results.md).
-        for line in wrap(&format!("note: {note}"), WIDTH) {
+    if result.answer.is_empty() {
+        for line in wrap(crate::export::document::no_goal(), WIDTH) {
             writeln!(out, "{line}")?;
         }
-        writeln!(out)?;
-    }
-    if result.answer.is_empty() {
-        writeln!(
-            out,
-            "No goal answered: no measured case writes one file from one writer or from several, commits small \
-             writes or saves a file durably (a file per thread or per rank answers none of them)."
-        )?;
     }
     for recommendation in &result.answer {
         let title = format!("{}:", crate::export::document::goal_title(&recommendation.goal));
         writeln!(out, "{}", paint.heading(&title))?;
-        for line in wrap(&recommendation.text, WIDTH - 4) {
-            writeln!(out, "    {line}")?;
+        match crate::export::glance::lines(recommendation) {
+            Some(lines) => {
+                for (number, line) in lines.iter().enumerate() {
+                    let line = if number == 0 { paint.good(line) } else { line.clone() };
+                    for wrapped in wrap(&line, WIDTH - 2) {
+                        writeln!(out, "  {wrapped}")?;
+                    }
+                }
+            }
+            // Saved before the glance: its sentence, as it was.
+            None => {
+                for line in wrap(&recommendation.text, WIDTH - 2) {
+                    writeln!(out, "  {line}")?;
+                }
+            }
+        }
+        if view.explain {
+            let glance = recommendation.glance.as_ref();
+            let caveats = glance.map(|g| g.caveats.clone()).unwrap_or_default();
+            let why = std::iter::once(format!("why: {}", recommendation.text)).chain(caveats);
+            for part in why {
+                for (number, line) in wrap(&part, WIDTH - 6).iter().enumerate() {
+                    let lead = if number == 0 { "    - " } else { "      " };
+                    writeln!(out, "{lead}{line}")?;
+                }
+            }
         }
     }
     let total = result.observations.len();
     let shown = total.min(SHOWN);
-    // The raw count of tests, said once: every p and interval below is corrected over it.
-    let corrected = match result.observation_tests {
-        Some(tests) if tests > 1 => format!(", Holm-corrected over {tests} tests"),
-        _ => String::new(),
-    };
     if total > shown {
-        writeln!(out, "\nObservations (the first {shown} of {total}{corrected}; all of them in the JSON export):")?;
-    } else if corrected.is_empty() {
-        writeln!(out, "\nObservations:")?;
+        writeln!(out, "\nObservations (the first {shown} of {total}; all of them in the exports):")?;
     } else {
-        writeln!(out, "\nObservations ({}):", corrected.trim_start_matches(", "))?;
+        writeln!(out, "\nObservations:")?;
     }
     if total == 0 {
         writeln!(out, "  none: no case differed significantly from one it can be compared with")?;
@@ -59,12 +102,26 @@ pub fn render(result: &ResultFile, out: &mut dyn Write, paint: Paint) -> io::Res
             writeln!(out, "{lead}{line}")?;
         }
     }
+    if shown > 0 {
+        writeln!(out, "{}", crate::export::document::ID_LEGEND)?;
+    }
+    if view.pointer {
+        writeln!(out)?;
+        for line in wrap(
+            "Every case: --table; the rule behind each pick: --explain; all of it in a file: --export-html, \
+             --export-markdown, --export-json or --export-csv FILE.",
+            WIDTH,
+        ) {
+            writeln!(out, "{line}")?;
+        }
+    }
     Ok(())
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::result::glance::{Alternative, Certainty, Glance, Shown};
     use crate::result::{Figure, Observation, Recommendation};
 
     fn result(observations: usize) -> ResultFile {
@@ -82,6 +139,7 @@ mod tests {
                 text: format!("observation {n}"),
                 figures: vec![],
                 comparison: None,
+                numbers: Default::default(),
             })
             .collect();
         let best = Figure {
@@ -104,26 +162,131 @@ mod tests {
             verdict: None,
             fastest: None,
             crash_checked: None,
+            glance: None,
         }];
         result
     }
 
     fn rendered(result: &ResultFile) -> String {
         let mut out = Vec::new();
-        render(result, &mut out, Paint::PLAIN).unwrap();
+        render(result, &mut out, Paint::PLAIN, View::default()).unwrap();
         String::from_utf8(out).unwrap()
     }
 
+    fn header(result: &ResultFile) -> String {
+        let mut out = Vec::new();
+        render_header(result, &mut out).unwrap();
+        String::from_utf8(out).unwrap()
+    }
+
+    fn glance(certainty: Certainty) -> Glance {
+        let figure = Shown {
+            value: 1.9e9,
+            low: Some(1.8e9),
+            high: Some(2.0e9),
+            unit: "bytes/s".into(),
+            runs: 5,
+            well_measured: true,
+        };
+        let naive = Alternative {
+            case: "write empty 4KiB t1 end".into(),
+            action: "write 4 KiB".into(),
+            value: 1.2e9,
+            factor: 1.58,
+            low: 1.4,
+            high: 1.8,
+            p_value: 0.001,
+        };
+        Glance {
+            action: "pwrite in 1 MiB calls into a preallocated file, then one fsync".into(),
+            figure,
+            certainty,
+            gain: Some(naive),
+            naive_itself: false,
+            not_applicable: None,
+            caveats: vec!["counting its fallocate: 1.70 GB/s".into()],
+        }
+    }
+
+    fn next(factor: f64, low: f64, high: f64) -> Alternative {
+        Alternative {
+            case: "writev prealloc 64KiB x128 t1 end".into(),
+            action: "writev 64 KiB × 128".into(),
+            value: 1.5e9,
+            factor,
+            low,
+            high,
+            p_value: 0.01,
+        }
+    }
+
     #[test]
-    fn recommendations_wrap_and_at_most_eight_observations_show() {
+    fn recommendations_wrap_and_at_most_five_observations_show() {
         let text = rendered(&result(11));
-        assert!(text.starts_with("\n## Answer\n\nOne big file, durable at the end:\n    pwrite in 1 MiB"), "{text}");
+        assert!(text.starts_with("\n## Answer\n\nOne big file, durable at the end:\n  pwrite in 1 MiB"), "{text}");
         assert!(text.lines().all(|line| line.chars().count() <= WIDTH), "{text}");
-        assert!(text.contains("(p = 0.40)"), "{text}");
-        assert!(text.contains("Observations (the first 8 of 11; all of them in the JSON export):"), "{text}");
-        assert!(text.contains("  - observation 7\n") && !text.contains("observation 8"), "{text}");
+        assert!(text.contains("(p = 0.40)"), "a result saved before glances shows its sentence: {text}");
+        assert!(text.contains("Observations (the first 5 of 11; all of them in the exports):"), "{text}");
+        assert!(text.contains("  - observation 4\n") && !text.contains("observation 5"), "{text}");
+        assert!(text.contains("(case ids: method"), "a legend wherever ids may appear: {text}");
         let few = rendered(&result(2));
         assert!(few.contains("\nObservations:\n  - observation 0\n  - observation 1\n"), "{few}");
+    }
+
+    /// Each goal at a glance: its action and figure with its range, how sure, the gain
+    /// over the naive way; three lines, whatever the certainty.
+    #[test]
+    fn a_goal_at_a_glance_is_three_lines_in_plain_words() {
+        let mut one = result(0);
+        let cases = [
+            (
+                Certainty::Clear { next: next(1.3, 1.2, 1.4) },
+                "  clearly the fastest: 1.30x the next, writev 64 KiB × 128 (1.50 GB/s)",
+            ),
+            (
+                Certainty::AsFast { other: next(0.98, 0.96, 1.0), margin: 0.05 },
+                "  as fast as the fastest measured, within 5 %, and simpler: writev 64 KiB × 128 (1.50 GB/s)",
+            ),
+            (
+                Certainty::NotSettled {
+                    other: next(1.02, 0.85, 1.2),
+                    up_to: Some(0.18),
+                    settle: Some("try --budget 1m".into()),
+                },
+                "  not settled: writev 64 KiB × 128 may be up to 18 % faster; try --budget 1m",
+            ),
+            (Certainty::Alone, "  the only strategy measured for this goal"),
+        ];
+        for (certainty, second) in cases {
+            one.answer[0].glance = Some(glance(certainty));
+            let text = rendered(&one);
+            let lines: Vec<&str> =
+                text.lines().skip_while(|l| !l.starts_with("One big file")).skip(1).take(3).collect();
+            assert_eq!(
+                lines[0],
+                "  pwrite in 1 MiB calls into a preallocated file, then one fsync: 1.90 GB/s (1.80–2.00)"
+            );
+            assert_eq!(lines[1], second);
+            assert_eq!(lines[2], "  1.58x faster than the naive way (write 4 KiB: 1.20 GB/s)");
+            assert!(!text.contains("p = 0.40"), "the sentence waits for --explain: {text}");
+        }
+        let mut out = Vec::new();
+        render(&one, &mut out, Paint::PLAIN, View { explain: true, pointer: true }).unwrap();
+        let explained = String::from_utf8(out).unwrap();
+        assert!(explained.contains("    - why: pwrite in 1 MiB calls"), "{explained}");
+        assert!(explained.contains("    - counting its fallocate: 1.70 GB/s"), "{explained}");
+        assert!(explained.contains("Every case: --table"), "{explained}");
+    }
+
+    #[test]
+    fn a_durable_goal_on_memory_says_it_does_not_apply_and_nothing_else() {
+        let mut one = result(0);
+        let mut not = glance(Certainty::Alone);
+        not.not_applicable = Some("not applicable here: nothing on tmpfs survives a power loss".into());
+        one.answer[0].glance = Some(not);
+        let text = rendered(&one);
+        assert!(text.contains("One big file, durable at the end:\n  not applicable here: nothing on tmpfs"), "{text}");
+        assert!(!text.contains("GB/s"), "no durable figure: {text}");
     }
 
     #[test]
@@ -137,12 +300,12 @@ mod tests {
     }
 
     #[test]
-    fn an_empty_result_says_so_and_tmpfs_is_noted() {
+    fn an_empty_result_says_so_and_tmpfs_is_noted_in_the_header() {
         let mut empty = result(0);
         empty.answer.clear();
         empty.target.fs_type = "tmpfs".into();
         let text = rendered(&empty);
-        assert!(text.contains("note: tmpfs keeps files in memory"), "{text}");
+        assert!(header(&empty).contains("note: tmpfs keeps files in memory"), "{}", header(&empty));
         assert!(text.contains("No goal answered"), "{text}");
         assert!(text.contains("  none: no case differed significantly"), "{text}");
     }
@@ -151,10 +314,10 @@ mod tests {
     fn a_filesystem_over_ram_is_noted_by_what_holds_its_data() {
         let mut ext4 = result(1);
         ext4.target.fs_type = "ext4".into();
-        assert!(!rendered(&ext4).contains("note:"), "a backing not recorded says nothing");
+        assert!(!header(&ext4).contains("note:"), "a backing not recorded says nothing");
         ext4.target.backing = crate::context::backing::Backing::Ram;
         ext4.target.backing_chain = "ext4 on /dev/loop3, a file on tmpfs".into();
-        let text = rendered(&ext4);
+        let text = header(&ext4);
         let joined = text.split_whitespace().collect::<Vec<_>>().join(" ");
         assert!(
             joined.contains(
@@ -165,6 +328,6 @@ mod tests {
         );
         assert!(text.lines().all(|line| line.chars().count() <= WIDTH), "{text}");
         ext4.target.backing = crate::context::backing::Backing::Device;
-        assert!(!rendered(&ext4).contains("note:"), "on a device: no note");
+        assert!(!header(&ext4).contains("note:"), "on a device: no note");
     }
 }

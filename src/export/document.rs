@@ -127,6 +127,16 @@ pub fn goal_title(goal: &str) -> String {
     }
 }
 
+/// What a run says when no goal could be answered.
+pub fn no_goal() -> &'static str {
+    "No goal answered: no measured case writes one file from one writer or from several, commits small \
+     writes or saves a file durably (a file per thread or per rank answers none of them)."
+}
+
+/// How to read a case id, wherever ids appear (at most three lines, docs/usage.md).
+pub const ID_LEGEND: &str =
+    "  (case ids: method, state, chunk, xN buffers a call, qdN in flight, tN threads, fN files, mode)";
+
 /// What to say when the result has no observations.
 pub fn no_observations(result: &ResultFile) -> &'static str {
     if result.schema == "writebench.v1" {

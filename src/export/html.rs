@@ -76,13 +76,27 @@ fn answer(result: &ResultFile, out: &mut dyn Write) -> io::Result<()> {
         writeln!(out, "<ul class=\"answer\">")?;
         for recommendation in &result.answer {
             let tied = if recommendation.tied { "<span class=\"tied\">tied</span>" } else { "" };
-            writeln!(
-                out,
-                "<li><span class=\"goal\">{}</span>{tied}<br>{}\n<span class=\"numbers\">{}</span>",
-                text(&document::goal_title(&recommendation.goal)),
-                text(&recommendation.text),
-                text(&document::figure_text(&recommendation.best))
-            )?;
+            let goal = text(&document::goal_title(&recommendation.goal)).into_owned();
+            match crate::export::glance::lines(recommendation) {
+                // The three lines head the goal; the rule behind the pick is folded below.
+                Some(lines) => {
+                    let lines: Vec<String> = lines.iter().map(|line| text(line).into_owned()).collect();
+                    writeln!(
+                        out,
+                        "<li><span class=\"goal\">{goal}</span><br><span class=\"glance\">{}</span>\n\
+                         <details><summary>Why</summary>{}\n<span class=\"numbers\">{}</span>",
+                        lines.join("<br>"),
+                        text(&recommendation.text),
+                        text(&document::figure_text(&recommendation.best))
+                    )?;
+                }
+                None => writeln!(
+                    out,
+                    "<li><span class=\"goal\">{goal}</span>{tied}<br>{}\n<span class=\"numbers\">{}</span>",
+                    text(&recommendation.text),
+                    text(&document::figure_text(&recommendation.best))
+                )?,
+            }
             for (against, comparison) in
                 [("runner-up", &recommendation.runner_up), ("naive way", &recommendation.naive)]
             {
@@ -90,6 +104,9 @@ fn answer(result: &ResultFile, out: &mut dyn Write) -> io::Result<()> {
                     let line = format!("against the {against}: {}", document::comparison_text(comparison));
                     writeln!(out, "<span class=\"numbers\">{}</span>", text(&line))?;
                 }
+            }
+            if recommendation.glance.is_some() {
+                writeln!(out, "</details>")?;
             }
             writeln!(out, "</li>")?;
         }

@@ -81,6 +81,7 @@ fn text_from_the_result_is_escaped_everywhere() {
         text: hostile.into(),
         figures: vec![figure.clone()],
         comparison: Some(comparison.clone()),
+        numbers: Default::default(),
     }];
     result.answer = vec![Recommendation {
         goal: hostile.into(),
@@ -92,6 +93,7 @@ fn text_from_the_result_is_escaped_everywhere() {
         verdict: None,
         fastest: None,
         crash_checked: None,
+        glance: None,
     }];
     let html = page(&result);
     assert!(!html.contains("<img"), "{html}");

@@ -127,9 +127,21 @@ pub fn render(result: &ResultFile, out: &mut dyn Write) -> io::Result<()> {
         writeln!(out, "{}", document::no_answer(result))?;
     }
     for recommendation in &result.answer {
-        let tied = if recommendation.tied { " (tied)" } else { "" };
         let goal = escape(&document::goal_title(&recommendation.goal));
-        writeln!(out, "- **{goal}**{tied}: {}", escape(&recommendation.text))?;
+        match crate::export::glance::lines(recommendation) {
+            // The three lines first, as on the terminal; the rule behind the pick under them.
+            Some(lines) => {
+                writeln!(out, "- **{goal}**: {}", escape(&lines[0]))?;
+                for line in &lines[1..] {
+                    writeln!(out, "  {}", escape(line))?;
+                }
+                writeln!(out, "  <br>*Why:* {}", escape(&recommendation.text))?;
+            }
+            None => {
+                let tied = if recommendation.tied { " (tied)" } else { "" };
+                writeln!(out, "- **{goal}**{tied}: {}", escape(&recommendation.text))?;
+            }
+        }
     }
     if !result.crash.is_empty() {
         writeln!(

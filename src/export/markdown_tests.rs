@@ -125,12 +125,19 @@ fn observations_answer_and_context_as_stored_and_escaped() {
     assert!(empty.contains("- filesystem: ext4\n"), "{empty}");
     assert!(empty.contains("```bash\nwritebench run /data\n```"), "{empty}");
     result.observations = vec![
-        Observation { kind: "knee".into(), text: "write needs 64 KiB".into(), figures: vec![], comparison: None },
+        Observation {
+            kind: "knee".into(),
+            text: "write needs 64 KiB".into(),
+            figures: vec![],
+            comparison: None,
+            numbers: Default::default(),
+        },
         Observation {
             kind: "state".into(),
             text: "<script>alert(1)</script> [link](http://x) *bold*".into(),
             figures: vec![],
             comparison: None,
+            numbers: Default::default(),
         },
     ];
     let best = crate::result::Figure {
@@ -151,6 +158,7 @@ fn observations_answer_and_context_as_stored_and_escaped() {
         verdict: None,
         fastest: None,
         crash_checked: None,
+        glance: None,
     }];
     result.options["argv"][0] = "/build/target/release/writebench".into();
     result.options["note"] = "````".into();

@@ -10,6 +10,7 @@ pub mod compare_html;
 pub mod crash;
 pub mod csv;
 pub mod document;
+pub mod glance;
 pub mod html;
 pub mod json;
 pub mod latency_table;

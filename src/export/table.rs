@@ -89,7 +89,7 @@ pub fn render(result: &ResultFile, out: &mut dyn Write, style: Style, paint: Pai
                 }
                 Style::Compact => {
                     let rows: Vec<compact::Row> = in_family.map(|c| compact::row(c, usual_size)).collect();
-                    compact::write(out, &rows, paint)?;
+                    compact::write(out, &rows, paint, !result.target.memory_filesystem())?;
                 }
             }
         }

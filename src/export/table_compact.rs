@@ -6,12 +6,14 @@
 
 use std::io::{self, Write};
 
+use crate::analysis::advice::glance::shown_of;
 use crate::export::text::{Paint, WIDTH, wrap};
 use crate::export::wording::{cpu_note, detail_notes, dirty_at_start, dirty_words, noise_note};
 use crate::plan::catalog;
 use crate::plan::units::format_size;
+use crate::result::glance::{Shown, WIDE_RANGE};
 use crate::result::{CaseResult, Run, Status};
-use crate::stats::ci_relative_half_width;
+use crate::stats::Summary;
 
 /// Where the notes that do not fit a case's line start.
 const CONTINUATION: &str = "        ";
@@ -19,8 +21,8 @@ const CONTINUATION: &str = "        ";
 /// The legend above the table: what the figures are and how a case's id is read.
 pub fn legend(runs_wording: &str) -> Vec<String> {
     [
-        "GB/s: the median run, ± the 95 % CI of the mean time as a share of it; durable includes \
-         the sync (— where the mode never syncs)"
+        "GB/s: bytes over the mean run time, its 95 % range in brackets, as in the Answer; durable \
+         includes the sync (— where the mode never syncs)"
             .to_string(),
         format!("runs: {runs_wording}"),
         "a case: method, chunk, xN buffers a call, qdN requests in flight, tN threads, fN files \
@@ -72,23 +74,34 @@ pub fn row(result: &CaseResult, usual_size: u64) -> Row {
     match (result.status, result.stats) {
         (Status::Ok, Some(buffered)) => {
             let write: Vec<f64> = result.runs.iter().map(Run::write_time).collect();
-            let bytes = result.case.bytes as f64;
-            let shown = |median: f64, seconds: &[f64]| match creates {
-                true => per_call(bytes / median, seconds),
-                false => figure(median, seconds),
+            let mut poorly = None;
+            let mut shown = |summary: &Summary, seconds: &[f64]| match creates {
+                true => per_call(seconds),
+                false => {
+                    let shown = shown_of(summary, "bytes/s");
+                    if !shown.well_measured {
+                        poorly = Some(format!("not measured well enough ({} runs)", shown.runs));
+                    }
+                    figure(&shown)
+                }
             };
+            let buffered_cell = shown(&buffered, &write);
             let durable = match result.durable_stats {
                 Some(durable) => {
                     let seconds: Vec<f64> = result.runs.iter().map(Run::durable_time).collect();
-                    shown(durable.median, &seconds)
+                    shown(&durable, &seconds)
                 }
                 None => "—".to_string(),
             };
             let shares: Vec<f64> = result.runs.iter().map(|run| run.cpu_share).collect();
+            let mut notes = detail_notes(result);
+            // Too wide a range says more than "noisy", and is said instead of it.
+            let noisy = poorly.is_none() && noise_note(result).is_some();
+            notes.splice(0..0, poorly);
             Row {
-                cells: [label, shown(buffered.median, &write), durable, ceiling(result)],
-                noisy: noise_note(result).is_some(),
-                notes: detail_notes(result),
+                cells: [label, buffered_cell, durable, ceiling(result)],
+                noisy,
+                notes,
                 cpu: cpu_note(result).map(|note| (note, crate::stats::median(&shares))),
                 dirty: dirty_at_start(result).map(|(count, most)| (dirty_words(count, most), most as f64)),
                 creation: creates,
@@ -110,8 +123,15 @@ pub fn row(result: &CaseResult, usual_size: u64) -> Row {
 
 /// The rows of one subsection under a header of their own, aligned; notes that would
 /// pass [`WIDTH`] move to the lines below the case's, indented.
-pub fn write(out: &mut dyn Write, rows: &[Row], paint: Paint) -> io::Result<()> {
-    let rows = said_once(rows);
+/// `durable` false leaves the durable column out: on a filesystem that keeps its files
+/// in memory, no figure is durable (the exports keep what the syncs measured).
+pub fn write(out: &mut dyn Write, rows: &[Row], paint: Paint, durable: bool) -> io::Result<()> {
+    let mut rows = said_once(rows);
+    if !durable {
+        for row in &mut rows {
+            row.cells[2].clear();
+        }
+    }
     let cpu = |share: f64| format!("{:.0}", 100.0 * share.min(1.0));
     let rows = said_once_above(out, rows, |row| &mut row.cpu, &|low, high| {
         let range = if cpu(low) == cpu(high) { cpu(high) } else { format!("{}-{}", cpu(low), cpu(high)) };
@@ -126,14 +146,15 @@ pub fn write(out: &mut dyn Write, rows: &[Row], paint: Paint) -> io::Result<()> 
     })?;
     // A subsection of file creations only (the table groups them so) reads in µs.
     let unit = if !rows.is_empty() && rows.iter().all(|r| r.creation) { "µs/call" } else { "GB/s" };
-    let header = ["case", unit, "durable", "of ceiling"].map(String::from);
+    let header = ["case", unit, if durable { "durable" } else { "" }, "of ceiling"].map(String::from);
     let width = |column: usize| {
         rows.iter().map(|r| r.cells[column].chars().count()).chain([header[column].chars().count()]).max().unwrap_or(0)
     };
     let widths = [width(0), width(1), width(2), width(3)];
     let line_of = |cells: &[String; 4]| {
+        let gap = if durable { "  " } else { "" };
         format!(
-            "    {:<w0$}  {:>w1$}  {:>w2$}  {:<w3$}",
+            "    {:<w0$}  {:>w1$}{gap}{:>w2$}  {:<w3$}",
             cells[0],
             cells[1],
             cells[2],
@@ -254,24 +275,28 @@ fn short_id(result: &CaseResult) -> String {
     words.join(" ")
 }
 
-/// "4.65 ±2.1 %": the median in GB/s to three significant digits, and the half-width of
-/// the 95 % CI of the mean time relative to it (none from a single run); whole percent
-/// from 10 % up, where a tenth says nothing.
-fn figure(median_bytes_per_s: f64, seconds: &[f64]) -> String {
-    with_interval(significant(median_bytes_per_s * 1e-9), seconds)
+/// "4.65 (4.51–4.80)": bytes over the mean time in GB/s to three significant digits,
+/// and the 95 % range of that figure (none from a single run, or where the range is too
+/// wide to mean anything: a note says so).
+fn figure(shown: &Shown) -> String {
+    let value = significant(shown.value * 1e-9);
+    match (shown.low, shown.high) {
+        (Some(low), Some(high)) if shown.well_measured => {
+            format!("{value} ({}–{})", significant(low * 1e-9), significant(high * 1e-9))
+        }
+        _ => value,
+    }
 }
 
-/// A creation's median time per call in µs, with the same relative interval as a rate.
-fn per_call(median_seconds: f64, seconds: &[f64]) -> String {
-    with_interval(significant(median_seconds * 1e6), seconds)
-}
-
-/// "4.65 ±2.1 %": the interval of the mean run time, relative, the same for a rate.
-fn with_interval(median: String, seconds: &[f64]) -> String {
-    match ci_relative_half_width(seconds) {
-        Some(half) if half.is_finite() && half >= 0.1 => format!("{median} ±{:.0} %", 100.0 * half),
-        Some(half) if half.is_finite() => format!("{median} ±{:.1} %", 100.0 * half),
-        _ => median,
+/// A creation's mean time per call in µs, with the 95 % range of the mean time.
+fn per_call(seconds: &[f64]) -> String {
+    let Some(times) = Summary::of(seconds) else { return String::new() };
+    let value = significant(times.mean * 1e6);
+    match (times.ci95_low, times.ci95_high) {
+        (Some(low), Some(high)) if low > 0.0 && high / low <= WIDE_RANGE => {
+            format!("{value} ({}–{})", significant(low * 1e6), significant(high * 1e6))
+        }
+        _ => value,
     }
 }
 
@@ -319,7 +344,7 @@ mod tests {
 
     fn rendered(rows: &[Row]) -> String {
         let mut out = Vec::new();
-        write(&mut out, rows, Paint::PLAIN).unwrap();
+        write(&mut out, rows, Paint::PLAIN, true).unwrap();
         String::from_utf8(out).unwrap()
     }
 
@@ -327,11 +352,14 @@ mod tests {
     fn a_line_names_the_case_without_its_state_and_gives_median_and_interval() {
         let row = row(&measured("end", &[1.0, 1.0, 1.0]), 1 << 30);
         assert_eq!(row.cells[0], "pwrite 1MiB t1 end");
-        assert_eq!(row.cells[1], "1.07 ±0.0 %", "1 GiB in 1 s");
-        assert_eq!(row.cells[2], "0.976 ±0.0 %", "1 GiB in 1.1 s with the sync");
+        assert_eq!(row.cells[1], "1.07 (1.07–1.07)", "1 GiB in 1 s");
+        assert_eq!(row.cells[2], "0.976 (0.976–0.976)", "1 GiB in 1.1 s with the sync");
         let none = super::row(&measured("none", &[1.0, 1.1, 0.9]), 1 << 30);
         assert_eq!(none.cells[2], "—", "nothing synced, no durable figure");
-        assert_eq!(none.cells[1], "1.07 ±25 %", "whole percent from 10 % up");
+        assert_eq!(none.cells[1], "1.07 (0.860–1.43)", "bytes over the mean time, and its range");
+        let wide = super::row(&measured("none", &[0.1, 1.9]), 1 << 30);
+        assert_eq!(wide.cells[1], "1.07", "a range past 10x is no figure");
+        assert_eq!(wide.notes[0], "not measured well enough (2 runs)");
         let other_size = super::row(&measured("none", &[1.0]), 1 << 20);
         assert_eq!(other_size.cells[0], "pwrite 1MiB t1 none (1 GiB)");
         assert_eq!(other_size.cells[1], "1.07", "one run: no interval");
@@ -371,7 +399,7 @@ mod tests {
         let text = rendered(&[quiet, busy]);
         let lines: Vec<&str> = text.lines().collect();
         assert!(lines[0].starts_with("    case") && lines[0].ends_with("notes"), "{text}");
-        assert!(lines[1].contains("0.976 ±0.0 %") && lines[1].ends_with("  threads spread 6 %"), "{text}");
+        assert!(lines[1].contains("0.976 (0.976–0.976)") && lines[1].ends_with("  threads spread 6 %"), "{text}");
         assert!(lines[2].ends_with("noisy"), "noisy stays beside the figures: {text}");
         assert!(lines[3].starts_with("        another process busy"), "{text}");
         assert!(lines.len() >= 5, "three long notes take more than one line: {text}");

@@ -5,6 +5,7 @@
 use serde::{Deserialize, Serialize};
 
 pub mod crash;
+pub mod glance;
 pub mod metric;
 pub mod race;
 mod ring_record;
@@ -201,6 +202,10 @@ pub struct Observation {
     /// The comparison it states, where it compares two cases.
     #[serde(default)]
     pub comparison: Option<Comparison>,
+    /// The other numbers its text states, by name (counts, seconds, bytes), where they
+    /// are not in `figures` or `comparison`.
+    #[serde(default, skip_serializing_if = "std::collections::BTreeMap::is_empty")]
+    pub numbers: std::collections::BTreeMap<String, f64>,
 }
 
 /// One case's figure as an observation or recommendation quotes it.
@@ -257,6 +262,10 @@ pub struct Recommendation {
     /// one: states checked and promises broken (docs/crash.md).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub crash_checked: Option<CrashChecked>,
+    /// The same recommendation at a glance: the fields its three lines are made of
+    /// (absent in results saved before them).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub glance: Option<glance::Glance>,
 }
 
 /// A durable recommendation's crash check.

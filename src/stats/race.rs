@@ -9,8 +9,11 @@
 //! - each other candidate in the race is compared with the leader by the estimator of
 //!   the Answer (`significance::factor`: the ratio of mean times, its interval and p
 //!   from one statistic), and the p-values are corrected with Holm over the candidates;
-//! - a candidate whose corrected p is below `alpha` and that is slower leaves the race,
-//!   with how many times slower it was;
+//! - a candidate leaves the race only when it is shown slower than the leader by more
+//!   than the equivalence margin (non-inferiority, the rule the Answer recommends by:
+//!   docs/answer.md): its one-sided p against "at most 1 + margin", corrected with Holm
+//!   over the candidates, is below `alpha`. A case shown 2 % slower, whose interval lies
+//!   within the margin, stays: the Answer may recommend it for being simpler;
 //! - the goal is *won* when one candidate is left, *tied* when every candidate left is
 //!   equivalent to the leader within the margin (the interval, widened as Holm's
 //!   correction implies, within ±margin), and *open* otherwise.
@@ -84,6 +87,13 @@ pub fn against_leader(times: &[Option<&[f64]>]) -> Option<(usize, Vec<Option<Fac
 /// None when no candidate in the race has two runs.
 pub fn round(times: &[Option<&[f64]>], alpha: f64, margin: f64) -> Option<Round> {
     let (leader, against) = against_leader(times)?;
+    // Shown slower than the margin allows, among the candidates judged (Holm).
+    let judged: Vec<usize> = (0..times.len()).filter(|&i| against[i].is_some()).collect();
+    let beyond: Vec<f64> = judged.iter().map(|&i| against[i].map_or(f64::NAN, |f| f.p_beyond(margin))).collect();
+    let mut slower = vec![false; times.len()];
+    for (&i, p) in judged.iter().zip(holm(&beyond)) {
+        slower[i] = p < alpha;
+    }
     let mut standings: Vec<Standing> = vec![Standing::In; times.len()];
     let mut left = vec![leader];
     let mut all_equivalent = true;
@@ -92,7 +102,7 @@ pub fn round(times: &[Option<&[f64]>], alpha: f64, margin: f64) -> Option<Round>
             continue;
         }
         match against[i] {
-            Some(f) if f.p < alpha && f.factor > 1.0 => standings[i] = Standing::Out(f),
+            Some(f) if slower[i] => standings[i] = Standing::Out(f),
             Some(f) => {
                 left.push(i);
                 all_equivalent &= f.equivalent(margin);
@@ -157,6 +167,22 @@ mod tests {
         let round = run_round(&close, &[false; 2], 0.05);
         assert_eq!(round.decision, Decision::Open, "3 runs at 10 % noise cannot tell 3 % apart");
         assert!(round.standings.iter().all(|s| *s == Standing::In));
+    }
+
+    /// Non-inferiority: a candidate shown 2 % slower on precise runs lies within the 5 %
+    /// margin and stays (the Answer may recommend it for being simpler); one shown 20 %
+    /// slower leaves.
+    #[test]
+    fn a_case_shown_slower_within_the_margin_is_not_dropped() {
+        let mut random = Xoshiro256PlusPlus::seed_from_u64(7);
+        let times = samples(&[1.0, 1.02, 1.20], 0.002, 10, &mut random);
+        let round = run_round(&times, &[false; 3], 0.05);
+        assert_eq!(round.leader, 0);
+        let (_, against) = against_leader(&times.iter().map(|t| Some(t.as_slice())).collect::<Vec<_>>()).unwrap();
+        assert!(against[1].unwrap().significant(), "2 % slower is shown: {against:?}");
+        assert_eq!(round.standings[1], Standing::In, "{round:?}");
+        assert!(matches!(round.standings[2], Standing::Out(_)), "{round:?}");
+        assert_eq!(round.decision, Decision::Tied(vec![0, 1]), "within ±5 % of each other: tied");
     }
 
     #[test]

@@ -118,6 +118,26 @@ impl Factor {
         self.low >= 1.0 / bound && self.high <= bound
     }
 
+    /// Non-inferior within `margin` (DESIGN's one rule, docs/answer.md): the upper end of
+    /// the interval of this factor of times (a case's mean time over the fastest's) is at
+    /// most 1 + `margin`, so the case is shown at most that much slower.
+    pub fn non_inferior(&self, margin: f64) -> bool {
+        self.high <= 1.0 + margin.max(0.0)
+    }
+
+    /// One-sided p-value against "at most 1 + `margin`": small where the factor of times
+    /// is shown above it (the case is slower than the margin allows). From the same
+    /// statistic as the interval: the log of the factor less the log of the bound, over
+    /// its standard error, on Student's t with the factor's degrees of freedom.
+    pub fn p_beyond(&self, margin: f64) -> f64 {
+        let bound = (1.0 + margin.max(0.0)).ln();
+        if self.se == 0.0 || !self.se.is_finite() {
+            return if self.factor.ln() > bound { 0.0 } else { 1.0 };
+        }
+        let t = (self.factor.ln() - bound) / self.se;
+        (1.0 - students_t(self.df.max(1.0)).cdf(t)).clamp(0.0, 1.0)
+    }
+
     /// The same factor judged among others: `adjusted_p` is its p-value after a
     /// correction for the family (Holm), and the interval is widened to the level that
     /// correction implies, ALPHA x p / adjusted p, so that the interval still excludes 1

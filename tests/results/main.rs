@@ -9,6 +9,7 @@ mod common;
 mod answer;
 mod compare;
 mod exports;
+mod glance;
 mod html_chromium;
 mod report;
 mod terminal;

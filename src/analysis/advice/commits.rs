@@ -7,9 +7,11 @@
 use std::collections::BTreeMap;
 
 use super::figures::{Metric, Side, Test, equivalence_margin, test, writes_per_commit};
+use super::glance;
 use super::small_writes::{self, p99_ns};
 use super::words::{factor, micros, mode, per_second, runner_up_words};
 use crate::plan::latency::{Pattern, is_not_durable_save, pattern_of};
+use crate::result::glance::{Alternative, Certainty};
 use crate::result::{CaseResult, Recommendation, ResultFile};
 use crate::stats::significance::Verdict;
 
@@ -28,6 +30,13 @@ pub fn commits(result: &ResultFile) -> Vec<Recommendation> {
         ranked.sort_by(|a, b| side(b).mean().total_cmp(&side(a).mean()));
         let best = ranked[0];
         let every = writes_per_commit(best).filter(|&n| n > 1.0).map(|n| format!(", {n} writes per commit"));
+        let action = format!(
+            "{} with {}{} (p99 {} per write)",
+            small_writes::pattern(best),
+            mode(best.case.durability),
+            every.clone().unwrap_or_default(),
+            micros(p99_ns(best).unwrap_or(0.0)),
+        );
         let text = format!(
             "{} with {}{}: {} commits/s, p99 {} per write{} ({})",
             small_writes::pattern(best),
@@ -41,7 +50,7 @@ pub fn commits(result: &ResultFile) -> Vec<Recommendation> {
         answers.extend(latency_answer(
             &ranked,
             Metric::Commits,
-            text,
+            (text, action),
             "small-durable-commits",
             equivalence_margin(result),
         ));
@@ -74,7 +83,7 @@ fn sync_words(case: &CaseResult) -> String {
 fn latency_answer(
     ranked: &[&CaseResult],
     metric: Metric,
-    mut text: String,
+    (mut text, action): (String, String),
     goal: &str,
     margin: f64,
 ) -> Option<Recommendation> {
@@ -91,6 +100,34 @@ fn latency_answer(
         _ => runner_up_words(&against, margin, metric),
     };
     let verdict = runner_up.map(|t| t.verdict(margin));
+    // Beside the pick, what differs: the mode, and where the writes go.
+    let name = |c: &CaseResult| {
+        let place = match pattern_of(&c.case) {
+            Some(Pattern::Append) => ", appended".to_string(),
+            Some(Pattern::Overwrite0) => ", at offset 0".to_string(),
+            Some(pattern) => format!(", {}", pattern.name()),
+            None => String::new(),
+        };
+        format!("{}{place}", mode(c.case.durability))
+    };
+    let certainty = match against.first() {
+        Some((c, Some(t))) => glance::against_next(glance::alternative(t, name(c)), margin),
+        Some((c, None)) => {
+            let ratio = side(best).mean() / side(c).mean();
+            let other = Alternative {
+                case: c.case.id.clone(),
+                action: name(c),
+                value: side(c).mean(),
+                factor: ratio,
+                low: ratio,
+                high: ratio,
+                p_value: 1.0,
+            };
+            Certainty::NotSettled { other, up_to: None, settle: Some("untested: one timed loop each".to_string()) }
+        }
+        None => Certainty::Alone,
+    };
+    let glance = glance::glance(action, glance::shown(best, metric)?, certainty);
     Some(Recommendation {
         goal: goal.to_string(),
         text,
@@ -101,6 +138,7 @@ fn latency_answer(
         verdict: verdict.map(|v| v.name().to_string()),
         fastest: None,
         crash_checked: None,
+        glance: Some(glance),
     })
 }
 
@@ -125,6 +163,12 @@ pub fn saves(result: &ResultFile) -> Vec<Recommendation> {
             Some(Pattern::ReplaceTmpfile) => "O_TMPFILE, write, fsync, linkat, rename, fsync of the directory",
             _ => "temp file, write, fsync, rename, fsync of the directory",
         };
+        let action = format!(
+            "{} with {} ({calls}; p99 {} per save)",
+            small_writes::pattern(best),
+            pattern_of(&best.case).map_or("", |p| p.name()),
+            micros(p99_ns(best).unwrap_or(0.0)),
+        );
         let text = format!(
             "{} with {} ({calls}): {} saves/s, p99 {} per save ({})",
             small_writes::pattern(best),
@@ -133,7 +177,13 @@ pub fn saves(result: &ResultFile) -> Vec<Recommendation> {
             micros(p99_ns(best).unwrap_or(0.0)),
             best.case.id
         );
-        answers.extend(latency_answer(&ranked, Metric::Saves, text, "crash-safe-saves", equivalence_margin(result)));
+        answers.extend(latency_answer(
+            &ranked,
+            Metric::Saves,
+            (text, action),
+            "crash-safe-saves",
+            equivalence_margin(result),
+        ));
     }
     answers
 }

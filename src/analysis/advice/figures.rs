@@ -22,7 +22,10 @@ pub struct Finding {
 
 impl Finding {
     pub fn new(kind: &str, text: String, figures: Vec<Figure>, comparison: Option<Comparison>, score: f64) -> Self {
-        Finding { observation: Observation { kind: kind.to_string(), text, figures, comparison }, score }
+        Finding {
+            observation: Observation { kind: kind.to_string(), text, figures, comparison, numbers: Default::default() },
+            score,
+        }
     }
 }
 

@@ -19,6 +19,13 @@ pub fn annotate(result: &ResultFile, answer: &mut [Recommendation]) {
         };
         if goal.decision == Decision::Undecided {
             recommendation.text += &format!("; {}", undecided_words(race, goal));
+            if let Some(crate::result::glance::Glance {
+                certainty: crate::result::glance::Certainty::NotSettled { settle, .. },
+                ..
+            }) = &mut recommendation.glance
+            {
+                *settle = Some(settle_words(race));
+            }
         }
     }
 }
@@ -44,6 +51,15 @@ fn undecided_words(race: &RaceReport, goal: &GoalRace) -> String {
         _ => ("at the most runs a case gets".to_string(), "give --max-runs 20 to settle more of it".to_string()),
     };
     format!("race undecided {why}: {} of {} candidates left{within}; {advice}", goal.left.len(), goal.candidates)
+}
+
+/// What would settle an undecided goal, in the few words the Answer's second line has
+/// room for: "try --budget 1m".
+fn settle_words(race: &RaceReport) -> String {
+    match race.budget_seconds {
+        Some(budget) if race.out_of_budget => format!("try --budget {}m", more_budget(race, budget)),
+        _ => "try --max-runs 20".to_string(),
+    }
 }
 
 /// The budget to suggest, in minutes: twice the time spent, in whole minutes past one.
@@ -89,7 +105,12 @@ pub fn observations_left(result: &ResultFile, open: &[(String, String)], tests: 
          ±{margin:.0} %): {why}",
         open.len()
     );
-    Some(Observation { kind: RACE_OPEN.to_string(), text, figures: Vec::new(), comparison: None })
+    let numbers = [("open", open.len() as f64), ("tests", tests as f64)]
+        .into_iter()
+        .chain(race.budget_seconds.map(|b| ("budget_seconds", b)))
+        .map(|(name, value)| (name.to_string(), value))
+        .collect();
+    Some(Observation { kind: RACE_OPEN.to_string(), text, figures: Vec::new(), comparison: None, numbers })
 }
 
 /// The kind of [`observations_left`]'s line.
@@ -152,8 +173,8 @@ mod tests {
     }
 
     /// A case the race dropped after two runs stays out of the recommendation, though
-    /// its two runs alone cannot show it slower, it measured within the margin and it is
-    /// the simplest.
+    /// its two runs alone cannot show it slower and it is the simplest; the
+    /// recommendation names it as what the race beat, with the factor the race stored.
     #[test]
     fn a_case_the_race_dropped_is_not_recommended_again() {
         let result = || {
@@ -165,21 +186,50 @@ mod tests {
         let answer = crate::analysis::advice::recommendations(&result());
         assert_eq!(
             goal(&answer, "fastest").best.case,
-            "write empty 1MiB t1 end",
-            "unraced: the simplest not shown slower and within the margin"
+            "pwritev empty 1MiB x1 t1 end",
+            "unraced: the simpler one is not shown within the margin, so not recommended"
         );
         let mut raced = result();
         let mut report = race(Decision::Won);
         report.goals[0].left =
             vec![Left { case: "pwritev empty 1MiB x1 t1 end".into(), factor: None, low: None, high: None }];
         raced.race = Some(report);
+        let behind = crate::result::race::Behind {
+            goal: "fastest".into(),
+            leader: "pwritev empty 1MiB x1 t1 end".into(),
+            factor: 3.31,
+            low: 2.88,
+            high: 3.80,
+            p_value: 0.001,
+        };
+        let dropped = raced.cases.iter_mut().find(|c| c.case.id == "write empty 1MiB t1 end").unwrap();
+        dropped.race = Some(crate::result::race::CaseRace {
+            runs: 2,
+            round: 2,
+            exit: crate::result::race::Exit::Slower,
+            behind: Some(behind),
+            observed: 0,
+        });
         let answer = crate::analysis::advice::recommendations(&raced);
-        assert_eq!(
-            goal(&answer, "fastest").best.case,
-            "pwritev empty 1MiB x1 t1 end",
+        let fastest = goal(&answer, "fastest");
+        assert_eq!(fastest.best.case, "pwritev empty 1MiB x1 t1 end", "{}", fastest.text);
+        // What it beat, in the text and the JSON's fields.
+        assert!(
+            fastest.text.contains(
+                "the race dropped every other candidate: the closest, write empty 1MiB t1 end, took 3.31x its time \
+                 (2.88–3.80x)"
+            ),
             "{}",
-            goal(&answer, "fastest").text
+            fastest.text
         );
+        let runner_up = fastest.runner_up.as_ref().expect("a won race names what it beat");
+        assert_eq!((runner_up.baseline.as_str(), runner_up.factor), ("write empty 1MiB t1 end", 3.31));
+        assert_eq!(fastest.verdict.as_deref(), Some("faster"));
+        let Some(crate::result::glance::Certainty::Clear { next }) = fastest.glance.as_ref().map(|g| &g.certainty)
+        else {
+            panic!("{:?}", fastest.glance)
+        };
+        assert_eq!((next.case.as_str(), next.low, next.high), ("write empty 1MiB t1 end", 2.88, 3.80));
     }
 
     /// After a race, the observations say how many of their comparisons are still

@@ -263,6 +263,42 @@ pub fn strategy(case: &Case, with_sync: bool) -> String {
     format!("{calls}{threads}{into}{}", mode_clause(case.durability, with_sync))
 }
 
+/// A strategy in a few words, for the second and third lines of a goal at a glance:
+/// "writev 64 KiB × 128, empty", "pwrite 1 MiB, 2 threads, preallocated, O_DIRECT". The
+/// pick itself is said in full ([`strategy`]); these name what it is set beside.
+pub fn short(case: &Case) -> String {
+    let mut words = format!("{} {}", case.method, format_size(case.chunk_bytes));
+    if family(&case.method) == Some(Family::Vectored) {
+        words += &format!(" × {}", case.iov);
+    }
+    if let Some(depth) = case.queue_depth {
+        words += &format!(", {depth} in flight");
+    }
+    match (case.threads, case.files) {
+        (1, _) => {}
+        (n, 1) => words += &format!(", {n} threads"),
+        (n, _) => words += &format!(", {n} threads, a file each"),
+    }
+    let file = match case.state {
+        FileState::Empty => Some("empty"),
+        FileState::Sparse => Some("sparse"),
+        FileState::Prealloc => Some("preallocated"),
+        // Only a rewrite's goal has them, and all its cases are rewrites.
+        FileState::Overwrite => None,
+    };
+    if let Some(file) = file {
+        words += &format!(", {file}");
+    }
+    if case.durability.direct {
+        words += ", O_DIRECT";
+    }
+    match case.durability.commit {
+        Commit::None | Commit::End(_) => {}
+        _ => words += &format!(", {}", mode(Durability { direct: false, ..case.durability })),
+    }
+    words
+}
+
 /// A case's id without the tokens that an observation states otherwise: the id of
 /// `pwrite prealloc 4KiB t1 end` without its state is `pwrite 4KiB t1 end`.
 pub fn id_without(case: &Case, tokens: &[Token]) -> String {

@@ -295,6 +295,7 @@ fn recommend(goal: &str, case: &str, median: f64) -> Recommendation {
         verdict: None,
         fastest: None,
         crash_checked: None,
+        glance: None,
     }
 }
 

@@ -1,0 +1,96 @@
+//! A goal at a glance in words (docs/answer.md, "At a glance"): the three lines every
+//! output heads a goal with — what to do and its figure, how sure, the gain over the
+//! naive way — formatted from the typed fields analysis drew. Nothing is decided here.
+
+use crate::analysis::advice::words::{per_second, three_digits};
+use crate::result::Recommendation;
+use crate::result::glance::{Alternative, Certainty, Glance, Shown};
+
+/// A figure with its range: "3.16 GB/s (2.90–3.45)", "1.49 M commits/s (1.40–1.60 M)";
+/// a range too wide to mean anything is said as such, with the runs it had.
+pub fn figure(shown: &Shown) -> String {
+    let value = value(shown.value, &shown.unit);
+    match (shown.low, shown.high) {
+        _ if !shown.well_measured => format!("{value} (not measured well enough: {})", runs(shown.runs)),
+        (Some(low), Some(high)) => format!("{value} ({}–{})", bare(low, &shown.unit), bare(high, &shown.unit)),
+        _ => format!("{value} ({})", runs(shown.runs)),
+    }
+}
+
+fn runs(count: usize) -> String {
+    if count == 1 { "1 run".to_string() } else { format!("{count} runs") }
+}
+
+/// "3.16 GB/s", "1.49 M commits/s".
+pub fn value(value: f64, unit: &str) -> String {
+    match unit {
+        "bytes/s" => format!("{} GB/s", three_digits(value / 1e9)),
+        other => format!("{} {other}", per_second(value)),
+    }
+}
+
+/// A range's end without its unit: "2.90", "1.40 M".
+fn bare(value: f64, unit: &str) -> String {
+    match unit {
+        "bytes/s" => three_digits(value / 1e9),
+        _ => per_second(value),
+    }
+}
+
+/// The lines of a recommendation at a glance: one where the goal does not apply here,
+/// else two or three. None for a recommendation saved before glances were drawn.
+pub fn lines(recommendation: &Recommendation) -> Option<Vec<String>> {
+    let glance = recommendation.glance.as_ref()?;
+    if let Some(words) = &glance.not_applicable {
+        return Some(vec![words.clone()]);
+    }
+    let mut lines = vec![format!("{}: {}", glance.action, figure(&glance.figure))];
+    lines.push(certainty(&glance.certainty, &glance.figure.unit));
+    lines.extend(gain(glance));
+    Some(lines)
+}
+
+fn certainty(certainty: &Certainty, unit: &str) -> String {
+    let other_value = |other: &Alternative| value(other.value, unit);
+    match certainty {
+        Certainty::Clear { next } => {
+            format!("clearly the fastest: {:.2}x the next, {} ({})", next.factor, next.action, other_value(next))
+        }
+        Certainty::AsFast { other, margin } if other.factor < 1.0 => format!(
+            "as fast as the fastest measured, within {:.0} %, and simpler: {} ({})",
+            margin * 100.0,
+            other.action,
+            other_value(other)
+        ),
+        Certainty::AsFast { other, margin } => format!(
+            "as fast as {} ({}), within {:.0} %: either will do",
+            other.action,
+            other_value(other),
+            margin * 100.0
+        ),
+        Certainty::NotSettled { other, up_to, settle } => {
+            let how = match up_to {
+                Some(up_to) => format!("may be up to {:.0} % faster", 100.0 * up_to),
+                None => "may be faster (not measured well enough)".to_string(),
+            };
+            let settle = settle.as_ref().map(|s| format!("; {s}")).unwrap_or_default();
+            format!("not settled: {} {how}{settle}", other.action)
+        }
+        Certainty::Alone => "the only strategy measured for this goal".to_string(),
+    }
+}
+
+fn gain(glance: &Glance) -> Option<String> {
+    if glance.naive_itself {
+        return Some("this is the naive way: nothing faster was shown".to_string());
+    }
+    let naive = glance.gain.as_ref()?;
+    let of = format!("{}: {}", naive.action, value(naive.value, &glance.figure.unit));
+    Some(if naive.low > 1.0 {
+        format!("{:.2}x faster than the naive way ({of})", naive.factor)
+    } else if naive.high < 1.0 {
+        format!("{:.2}x slower than the naive way ({of})", 1.0 / naive.factor)
+    } else {
+        format!("not shown faster than the naive way ({of})")
+    })
+}

@@ -1,0 +1,92 @@
+//! The Answer's goal at a glance, as data (docs/answer.md, "At a glance"): what to do,
+//! its figure, how sure, and what it gains over the naive way. Analysis fills it in;
+//! the terminal, Markdown, HTML and JSON only render these fields, each in three lines
+//! at most, so that every output says the same thing in the same words.
+
+use serde::{Deserialize, Serialize};
+
+/// One goal's recommendation in the fields its three lines are made of.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct Glance {
+    /// What to call, with what chunk, into what kind of file, in plain words:
+    /// "pwrite in 1 MiB calls into an empty file, then one fsync".
+    pub action: String,
+    /// The pick's figure: the one statistic every output shows for the case.
+    pub figure: Shown,
+    /// How sure the pick is.
+    pub certainty: Certainty,
+    /// Against the naive way, where the run measured it and it is not the pick itself.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub gain: Option<Alternative>,
+    /// The pick is the naive way itself.
+    #[serde(default)]
+    pub naive_itself: bool,
+    /// Where the goal cannot be answered on this filesystem (durable goals on a
+    /// filesystem that keeps its files in memory): the sentence that says why, said
+    /// instead of the three lines.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub not_applicable: Option<String>,
+    /// What a reader should know beside the three lines (said under them in the
+    /// Markdown and HTML, and by `--explain` on the terminal).
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub caveats: Vec<String>,
+}
+
+/// A figure as every output prints it: `value` (bytes/s, or operations, commits or
+/// saves per second) over the mean time, and the 95 % range of that figure.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct Shown {
+    pub value: f64,
+    pub low: Option<f64>,
+    pub high: Option<f64>,
+    /// `bytes/s`, `ops/s`, `commits/s` or `saves/s`.
+    pub unit: String,
+    /// The runs (or loops) behind it.
+    pub runs: usize,
+    /// False where the range is too wide to mean anything (its ends more than
+    /// [`WIDE_RANGE`] apart, or no upper end): printed as "not measured well enough".
+    pub well_measured: bool,
+}
+
+/// Ranges whose ends are further apart than this are not printed as figures.
+pub const WIDE_RANGE: f64 = 10.0;
+
+/// Another strategy set beside the pick: the next one, the fastest measured, or the
+/// naive way.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct Alternative {
+    pub case: String,
+    /// In the same plain words as [`Glance::action`].
+    pub action: String,
+    /// Its figure, as [`Shown`] (the value).
+    pub value: f64,
+    /// Its mean time over the pick's: above 1 where the pick is faster; the 95 %
+    /// interval of that factor and the p-value of the same test.
+    pub factor: f64,
+    pub low: f64,
+    pub high: f64,
+    pub p_value: f64,
+}
+
+/// How sure the pick is, as a verdict with the comparison it rests on.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(tag = "verdict", rename_all = "kebab-case")]
+pub enum Certainty {
+    /// Shown faster than every other candidate: `next` is the closest of them (from the
+    /// race's record where the race dropped it).
+    Clear { next: Alternative },
+    /// Shown within the equivalence margin of `other` (the fastest measured, where the
+    /// pick is a simpler strategy; else the runner-up): either will do.
+    AsFast { other: Alternative, margin: f64 },
+    /// Not settled: `other` may be faster, by up to `up_to` (a fraction, None where its
+    /// interval is too wide to say); `settle` says what would tell.
+    NotSettled {
+        other: Alternative,
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        up_to: Option<f64>,
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        settle: Option<String>,
+    },
+    /// No other candidate was measured for the goal.
+    Alone,
+}

@@ -1,0 +1,154 @@
+//! The Answer at a glance (docs/answer.md): the default run's output fits a screen or
+//! two, each goal in at most three lines, one statistic for a case everywhere, no
+//! figure that cannot be true, and no durable recommendation where nothing is durable.
+
+use crate::common;
+
+use common::{LoopFs, Tmpfs, read_json, stderr_of, writebench};
+
+/// The quick suite, as the default run makes it, on `dir`: smaller files and a shorter
+/// race than the default, so that the test takes seconds; the output's shape is the
+/// default's. Its stdout and its JSON result.
+fn default_run(dir: &std::path::Path, extra: &[&str]) -> (String, serde_json::Value) {
+    let out = tempfile::tempdir().unwrap();
+    let json = out.path().join("r.json");
+    let mut args = vec!["run", dir.to_str().unwrap(), "--size", "8MiB", "--budget", "15s"];
+    args.extend_from_slice(extra);
+    args.extend_from_slice(&["--export-json", json.to_str().unwrap()]);
+    let output = writebench(&args);
+    assert!(output.status.success(), "{}", stderr_of(&output));
+    (String::from_utf8(output.stdout).unwrap(), read_json(&json))
+}
+
+/// The Answer's lines, from its heading to the observations.
+fn answer_lines(stdout: &str) -> Vec<&str> {
+    stdout.lines().skip_while(|l| *l != "## Answer").skip(1).take_while(|l| !l.starts_with("Observations")).collect()
+}
+
+/// Each goal's lines under its title (titles are the lines that do not start with a space).
+fn goals(stdout: &str) -> Vec<(String, Vec<String>)> {
+    let mut goals: Vec<(String, Vec<String>)> = Vec::new();
+    for line in answer_lines(stdout).into_iter().filter(|l| !l.is_empty()) {
+        match line.strip_prefix("  ") {
+            Some(body) => goals.last_mut().expect("a goal's title first").1.push(body.to_string()),
+            None => goals.push((line.to_string(), Vec::new())),
+        }
+    }
+    goals
+}
+
+/// What every default output must be: short, each goal three lines at most, within
+/// 100 columns, no ± beyond 100 % and no range whose ends are 100x apart.
+fn assert_at_a_glance(stdout: &str) {
+    let lines: Vec<&str> = stdout.lines().collect();
+    assert!(lines.len() <= 80, "{} lines:\n{stdout}", lines.len());
+    assert!(lines.iter().all(|l| l.chars().count() <= 100), "{stdout}");
+    assert!(answer_lines(stdout).len() <= 30, "{stdout}");
+    for (title, body) in goals(stdout) {
+        assert!((1..=3).contains(&body.len()), "{title} has {} lines:\n{stdout}", body.len());
+    }
+    for (at, _) in stdout.match_indices('±') {
+        let number: String =
+            stdout[at + '±'.len_utf8()..].chars().take_while(|c| c.is_ascii_digit() || *c == '.').collect();
+        if stdout[at..].trim_start_matches(|c: char| c == '±' || c.is_ascii_digit() || c == '.').starts_with(" %") {
+            assert!(number.parse::<f64>().unwrap() <= 100.0, "±{number} %:\n{stdout}");
+        }
+    }
+    // "(2.90–3.45)", "(0.85–1.19x)": ranges whose ends are at most 100x apart.
+    for (at, _) in stdout.match_indices('–') {
+        let before: String = stdout[..at]
+            .chars()
+            .rev()
+            .take_while(|c| c.is_ascii_digit() || *c == '.')
+            .collect::<Vec<_>>()
+            .into_iter()
+            .rev()
+            .collect();
+        let after: String =
+            stdout[at + '–'.len_utf8()..].chars().take_while(|c| c.is_ascii_digit() || *c == '.').collect();
+        if let (Ok(low), Ok(high)) = (before.parse::<f64>(), after.parse::<f64>()) {
+            assert!(low > 0.0 && high / low <= 100.0, "{before}–{after}:\n{stdout}");
+        }
+    }
+    assert!(stdout.contains("--table") && stdout.contains("--explain"), "where the rest is: {stdout}");
+}
+
+#[test]
+fn the_default_run_on_tmpfs_is_read_at_a_glance_and_recommends_nothing_durable() {
+    let fs = Tmpfs::mount("256M");
+    let (stdout, result) = default_run(&fs.path(), &[]);
+    assert_at_a_glance(&stdout);
+    assert!(stdout.contains("note: tmpfs keeps files in memory"), "said once, in the header: {stdout}");
+    assert!(!stdout.contains("## Write into"), "the table waits for --table: {stdout}");
+    for (title, body) in goals(&stdout) {
+        let durable = title.contains("durable") || title.contains("saves");
+        if durable {
+            assert_eq!(body.len(), 1, "{title}: {body:?}");
+            assert!(body[0].starts_with("not applicable here: nothing on tmpfs survives a power loss"), "{body:?}");
+        } else {
+            assert!(body[0].contains(" GB/s ("), "{title}: {body:?}");
+        }
+    }
+    // The JSON keeps what was measured, marked as not durable.
+    for recommendation in result["answer"].as_array().unwrap() {
+        let goal = recommendation["goal"].as_str().unwrap();
+        let marked = recommendation["glance"]["not_applicable"].is_string();
+        assert_eq!(marked, ["durable-at-end", "small-durable-commits", "crash-safe-saves"].contains(&goal), "{goal}");
+    }
+    // Every observation carries its numbers in fields.
+    for observation in result["observations"].as_array().unwrap() {
+        let fields = ["figures", "numbers"].iter().any(|f| observation[f].as_array().is_some_and(|a| !a.is_empty()))
+            || observation["numbers"].as_object().is_some_and(|n| !n.is_empty())
+            || !observation["comparison"].is_null();
+        assert!(fields, "{observation}");
+        if let Some(p) = observation["comparison"]["p_value"].as_f64() {
+            let c = &observation["comparison"];
+            let within = c["low"].as_f64().unwrap() >= 1.0 / 1.05 && c["high"].as_f64().unwrap() <= 1.05;
+            assert!(p < 0.05 || within, "no effect with p ≥ 0.05 is listed: {observation}");
+        }
+    }
+}
+
+/// The figure the Answer gives for a case is the table's for it: bytes over the mean
+/// time, and the same range.
+#[test]
+fn the_answer_and_the_table_give_a_case_the_same_figure() {
+    let fs = Tmpfs::mount("256M");
+    let (stdout, result) = default_run(&fs.path(), &["--table"]);
+    let fastest = result["answer"].as_array().unwrap().iter().find(|r| r["goal"] == "fastest").expect("fastest");
+    let case = fastest["best"]["case"].as_str().unwrap();
+    let shown = &fastest["glance"]["figure"];
+    let value = shown["value"].as_f64().unwrap();
+    let stats = &result["cases"].as_array().unwrap().iter().find(|c| c["id"] == case).unwrap()["stats"];
+    assert!((stats["mean"].as_f64().unwrap() - value).abs() <= 1e-6 * value, "{stats} against {shown}");
+    // The table's line: the case without its state, then the same figure.
+    let state = case.split(' ').nth(1).unwrap();
+    let label = case.replacen(&format!(" {state}"), "", 1);
+    let section = match state {
+        "empty" => "## Write into an emptied file",
+        "sparse" => "## Write into a sparsely allocated file",
+        "prealloc" => "## Write into a preallocated file",
+        _ => "## Write into a fully written file",
+    };
+    let line = stdout
+        .lines()
+        .skip_while(|l| *l != section)
+        .find(|l| l.trim_start().starts_with(&format!("{label} ")))
+        .unwrap_or_else(|| panic!("{label} in {section}:\n{stdout}"));
+    let answer_line = stdout.lines().skip_while(|l| *l != "One big file, fastest:").nth(1).unwrap();
+    let figure = answer_line.rsplit(": ").next().unwrap().trim_end_matches(')').to_string();
+    let (number, range) = figure.split_once(" GB/s (").unwrap_or_else(|| panic!("{answer_line}"));
+    assert!(line.contains(&format!("{number} ({range})")), "the table's {line:?} against the Answer's {figure:?}");
+}
+
+/// On a filesystem on a device, the durable goals are answered, with figures.
+#[test]
+fn on_ext4_the_durable_goals_are_answered() {
+    let fs = LoopFs::make("ext4", 512);
+    let (stdout, result) = default_run(&fs.path(), &[]);
+    assert_at_a_glance(&stdout);
+    let durable = result["answer"].as_array().unwrap().iter().find(|r| r["goal"] == "durable-at-end").expect("durable");
+    assert!(durable["glance"]["not_applicable"].is_null(), "{durable}");
+    let body = goals(&stdout).into_iter().find(|(t, _)| t.contains("durable at the end")).unwrap().1;
+    assert!(body[0].contains(" GB/s"), "{body:?}");
+}
