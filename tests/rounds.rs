@@ -9,7 +9,7 @@ use common::{Tmpfs, read_json, stderr_of, writebench};
 /// Runs `writebench run DIR ARGS --export-json` and returns (result, stdout).
 fn run_json(dir: &std::path::Path, args: &[&str]) -> (serde_json::Value, String) {
     let json = dir.join("r.json");
-    let mut argv = vec!["run", dir.to_str().unwrap()];
+    let mut argv = vec!["run", "--table", dir.to_str().unwrap()];
     argv.extend_from_slice(args);
     argv.extend_from_slice(&["--export-json", json.to_str().unwrap()]);
     let output = writebench(&argv);
@@ -188,7 +188,7 @@ fn bad_schedules_exit_2_with_one_line() {
         (&["--budget", "30s", "--min-runs", "1"][..], "a race needs 2 runs of each case at least"),
         (&["--min-runs", "6", "--max-runs", "4"][..], "--min-runs 6 is more than --max-runs 4"),
     ] {
-        let mut argv = vec!["run", path];
+        let mut argv = vec!["run", "--table", path];
         argv.extend_from_slice(args);
         let output = writebench(&argv);
         let stderr = stderr_of(&output);

@@ -40,6 +40,20 @@ pub fn render_header(result: &ResultFile, out: &mut dyn Write) -> io::Result<()>
     if let Some(note) = crate::export::document::target_note(result) {
         lines.push(format!("note: {note}"));
     }
+    // What could not be measured is said here, not only in the table: a run whose every
+    // case failed would otherwise show no reason at all.
+    let not_measured: Vec<&crate::result::CaseResult> =
+        result.cases.iter().filter(|c| c.status != crate::result::Status::Ok).collect();
+    if let Some(first) = not_measured.first() {
+        let plural = if not_measured.len() == 1 { "y" } else { "ies" };
+        lines.push(format!(
+            "not measured: {} strateg{plural} (the first, {}, {}: {}); --table lists each",
+            not_measured.len(),
+            first.case.id,
+            first.status.name(),
+            crate::export::document::one_line(first.error.as_deref().unwrap_or_default())
+        ));
+    }
     for line in lines {
         for wrapped in wrap(&line, WIDTH) {
             writeln!(out, "{wrapped}")?;
@@ -62,8 +76,10 @@ pub fn render(result: &ResultFile, out: &mut dyn Write, paint: Paint, view: View
             Some(lines) => {
                 for (number, line) in lines.iter().enumerate() {
                     let line = if number == 0 { paint.good(line) } else { line.clone() };
-                    for wrapped in wrap(&line, WIDTH - 2) {
-                        writeln!(out, "  {wrapped}")?;
+                    // A line too long for the width goes on indented further, so that each
+                    // of the three stays one line to the eye.
+                    for (part, wrapped) in wrap(&line, WIDTH - 4).iter().enumerate() {
+                        writeln!(out, "{}{wrapped}", if part == 0 { "  " } else { "    " })?;
                     }
                 }
             }
@@ -251,9 +267,9 @@ mod tests {
                 Certainty::NotSettled {
                     other: next(1.02, 0.85, 1.2),
                     up_to: Some(0.18),
-                    settle: Some("try --budget 1m".into()),
+                    settle: Some("--budget 1m".into()),
                 },
-                "  not settled: writev 64 KiB × 128 may be up to 18 % faster; try --budget 1m",
+                "  not settled: writev 64 KiB × 128 may be up to 18 % faster (--budget 1m)",
             ),
             (Certainty::Alone, "  the only strategy measured for this goal"),
         ];

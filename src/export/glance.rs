@@ -46,7 +46,15 @@ pub fn lines(recommendation: &Recommendation) -> Option<Vec<String>> {
     }
     let mut lines = vec![format!("{}: {}", glance.action, figure(&glance.figure))];
     lines.push(certainty(&glance.certainty, &glance.figure.unit));
-    lines.extend(gain(glance));
+    // The crash check of its promise, where the result has one, ends the last line.
+    let checked = recommendation.crash_checked.as_ref().map(|c| match c.broken {
+        0 => format!("crash-checked: {} simulated power losses, no broken promise", c.states),
+        n => format!("warning: the crash check broke its promise in {n} of {} power losses", c.states),
+    });
+    match (gain(glance), checked) {
+        (Some(gain), Some(checked)) => lines.push(format!("{gain}; {checked}")),
+        (gain, checked) => lines.extend(gain.or(checked)),
+    }
     Some(lines)
 }
 
@@ -73,7 +81,7 @@ fn certainty(certainty: &Certainty, unit: &str) -> String {
                 Some(up_to) => format!("may be up to {:.0} % faster", 100.0 * up_to),
                 None => "may be faster (not measured well enough)".to_string(),
             };
-            let settle = settle.as_ref().map(|s| format!("; {s}")).unwrap_or_default();
+            let settle = settle.as_ref().map(|s| format!(" ({s})")).unwrap_or_default();
             format!("not settled: {} {how}{settle}", other.action)
         }
         Certainty::Alone => "the only strategy measured for this goal".to_string(),

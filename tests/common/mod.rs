@@ -29,12 +29,12 @@ pub fn assert_usage_error(args: &[&str], expected: &str) {
     assert!(output.stdout.is_empty(), "{args:?}: nothing on stdout for bad input");
 }
 
-/// `writebench run DIR ARGS --export-json …`, which must succeed: its result and its
-/// standard output.
+/// `writebench run DIR ARGS --table --export-json …`, which must succeed: its result and
+/// its standard output, every case's line of the table in it.
 pub fn run_result(dir: &Path, args: &[&str]) -> (serde_json::Value, String) {
     let out = tempfile::tempdir().unwrap();
     let json = out.path().join("result.json");
-    let mut all = vec!["run", dir.to_str().unwrap()];
+    let mut all = vec!["run", dir.to_str().unwrap(), "--table"];
     all.extend_from_slice(args);
     all.extend_from_slice(&["--export-json", json.to_str().unwrap()]);
     let output = writebench(&all);

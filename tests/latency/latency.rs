@@ -92,7 +92,7 @@ fn the_quick_suite_ends_with_a_short_latency_section_unless_methods_are_named() 
     let dir = tempfile::tempdir().unwrap();
     let json = dir.path().join("q.json");
     let path = dir.path().to_str().unwrap();
-    let quick = ["run", path, "--size", "1MiB", "--repeat", "1", "--warmup", "0", "--export-json"];
+    let quick = ["run", path, "--table", "--size", "1MiB", "--repeat", "1", "--warmup", "0", "--export-json"];
     let output = writebench(&[&quick[..], &[json.to_str().unwrap()]].concat());
     assert!(output.status.success(), "{}", stderr_of(&output));
     let table = String::from_utf8_lossy(&output.stdout);

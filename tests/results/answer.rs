@@ -1,6 +1,6 @@
 //! `writebench run` ends with the Answer: recommendations that name cases of the result,
-//! observations with their figures, both stored in the JSON as printed; `--quiet`
-//! prints the Answer alone.
+//! observations with their figures, both stored in the JSON as printed (the sentences
+//! with `--explain`); `--quiet` prints the Answer alone.
 
 use crate::common;
 
@@ -21,6 +21,8 @@ fn a_quick_run_ends_with_an_answer_whose_cases_exist() {
     // The quick suite, small: every goal and its latency section, in seconds.
     let output = writebench(&[
         "run",
+        "--table",
+        "--explain",
         fs.path().to_str().unwrap(),
         "--size",
         "4MiB",
@@ -72,7 +74,6 @@ fn a_quick_run_ends_with_an_answer_whose_cases_exist() {
     let tests = result["observation_tests"].as_u64().expect("the count of tests");
     let with_comparison = observations.iter().filter(|o| !o["comparison"].is_null()).count() as u64;
     assert!(tests >= with_comparison, "{tests} tests, {with_comparison} comparisons");
-    assert!(answer.contains(&format!("Holm-corrected over {tests} tests")), "{answer}");
     for observation in observations {
         let figures = observation["figures"].as_array().unwrap();
         assert!(!figures.is_empty(), "{observation}");
@@ -90,7 +91,7 @@ fn a_quick_run_ends_with_an_answer_whose_cases_exist() {
             _ => break,
         }
     }
-    assert_eq!(printed.len(), observations.len().min(8), "{answer}");
+    assert_eq!(printed.len(), observations.len().min(5), "{answer}");
     for (line, observation) in printed.iter().zip(observations) {
         assert_eq!(line, observation["text"].as_str().unwrap(), "in the stored order");
     }
@@ -192,7 +193,7 @@ fn quiet_prints_the_answer_and_not_the_table() {
     assert!(output.status.success(), "{}", stderr_of(&output));
     let stdout = String::from_utf8(output.stdout.clone()).unwrap();
     assert!(stdout.starts_with("\n## Answer\n"), "{stdout}");
-    assert!(stdout.contains("One big file, fastest:\n    "), "{stdout}");
+    assert!(stdout.contains("One big file, fastest:\n  "), "{stdout}");
     for table in ["# writebench on", "## Write into", "    case "] {
         assert!(!stdout.contains(table), "{table} in:\n{stdout}");
     }

@@ -25,11 +25,16 @@ fn answer_lines(stdout: &str) -> Vec<&str> {
     stdout.lines().skip_while(|l| *l != "## Answer").skip(1).take_while(|l| !l.starts_with("Observations")).collect()
 }
 
-/// Each goal's lines under its title (titles are the lines that do not start with a space).
+/// Each goal's lines under its title (titles are the lines that do not start with a
+/// space; a line the width wrapped goes on indented by four).
 fn goals(stdout: &str) -> Vec<(String, Vec<String>)> {
     let mut goals: Vec<(String, Vec<String>)> = Vec::new();
     for line in answer_lines(stdout).into_iter().filter(|l| !l.is_empty()) {
         match line.strip_prefix("  ") {
+            Some(more) if more.starts_with("  ") => {
+                let body = &mut goals.last_mut().expect("a goal's title first").1;
+                *body.last_mut().expect("a goal's line first") += &format!(" {}", more.trim_start());
+            }
             Some(body) => goals.last_mut().expect("a goal's title first").1.push(body.to_string()),
             None => goals.push((line.to_string(), Vec::new())),
         }

@@ -20,6 +20,7 @@ fn quick_result(tmpfs: &Tmpfs, out: &Path) -> PathBuf {
     let path = tmpfs.path();
     let output = writebench(&[
         "run",
+        "--table",
         path.to_str().unwrap(),
         "--size",
         "4MiB",
@@ -125,6 +126,7 @@ fn run_writes_the_same_reports_as_report_does_from_its_json() {
     let path = tmpfs.path();
     let output = writebench(&[
         "run",
+        "--table",
         path.to_str().unwrap(),
         "--methods",
         "write,pwrite",
@@ -159,7 +161,7 @@ fn run_writes_the_same_reports_as_report_does_from_its_json() {
 #[test]
 fn an_old_v1_result_still_renders() {
     let v1 = data("v1-result.json");
-    let output = writebench(&["report", v1.to_str().unwrap()]);
+    let output = writebench(&["report", "--table", v1.to_str().unwrap()]);
     assert!(output.status.success(), "{}", stderr_of(&output));
     let stdout = String::from_utf8(output.stdout).unwrap();
     assert!(stdout.starts_with("# writebench on /dev/shm (tmpfs, tmpfs)\n"), "{stdout}");

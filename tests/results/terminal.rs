@@ -9,7 +9,7 @@ fn report_on_a_terminal(no_color: Option<&str>) -> String {
     let binary = env!("CARGO_BIN_EXE_writebench");
     let data = concat!(env!("CARGO_MANIFEST_DIR"), "/tests/data/v1-result.json");
     let mut command = Command::new("script");
-    command.args(["--quiet", "--return", "--command", &format!("{binary} report {data}"), "/dev/null"]);
+    command.args(["--quiet", "--return", "--command", &format!("{binary} report --table {data}"), "/dev/null"]);
     command.env_remove("NO_COLOR");
     if let Some(value) = no_color {
         command.env("NO_COLOR", value);

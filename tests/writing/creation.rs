@@ -8,7 +8,7 @@ use common::{Tmpfs, read_json, stderr_of, writebench};
 
 fn create(fs: &Tmpfs, extra: &[&str]) -> Vec<serde_json::Value> {
     let (path, json) = (fs.path(), fs.path().join("r.json"));
-    let mut argv = vec!["run", path.to_str().unwrap(), "--methods", "posix_fallocate,fallocate,ftruncate"];
+    let mut argv = vec!["run", "--table", path.to_str().unwrap(), "--methods", "posix_fallocate,fallocate,ftruncate"];
     argv.extend_from_slice(&["--size", "64MiB", "--repeat", "2", "--durability", "none,end"]);
     argv.extend_from_slice(&["--export-json", json.to_str().unwrap()]);
     argv.extend_from_slice(extra);
@@ -46,6 +46,7 @@ fn with_the_space_check_a_size_that_cannot_fit_is_skipped_with_the_reason() {
     let (path, json) = (fs.path(), fs.path().join("r.json"));
     let output = writebench(&[
         "run",
+        "--table",
         path.to_str().unwrap(),
         "--suite",
         "seed",
@@ -97,6 +98,7 @@ fn the_table_shows_a_creation_in_microseconds_per_call_never_as_gb_per_s() {
     let path = fs.path();
     let output = writebench(&[
         "run",
+        "--table",
         path.to_str().unwrap(),
         "--methods",
         "ftruncate",

@@ -121,6 +121,7 @@ fn the_full_suite_has_a_case_for_every_row_of_benchmarkiowrite_and_the_io_playgr
     let json = out.path().join("s.json");
     let output = writebench(&[
         "run",
+        "--table",
         "/dev/shm",
         "--suite",
         // The full suite's old name, still accepted.

@@ -31,7 +31,7 @@ pub fn commits(result: &ResultFile) -> Vec<Recommendation> {
         let best = ranked[0];
         let every = writes_per_commit(best).filter(|&n| n > 1.0).map(|n| format!(", {n} writes per commit"));
         let action = format!(
-            "{} with {}{} (p99 {} per write)",
+            "{} with {}{} (p99 {})",
             small_writes::pattern(best),
             mode(best.case.durability),
             every.clone().unwrap_or_default(),

@@ -54,11 +54,11 @@ fn undecided_words(race: &RaceReport, goal: &GoalRace) -> String {
 }
 
 /// What would settle an undecided goal, in the few words the Answer's second line has
-/// room for: "try --budget 1m".
+/// room for: "--budget 1m".
 fn settle_words(race: &RaceReport) -> String {
     match race.budget_seconds {
-        Some(budget) if race.out_of_budget => format!("try --budget {}m", more_budget(race, budget)),
-        _ => "try --max-runs 20".to_string(),
+        Some(budget) if race.out_of_budget => format!("--budget {}m", more_budget(race, budget)),
+        _ => "--max-runs 20".to_string(),
     }
 }
 

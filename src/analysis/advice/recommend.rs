@@ -300,11 +300,9 @@ fn throughput(measured: &Measured, goal: &Goal, finalists: Option<&[&str]>, warm
             (None, None) => Certainty::Alone,
         }
     };
-    let mut glance = glance::glance(
-        strategy(&chosen.case, durable),
-        glance::shown(chosen, goal.metric.without_preparation())?,
-        certainty,
-    );
+    // The first line has room for the action and the figure: "with O_DIRECT" says it.
+    let said = strategy(&chosen.case, durable).replace(", opened with ", " with ");
+    let mut glance = glance::glance(said, glance::shown(chosen, goal.metric.without_preparation())?, certainty);
     glance.caveats = caveats;
     glance.naive_itself = naive.is_some_and(|n| std::ptr::eq(n, chosen));
     glance.gain = naive.zip(naive_test).map(|(n, t)| glance::alternative(&t, action(n)));
