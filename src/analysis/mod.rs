@@ -3,6 +3,7 @@
 //! statistics of [`crate::stats`]. Pure functions: no I/O.
 
 pub mod advice;
+pub mod case_notes;
 pub mod ceilings;
 pub mod compare;
 pub mod summarize;
