@@ -31,12 +31,39 @@ Examples:
   writebench run /data --methods pwrite,pwritev --chunks 4KiB,1MiB --iov 1,128
   writebench run . --states prealloc --size 1GiB --durability none,end --repeat 10
   writebench run . --export-json r.json --export-html r.html --export-markdown r.md
-  writebench report r.json                table and answer of a saved result, again
+  writebench run /data --table --explain   every case, then the Answer and the rule behind each pick
+  writebench report r.json                the answer of a saved result, again
   writebench clean /data                  list and remove what a killed run left behind
 
 Safety: writebench writes only inside its own scratch directory in PATH and removes it
 at the end, on errors and on Ctrl-C/SIGTERM/SIGHUP; a run or case that does not fit in
-the free space is refused or skipped. See the README's Safety section.";
+the free space is refused or skipped (docs/safety.md).";
+
+/// `run`'s words, after its examples: what the Answer and the table say (docs/usage.md,
+/// "Words the output uses").
+const RUN_HELP: &str = "\
+Examples:
+  writebench run                          quick suite in the current directory
+  writebench run /dev/shm --export-json r.json --export-csv r.csv
+  writebench run /data --methods pwrite,pwritev --chunks 4KiB,1MiB --iov 1,128
+  writebench run . --states prealloc --size 1GiB --durability none,end --repeat 10
+  writebench run /data --table --explain   every case, then the Answer and the rule behind each pick
+
+Words the output uses (docs/usage.md):
+  figure         bytes (or operations) over the mean run time, with its 95 % range in brackets
+  raced          cases run in rounds; a case stops once no goal still open needs it (--budget)
+  clearly the fastest   shown faster than every other candidate
+  as fast as     shown within the equivalence margin of it (5 %, --equivalence)
+  not settled    the next may be faster by up to the amount said; more runs would tell
+  naive way      write in 4 KiB calls into an empty file
+  noisy          the 95 % range of the mean is wider than ±5 %
+  case id        method, file state, chunk, xN buffers a call, qdN requests in flight,
+                 tN threads, fN files, then the sync mode (none, end, odsync, direct+end, ...)
+  threads spread how far the slowest thread finished behind the fastest, as a share
+  of ceiling     the share of this machine's memory copy (mem) or device (dev) rate
+
+Safety: writebench writes only inside its own scratch directory in PATH and removes it
+at the end, on errors and on Ctrl-C/SIGTERM/SIGHUP (docs/safety.md).";
 
 #[derive(Debug, Parser)]
 #[command(
@@ -55,8 +82,8 @@ pub struct Cli {
 #[allow(clippy::large_enum_variant)]
 #[derive(Debug, Subcommand)]
 pub enum Command {
-    /// Run a suite of write strategies on PATH and report each one's throughput.
-    #[command(after_help = EXAMPLES)]
+    /// Run a suite of write strategies on PATH and answer which is best for each goal.
+    #[command(after_help = RUN_HELP)]
     Run(RunArgs),
     /// List the scratch directories that killed runs left in PATH, and remove them
     /// after asking (only `.writebench-<pid>-*` directories owned by you whose pid is

@@ -43,4 +43,3 @@ pub fn runs_wording(options: &serde_json::Value) -> String {
         }
     }
 }
-

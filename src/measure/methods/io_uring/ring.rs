@@ -271,16 +271,21 @@ pub(super) fn task_cpu_seconds(tid: i32) -> Option<f64> {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use std::sync::atomic::{AtomicBool, AtomicI32, Ordering};
+    use std::sync::atomic::{AtomicBool, AtomicI32, AtomicU64, Ordering};
 
+    /// Between two reads of a spinning thread's CPU time, within a tick (4 ms at HZ=250)
+    /// of each other, the time must have grown wherever the thread ran. Whether it ran
+    /// is its own count of spins, read inside the two reads: on a busy machine (another
+    /// program on both CPUs) it may not have, and such a pair says nothing either way.
     #[test]
     fn a_running_tasks_cpu_time_is_current_between_ticks() {
-        let (tid, stop) = (AtomicI32::new(0), AtomicBool::new(false));
+        let (tid, stop, spins) = (AtomicI32::new(0), AtomicBool::new(false), AtomicU64::new(0));
         std::thread::scope(|scope| {
             scope.spawn(|| {
                 // SAFETY: gettid has no preconditions.
                 tid.store(unsafe { libc::gettid() }, Ordering::Release);
                 while !stop.load(Ordering::Acquire) {
+                    spins.fetch_add(1, Ordering::Relaxed);
                     std::hint::spin_loop();
                 }
             });
@@ -288,18 +293,24 @@ mod tests {
                 std::thread::yield_now();
             }
             let tid = tid.load(Ordering::Acquire);
-            // Ten reads 0.5 ms apart, each within a tick (4 ms at HZ=250) of the last:
-            // a spinning task's time must grow from each to the next.
-            let mut last = task_cpu_seconds(tid).expect("a task of this process");
-            let mut grew = 0;
-            for _ in 0..10 {
+            let (mut ran, mut grew) = (0, 0);
+            for _ in 0..2000 {
+                let before = task_cpu_seconds(tid).expect("a task of this process");
+                let first = spins.load(Ordering::Acquire);
                 std::thread::sleep(std::time::Duration::from_micros(500));
-                let now = task_cpu_seconds(tid).unwrap();
-                grew += usize::from(now > last);
-                last = now;
+                let second = spins.load(Ordering::Acquire);
+                let after = task_cpu_seconds(tid).unwrap();
+                if second > first {
+                    ran += 1;
+                    grew += usize::from(after > before);
+                }
+                if ran == 20 {
+                    break;
+                }
             }
             stop.store(true, Ordering::Release);
-            assert!(grew >= 8, "a spinning thread's CPU time grew in only {grew} of 10 reads");
+            assert!(ran >= 10, "the spinning thread ran between only {ran} pairs of reads");
+            assert!(grew * 10 >= ran * 9, "its CPU time grew in only {grew} of the {ran} pairs it ran between");
         });
     }
 }
