@@ -4,7 +4,7 @@
 
 mod common;
 
-use common::{LoopFs, Tmpfs, case_line, run_result};
+use common::{LoopFs, Tmpfs, case_line, run_result, with_others_cpu};
 
 /// Runs one case on `dir` and returns its JSON result and the table's line for it.
 fn one_case(dir: &std::path::Path, args: &[&str]) -> (serde_json::Value, String) {
@@ -16,18 +16,31 @@ fn one_case(dir: &std::path::Path, args: &[&str]) -> (serde_json::Value, String)
     (cases[0].clone(), case_line(&stdout))
 }
 
+/// Two million system calls and nothing to wait for: the writer never sleeps, and on a
+/// machine this test found quiet it is on CPU the whole run. On a machine that other work
+/// keeps busy the writer waits for a CPU too; then the flag must still agree with the
+/// shares measured.
 #[test]
 fn one_byte_calls_on_tmpfs_are_cpu_bound() {
     let tmpfs = Tmpfs::mount("64m");
     let args = ["--methods", "pwrite", "--chunks", "1B", "--size", "2MiB", "--durability", "none"];
-    let (case, line) = one_case(&tmpfs.path(), &args);
-    for run in case["runs"].as_array().unwrap() {
-        let share = run["cpu_share"].as_f64().expect("every run has its CPU share");
-        // Two million system calls and nothing to wait for: the writer never sleeps.
-        assert!((0.9..=1.1).contains(&share), "CPU share {share}");
+    let ((case, line), others) = with_others_cpu(|| one_case(&tmpfs.path(), &args));
+    let shares: Vec<f64> = case["runs"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|run| run["cpu_share"].as_f64().expect("every run has its CPU share"))
+        .collect();
+    assert!(shares.iter().all(|share| (0.0..=1.1).contains(share)), "{shares:?}");
+    let bound = writebench::stats::median(&shares) >= writebench::result::CPU_BOUND;
+    assert_eq!(case["cpu_bound"], bound, "{shares:?}");
+    assert_eq!(line.contains("CPU-bound (writers on CPU"), bound, "{line}");
+    if others < 0.1 {
+        assert!(shares.iter().all(|share| (0.9..=1.1).contains(share)), "a quiet machine ({others:.2}), {shares:?}");
+        assert_eq!(case["cpu_bound"], true);
+    } else {
+        eprintln!("the machine was busy ({others:.2} CPUs of other work): the flag was checked against the shares");
     }
-    assert_eq!(case["cpu_bound"], true);
-    assert!(line.contains("CPU-bound (writers on CPU"), "{line}");
 }
 
 #[test]

@@ -218,3 +218,47 @@ pub fn strace(calls: &str, args: &[&str]) -> (Vec<Traced>, Output) {
         .collect();
     (calls, output)
 }
+
+/// The seconds of CPU the clock ticks in /proc are counted in.
+pub fn tick() -> f64 {
+    // SAFETY: sysconf has no preconditions.
+    1.0 / unsafe { libc::sysconf(libc::_SC_CLK_TCK) } as f64
+}
+
+/// CPU seconds every CPU spent busy since boot (/proc/stat's first line, all but idle
+/// and iowait).
+pub fn machine_busy_seconds() -> f64 {
+    let stat = std::fs::read_to_string("/proc/stat").unwrap();
+    let fields: Vec<f64> =
+        stat.lines().next().unwrap().split_whitespace().skip(1).map(|f| f.parse().unwrap()).collect();
+    let busy: f64 = fields.iter().enumerate().filter(|(i, _)| *i != 3 && *i != 4).map(|(_, v)| v).sum();
+    busy * tick()
+}
+
+/// CPU seconds a process has used (utime + stime of /proc/PID/stat).
+pub fn process_seconds(pid: u32) -> f64 {
+    let stat = std::fs::read_to_string(format!("/proc/{pid}/stat")).unwrap();
+    let after_name = &stat[stat.rfind(')').unwrap() + 2..];
+    let fields: Vec<&str> = after_name.split_whitespace().collect();
+    // Fields 14 and 15 of the line, counted from after the name (which is field 2).
+    (fields[11].parse::<f64>().unwrap() + fields[12].parse::<f64>().unwrap()) * tick()
+}
+
+/// CPU seconds of this test process's waited-for children.
+pub fn children_seconds() -> f64 {
+    // SAFETY: getrusage fills the struct it is given.
+    let mut usage: libc::rusage = unsafe { std::mem::zeroed() };
+    unsafe { libc::getrusage(libc::RUSAGE_CHILDREN, &mut usage) };
+    let seconds = |t: libc::timeval| t.tv_sec as f64 + t.tv_usec as f64 * 1e-6;
+    seconds(usage.ru_utime) + seconds(usage.ru_stime)
+}
+
+/// Runs `work` and returns what it gave and how many CPUs' worth everything but this
+/// test process and its children used meanwhile, by /proc/stat: a test's own measure of
+/// whether the machine was quiet, never an assumption that it is.
+pub fn with_others_cpu<T>(work: impl FnOnce() -> T) -> (T, f64) {
+    let (busy, own, start) = (machine_busy_seconds(), children_seconds(), std::time::Instant::now());
+    let value = work();
+    let wall = start.elapsed().as_secs_f64();
+    (value, (machine_busy_seconds() - busy - (children_seconds() - own)).max(0.0) / wall)
+}

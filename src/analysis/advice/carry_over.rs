@@ -50,6 +50,19 @@ pub fn carry_over(measured: &Measured, result: &ResultFile) -> Vec<Finding> {
     }
     let adjusted = holm(&tested.iter().map(|(_, s, _)| s.p).collect::<Vec<_>>());
     let mut findings = Vec::new();
+    // Not run is said, not kept silent: a raced run gives most cases two runs, and the
+    // test needs six (docs/measurement.md, "Between runs").
+    if tested.is_empty() && !measured.cases.is_empty() {
+        let most = measured.cases.iter().map(|c| c.runs.len()).max().unwrap_or(0);
+        let text = format!(
+            "whether a run pays for the case run before it was not tested: that needs {MIN_RUNS} runs of a case, \
+             and the most any case had here was {most} (--budget none --repeat {MIN_RUNS} tests it)"
+        );
+        let mut finding = Finding::new("carry-over-untested", text, Vec::new(), None, 0.0);
+        finding.observation.numbers =
+            [("runs_needed", MIN_RUNS as f64), ("most_runs", most as f64)].map(|(k, v)| (k.to_string(), v)).into();
+        findings.push(finding);
+    }
     for ((case, spearman, runs), p) in tested.iter().zip(adjusted) {
         // Only a rise with the work left behind is a neighbour's cost.
         if p >= ALPHA || spearman.rho <= 0.0 {
@@ -240,5 +253,25 @@ mod tests {
             run.after = None;
         }
         assert!(carry_over(&Measured::of(&result), &result).is_empty());
+    }
+
+    /// Two runs a case, as a raced run gives most: the test cannot run, and says so.
+    #[test]
+    fn too_few_runs_say_the_check_did_not_run() {
+        let mut result = Build::new()
+            .add(case("write empty 1MiB t1 none"), &[1.0, 1.1])
+            .add(case("write empty 4KiB t1 none"), &[1.5, 1.6])
+            .done();
+        for case in &mut result.cases {
+            for run in &mut case.runs {
+                run.after = Some("write empty 4KiB t1 none".to_string());
+            }
+        }
+        let findings = carry_over(&Measured::of(&result), &result);
+        assert_eq!(findings.len(), 1, "{findings:?}");
+        let observation = &findings[0].observation;
+        assert_eq!(observation.kind, "carry-over-untested");
+        assert!(observation.text.contains("needs 6 runs of a case, and the most any case had here was 2"));
+        assert_eq!(observation.numbers["most_runs"], 2.0);
     }
 }
