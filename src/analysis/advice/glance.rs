@@ -71,7 +71,12 @@ pub fn against_next(next: Alternative, margin: f64) -> Certainty {
 
 /// Where the race dropped every other candidate of `goal`: the closest of them, with
 /// the factor and interval the race stored when it dropped it.
-pub fn beaten(cases: &[&CaseResult], goal: &str, action: impl Fn(&CaseResult) -> String) -> Option<Alternative> {
+pub fn beaten(
+    cases: &[&CaseResult],
+    goal: &str,
+    action: impl Fn(&CaseResult) -> String,
+    value: impl Fn(&CaseResult) -> f64,
+) -> Option<Alternative> {
     cases
         .iter()
         .filter_map(|&c| {
@@ -82,7 +87,7 @@ pub fn beaten(cases: &[&CaseResult], goal: &str, action: impl Fn(&CaseResult) ->
         .map(|(case, behind)| Alternative {
             case: case.case.id.clone(),
             action: action(case),
-            value: case.stats.map_or(0.0, |s| s.mean),
+            value: value(case),
             factor: behind.factor,
             low: behind.low,
             high: behind.high,

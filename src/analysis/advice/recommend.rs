@@ -198,7 +198,13 @@ fn throughput(measured: &Measured, goal: &Goal, finalists: Option<&[&str]>, warm
     let action = |c: &CaseResult| short(&c.case);
     // A race won outright left no finalist beside the pick: what it beat is in the
     // dropped cases' records, with the factor the race stored (docs/racing.md).
-    let beaten = (ranked.len() == 1).then(|| glance::beaten(&measured.cases, goal.key, action)).flatten();
+    let beaten = (ranked.len() == 1)
+        .then(|| {
+            glance::beaten(&measured.cases, goal.key, action, |c| {
+                Side::new(c, goal.metric.without_preparation()).mean()
+            })
+        })
+        .flatten();
     let (alternative, verdict) = if std::ptr::eq(chosen, fastest) {
         match &beaten {
             Some(next) => {
