@@ -78,8 +78,12 @@ pub fn render(result: &ResultFile, out: &mut dyn Write, paint: Paint, view: View
                     let line = if number == 0 { paint.good(line) } else { line.clone() };
                     // A line too long for the width goes on indented further, so that each
                     // of the three stays one line to the eye.
-                    for (part, wrapped) in wrap(&line, WIDTH - 4).iter().enumerate() {
-                        writeln!(out, "{}{wrapped}", if part == 0 { "  " } else { "    " })?;
+                    let parts = wrap(&line, WIDTH - 2);
+                    if let Some((first, rest)) = parts.split_first() {
+                        writeln!(out, "  {first}")?;
+                        for wrapped in wrap(&rest.join(" "), WIDTH - 4) {
+                            writeln!(out, "    {wrapped}")?;
+                        }
                     }
                 }
             }

@@ -24,7 +24,9 @@
 
 use super::commits::{commits, saves};
 use super::figures::{Measured, Metric, Side, Test, family, pooled_test, test};
-use super::words::{gbps, gbps_change, interval, runner_up_words, short, strategy, tested, tested_flat};
+use super::words::{
+    gbps, gbps_change, interval, runner_up_words, short, strategy, strategy_brief, tested, tested_flat,
+};
 
 use super::glance;
 use crate::plan::catalog::Family;
@@ -307,7 +309,7 @@ fn throughput(measured: &Measured, goal: &Goal, finalists: Option<&[&str]>, warm
         }
     };
     // The first line has room for the action and the figure: "with O_DIRECT" says it.
-    let said = strategy(&chosen.case, durable).replace(", opened with ", " with ");
+    let said = strategy_brief(&chosen.case, durable);
     let mut glance = glance::glance(said, glance::shown(chosen, goal.metric.without_preparation())?, certainty);
     glance.caveats = caveats;
     glance.naive_itself = naive.is_some_and(|n| std::ptr::eq(n, chosen));

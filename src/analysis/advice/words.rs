@@ -299,6 +299,22 @@ pub fn short(case: &Case) -> String {
     words
 }
 
+/// [`strategy`] in the fewest words, for the first line of a goal at a glance: a
+/// vectored call of one buffer is said as a plain call ("pwritev in 1 MiB calls"), and
+/// "opened with O_DIRECT" as "with O_DIRECT".
+pub fn strategy_brief(case: &Case, with_sync: bool) -> String {
+    let full = strategy(case, with_sync).replace(", opened with ", " with ");
+    if family(&case.method) == Some(Family::Vectored) && case.iov == 1 {
+        let chunk = format_size(case.chunk_bytes);
+        return full.replacen(
+            &format!("{} of 1 x {chunk} per call", case.method),
+            &format!("{} in {chunk} calls", case.method),
+            1,
+        );
+    }
+    full
+}
+
 /// A case's id without the tokens that an observation states otherwise: the id of
 /// `pwrite prealloc 4KiB t1 end` without its state is `pwrite 4KiB t1 end`.
 pub fn id_without(case: &Case, tokens: &[Token]) -> String {
