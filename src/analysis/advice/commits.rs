@@ -11,7 +11,7 @@ use super::glance;
 use super::small_writes::{self, p99_ns};
 use super::words::{factor, micros, mode, per_second, runner_up_words};
 use crate::plan::latency::{Pattern, is_not_durable_save, pattern_of};
-use crate::result::glance::{Alternative, Certainty};
+use crate::result::glance::Certainty;
 use crate::result::{CaseResult, Recommendation, ResultFile};
 use crate::stats::significance::Verdict;
 
@@ -112,19 +112,7 @@ fn latency_answer(
     };
     let certainty = match against.first() {
         Some((c, Some(t))) => glance::against_next(glance::alternative(t, name(c)), margin),
-        Some((c, None)) => {
-            let ratio = side(best).mean() / side(c).mean();
-            let other = Alternative {
-                case: c.case.id.clone(),
-                action: name(c),
-                value: side(c).mean(),
-                factor: ratio,
-                low: ratio,
-                high: ratio,
-                p_value: 1.0,
-            };
-            Certainty::NotSettled { other, up_to: None, settle: Some("untested: one timed loop each".to_string()) }
-        }
+        Some((c, None)) => glance::untested(side(c), side(best), name(c), "untested: one timed loop each"),
         None => Certainty::Alone,
     };
     let glance = glance::glance(action, glance::shown(best, metric)?, certainty);

@@ -3,7 +3,7 @@
 //! sentence. One statistic throughout: a case's figure is its bytes (or operations)
 //! over its mean time, with the 95 % range of that figure, as the table shows it.
 
-use super::figures::{Metric, Test};
+use super::figures::{Metric, Side, Test};
 use crate::result::glance::{Alternative, Certainty, Glance, Shown, WIDE_RANGE};
 use crate::result::{CaseResult, Recommendation, ResultFile};
 use crate::stats::Summary;
@@ -53,6 +53,22 @@ pub fn alternative(test: &Test, action: String) -> Alternative {
         high: test.factor.high,
         p_value: test.factor.p,
     }
+}
+
+/// The pick against a next case with too few runs to test (one run, or one timed loop):
+/// not settled, the ratio of mean times said as it is, with `settle` saying why.
+pub fn untested(other: Side, pick: Side, action: String, settle: &str) -> Certainty {
+    let ratio = other.mean_seconds() / pick.mean_seconds();
+    let other = Alternative {
+        case: other.id().to_string(),
+        action,
+        value: other.mean(),
+        factor: ratio,
+        low: ratio,
+        high: ratio,
+        p_value: 1.0,
+    };
+    Certainty::NotSettled { other, up_to: None, settle: Some(settle.to_string()) }
 }
 
 /// The pick against the case closest to it (`next`, its test oriented as in
