@@ -7,12 +7,15 @@
 //! `app`: one pipeline per subcommand.
 //! - `cli`: parse and validate the command line; the y/N question of `clean`;
 //! - `lab`: the filesystem lab, which builds filesystems, runs `run` on each and compares them;
-//! - `measure`: a case's runs, the executor, the engines, and everything that touches files
-//!   (the system calls of a measurement, the sync calls among them);
+//! - `rounds`: how many runs each case gets and in which order, the race for the Answer,
+//!   the estimate of what a run costs: the policy joining `measure` and `analysis`;
 //! - `export`: table, JSON, CSV, latency, the Answer, Markdown and HTML (with its charts) and
 //!   compare rendering, reading a result (or a comparison) and nothing else;
 //! - `analysis`: a case's statistics derived from its runs, advice, and the comparison of
 //!   saved results;
+//! - `measure`: a case's runs, the executor, the engines, and everything that touches files
+//!   (the system calls of a measurement, the sync calls among them), knowing nothing of
+//!   statistics;
 //! - `result`: the result file as plain data, nothing computed;
 //! - `context`: what the result needs to be trusted (host, target); it reads the host's
 //!   facts, yet sits below `result`, which holds its data types;
@@ -31,4 +34,5 @@ pub mod lab;
 pub mod measure;
 pub mod plan;
 pub mod result;
+pub mod rounds;
 pub mod stats;

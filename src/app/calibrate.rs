@@ -15,8 +15,8 @@ use crate::cli::calibrate::CalibrateArgs;
 use crate::context::calibration_cache::{self, Key};
 use crate::context::{self, TargetInfo, calibration::Calibration};
 use crate::export;
-use crate::measure::calibrate::Effort;
 use crate::measure::target::Scratch;
+use crate::rounds::calibrate::Effort;
 
 pub(super) fn calibrate(args: &CalibrateArgs) -> Result<ExitCode, UsageError> {
     let size = args.check()?;
@@ -37,7 +37,7 @@ pub(super) fn calibrate(args: &CalibrateArgs) -> Result<ExitCode, UsageError> {
 /// The calibration, with a spinner on a terminal (nothing otherwise) saying its step.
 pub(super) fn calibrate_in(scratch: &Scratch, effort: Effort, case_sizes: &[u64], seed: u64) -> Calibration {
     let spinner = spinner();
-    let calibration = crate::measure::calibrate::calibrate(scratch, effort, case_sizes, seed, &mut |step| {
+    let calibration = crate::rounds::calibrate::calibrate(scratch, effort, case_sizes, seed, &mut |step| {
         spinner.set_message(format!("calibrating: {step}"))
     });
     spinner.finish_and_clear();

@@ -14,8 +14,8 @@ use crate::cli::UsageError;
 use crate::cli::latency::LatencyArgs;
 use crate::context;
 use crate::export::{self, text::Paint};
-use crate::measure::scheduler::{Order, Schedule};
 use crate::result::Status;
+use crate::rounds::scheduler::{Order, Schedule};
 
 pub(super) fn latency(args: &LatencyArgs) -> Result<ExitCode, UsageError> {
     let plan = args.plan()?;

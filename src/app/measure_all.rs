@@ -6,13 +6,14 @@ use indicatif::ProgressBar;
 
 use super::progress::show_tick;
 use crate::measure::case_runs::{RunSettings, prepare_case};
-use crate::measure::scheduler::{CaseRuns, Queue, Referee, Schedule};
+use crate::measure::runs::CaseRuns;
 use crate::measure::source::Source;
 use crate::measure::target::Scratch;
 use crate::plan::Case;
 use crate::plan::durability::Durability;
 use crate::plan::latency::{LatencyPlan, Unit};
 use crate::result::{CaseResult, Status};
+use crate::rounds::scheduler::{Queue, Referee, Schedule};
 
 /// A case ready for the rounds, or refused up front with its status and reason.
 pub(super) type Prepared<'a> = Result<Box<dyn CaseRuns + 'a>, (Status, String)>;

@@ -26,7 +26,7 @@ use crate::measure::ranks::aggregate::clock_of;
 use crate::measure::ranks::collective::{Collective, agree, broadcast, gather};
 use crate::measure::ranks::executor::{Agreed, RankExecutor};
 use crate::measure::ranks::mpi::Mpi;
-use crate::measure::scheduler::CaseRuns;
+use crate::measure::runs::CaseRuns;
 use crate::measure::signals;
 use crate::measure::source::Source;
 use crate::measure::target::Scratch;

@@ -6,7 +6,7 @@ use std::io::IsTerminal;
 
 use indicatif::{ProgressBar, ProgressDrawTarget, ProgressStyle};
 
-use crate::measure::scheduler::Tick;
+use crate::rounds::scheduler::Tick;
 
 pub(super) fn progress_bar(total: u64) -> ProgressBar {
     if !std::io::stderr().is_terminal() {

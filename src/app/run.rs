@@ -17,17 +17,17 @@ use crate::cli::{RunArgs, UsageError};
 use crate::context::{self, TargetInfo};
 use crate::export::wording::seconds_words;
 use crate::export::{self, text::Paint};
-use crate::measure::calibrate::Effort;
 use crate::measure::case_runs::RunSettings;
-use crate::measure::estimate::{self, ReadBack};
 use crate::measure::peak::{peak_rss_bytes, reset_peak_rss};
-use crate::measure::race::GoalReferee;
-use crate::measure::scheduler::{Referee, Schedule};
 use crate::measure::source::Source;
 use crate::measure::target::Scratch;
 use crate::plan::suites::Suite;
 use crate::plan::{Case, Durability};
 use crate::result::{ResultFile, Status};
+use crate::rounds::calibrate::Effort;
+use crate::rounds::estimate::{self, ReadBack};
+use crate::rounds::race::GoalReferee;
+use crate::rounds::scheduler::{Referee, Schedule};
 
 pub(super) fn run(args: &RunArgs) -> Result<ExitCode, UsageError> {
     let mut suite = args.suite()?;

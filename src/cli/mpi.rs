@@ -7,10 +7,10 @@ use crate::cli::run::RunArgs;
 pub use crate::cli::run::{MpiArgs, THREAD_LAYOUT};
 use crate::cli::usage::UsageError;
 use crate::measure::case_runs::RunSettings;
-use crate::measure::scheduler::{Order, Schedule};
 use crate::plan::catalog;
 use crate::plan::units::split_list;
 use crate::plan::{Case, RankLayout};
+use crate::rounds::scheduler::{Order, Schedule};
 
 /// What a binary built without the `mpi` feature says to `--mpi`: one line.
 pub const NOT_BUILT: &str = "--mpi needs a build with MPI support: cargo install --path . --features mpi \

@@ -13,13 +13,13 @@ use crate::cli::parse::{MAX_CHUNK, MAX_IOV, MAX_QUEUE_DEPTH, MAX_THREADS};
 use crate::cli::parse::{check_paths, methods_help, override_with, parse_count, parse_list, parse_runtimes};
 use crate::cli::usage::UsageError;
 use crate::measure::case_runs::RunSettings;
-use crate::measure::scheduler::{Order, Racing, Schedule};
 use crate::plan::DEFAULT_SEED;
 use crate::plan::catalog;
 use crate::plan::durability::parse_mode;
 use crate::plan::suites::Suite;
 use crate::plan::units::{format_size, parse_size};
 use crate::plan::{DropReason, FileState, Layout};
+use crate::rounds::scheduler::{Order, Racing, Schedule};
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
 pub enum SuiteName {

@@ -1,5 +1,5 @@
 //! This machine's ceilings (issue "context and limits"): how fast it copies memory, what
-//! a trivial system call and a clock read cost, and — measured by `measure::calibrate`
+//! a trivial system call and a clock read cost, and — measured by `rounds::calibrate`
 //! on the path — the best buffered write rate and the device's own direct write rate.
 //!
 //! A figure is then read against its ceiling: buffered writes copy the caller's bytes

@@ -1,7 +1,7 @@
 //! Runs cases: refusals up front, then each run (docs/design.md §2): the files prepared in
 //! their state, the parts written by an executor, the timed spans made into a `Run`,
 //! then the untimed sync, verification and removal. The order of the runs is the
-//! scheduler's. Nothing here knows a method's internals: the executor and the method's
+//! rounds' (`rounds::scheduler`). Nothing here knows a method's internals: the executor and the method's
 //! engine do the writing. (The language programs that write other runtimes' cases are the
 //! *runners*, `measure::runtimes`; this module only picks their executor.)
 
@@ -16,13 +16,13 @@ use crate::measure::executor::{Execution, Executor, InProcess};
 use crate::measure::fd;
 use crate::measure::hygiene::{RunFiles, status_of};
 use crate::measure::methods::{self, CreateCall, Job, Part, Stonewall, fsync_all};
+use crate::measure::runs::CaseRuns;
 use crate::measure::runtimes;
-use crate::measure::scheduler::{self, CaseRuns, Order, Schedule};
 use crate::measure::source::{Shape, Source, Streams};
 use crate::measure::target::Scratch;
 use crate::plan::catalog::{self, NATIVE};
 use crate::plan::{Case, Durability, FileState};
-use crate::result::{CaseResult, Run, Status, Stonewalled};
+use crate::result::{Run, Status, Stonewalled};
 
 #[derive(Debug, Clone)]
 pub struct RunSettings {
@@ -42,26 +42,6 @@ pub struct RunSettings {
     pub ranks: Option<crate::measure::ranks::Ranks>,
     /// `--stonewall`: each writer stops issuing calls this long after its start line.
     pub stonewall: Option<std::time::Duration>,
-}
-
-/// Runs one case `warmup + repeat` times, back to back; `on_run` is called after each
-/// run. An error ends the case: it gets a status and the OS text, never a number.
-pub fn run_case(
-    index: usize,
-    case: &Case,
-    scratch: &Scratch,
-    source: &Source,
-    settings: &RunSettings,
-    on_run: &mut dyn FnMut(),
-) -> CaseResult {
-    match prepare_case(index, case, scratch, source, settings) {
-        Err((status, reason)) => CaseResult::without_result(case.clone(), status, reason),
-        Ok(runs) => {
-            let schedule = Schedule::fixed(settings.repeat, settings.warmup, Order::Grouped, settings.seed);
-            let mut results = scheduler::run(vec![(case.clone(), runs)], &schedule, None, &mut |_| on_run());
-            results.pop().expect("one case in, one result out")
-        }
-    }
 }
 
 /// A case ready to run again and again, or why it is refused up front, before any of

@@ -15,7 +15,7 @@ use crate::measure::executor::CpuClock;
 use crate::measure::fd;
 use crate::measure::hygiene::RunFiles;
 use crate::measure::methods::CreateCall;
-use crate::measure::scheduler::CaseRuns;
+use crate::measure::runs::CaseRuns;
 use crate::measure::target::Scratch;
 use crate::plan::Case;
 use crate::plan::units::format_size;

@@ -2,14 +2,12 @@
 //! methods (one file each), the scratch directory, the source data, verification,
 //! signals and free space.
 
-pub mod calibrate;
 pub mod case_runs;
 pub mod clean;
 pub mod cpu;
 pub mod creation;
 pub mod death_watch;
 pub mod durability;
-pub mod estimate;
 pub mod executor;
 pub mod fd;
 pub mod hygiene;
@@ -17,12 +15,11 @@ pub mod methods;
 pub mod op_loops;
 pub mod peak;
 pub mod placement;
-pub mod race;
 pub mod ranks;
 pub mod residency;
+pub mod runs;
 pub mod runtimes;
 pub mod save;
-pub mod scheduler;
 pub mod settle;
 pub mod signals;
 pub mod source;

@@ -35,22 +35,21 @@ use std::time::Instant;
 use hdrhistogram::Histogram;
 use serde_json::json;
 
-use crate::analysis::summarize;
 use crate::error::{CallError, no_progress, retry_eintr};
 use crate::measure::case_runs::open_flags_refusal;
 use crate::measure::durability::{Pacing, sync_fd};
 use crate::measure::executor::{Cpu, CpuClock};
 use crate::measure::fd;
 use crate::measure::hygiene::RunFiles;
+use crate::measure::runs::CaseRuns;
 use crate::measure::runtimes::{self, Launch, loops::Request};
 use crate::measure::save::Saver;
-use crate::measure::scheduler::{self, CaseRuns, Order, Schedule};
 use crate::measure::source::{Shape, Source, Stream, Streams};
 use crate::measure::target::Scratch;
 use crate::plan::FileState;
 use crate::plan::catalog::{self, NATIVE};
 use crate::plan::durability::{Durability, SyncCall};
-use crate::plan::latency::{LatencyPlan, Pattern, Unit, case_of};
+use crate::plan::latency::{LatencyPlan, Pattern, Unit};
 use crate::result::{CaseResult, Run, Status};
 
 /// A latency case ready to run its loops, or why it is refused before any of them
@@ -107,25 +106,6 @@ pub fn prepare<'a>(
     }))
 }
 
-/// Runs one latency case's loops back to back, `plan.loops` of them: for the unit
-/// tests; the commands interleave them with the other cases ([`prepare`]).
-pub fn run_case(
-    index: usize,
-    plan: &LatencyPlan,
-    unit: &Unit,
-    durability: Durability,
-    scratch: &Scratch,
-) -> CaseResult {
-    let case = case_of(plan, unit, durability);
-    match prepare(index, plan, unit, durability, scratch) {
-        Err((status, reason)) => CaseResult::without_result(case, status, reason),
-        Ok(runs) => {
-            let schedule = Schedule::fixed(plan.loops, 0, Order::Grouped, plan.seed);
-            scheduler::run(vec![(case, runs)], &schedule, None, &mut |_| {}).pop().expect("one case in, one result out")
-        }
-    }
-}
-
 /// The loops of one latency case, and the histograms of every loop so far, merged.
 struct Loops<'a> {
     plan: &'a LatencyPlan,
@@ -174,13 +154,17 @@ impl CaseRuns for Loops<'_> {
         0
     }
 
-    /// The case's percentiles cover every operation of every loop; its operations per
-    /// second are a summary over the loops, from their times, as `stats` is.
+    /// The case's percentiles cover every operation of every loop.
     fn conclude(&mut self, result: &mut CaseResult) {
         debug_assert_eq!(self.merged, result.runs.len(), "no loop is discarded");
         result.latency_ns = Some(summary(&self.operations));
         result.sync_latency_ns = (!self.syncs.is_empty()).then(|| summary(&self.syncs));
-        summarize::set_loop_rates(result, self.plan.per_loop());
+    }
+
+    /// Its operations per second are a summary over the loops, from their times, as
+    /// `stats` is: the rounds compute it.
+    fn operations_per_run(&self) -> Option<u64> {
+        Some(self.plan.per_loop())
     }
 }
 
@@ -424,7 +408,22 @@ fn summary(histogram: &Histogram<u64>) -> serde_json::Value {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::plan::latency::case_of;
     use crate::result::Status;
+
+    /// Runs one latency case's loops back to back, `plan.loops` of them (the commands
+    /// interleave them with the other cases).
+    fn run_case(
+        index: usize,
+        plan: &LatencyPlan,
+        unit: &Unit,
+        durability: Durability,
+        scratch: &Scratch,
+    ) -> CaseResult {
+        let case = case_of(plan, unit, durability);
+        let prepared = prepare(index, plan, unit, durability, scratch);
+        crate::rounds::run_alone(case, prepared, plan.loops, 0, plan.seed, &mut || {})
+    }
 
     fn native(pattern: Pattern) -> Unit {
         Unit { pattern, runtime: NATIVE.into(), method: crate::plan::latency::methods_of(NATIVE, pattern)[0], bytes: 8 }

@@ -10,10 +10,15 @@ use std::path::Path;
 /// The floors, top to bottom: `main` is `src/main.rs` (and the files of the binary it
 /// declares beside it), every other name a folder of `src/` (with its `NAME.rs`, as
 /// `result.rs` beside `result/`) or, for `error`, a single file.
-const FLOORS: [&str; 13] = [
-    "main", "app", "cli", "crash", "lab", "measure", "export", "analysis", "result", "context", "plan", "stats",
-    "error",
+const FLOORS: [&str; 14] = [
+    "main", "app", "cli", "crash", "lab", "rounds", "export", "analysis", "measure", "result", "context", "plan",
+    "stats", "error",
 ];
+
+/// Floors that must not import a given lower one, though it is below them: `measure`, which
+/// runs the cases and touches the files, knows nothing of statistics (an engine times, the
+/// rounds and the analysis judge; docs/design.md §5).
+const FORBIDDEN: [(&str, &str); 1] = [("measure", "stats")];
 
 /// Module path (`measure::case_runs`) and text of every shipped source file under `src/` but
 /// the library's root (`lib.rs` only declares the floors): `main` for `main.rs`. Files of
@@ -236,6 +241,25 @@ fn floor_of(module: &str, modules: &BTreeMap<String, String>) -> Option<usize> {
     })
 }
 
+/// Every import from a floor to one [`FORBIDDEN`] to it: `from (floor) → to (floor)`.
+fn forbidden(
+    graph: &BTreeMap<String, BTreeSet<String>>,
+    modules: &BTreeMap<String, String>,
+) -> BTreeMap<(String, String), String> {
+    let mut found = BTreeMap::new();
+    for (from, targets) in graph {
+        let Some(low) = floor_of(from, modules) else { continue };
+        for to in targets {
+            let Some(high) = floor_of(to, modules) else { continue };
+            if FORBIDDEN.contains(&(FLOORS[low], FLOORS[high])) {
+                let line = format!("{from} ({}) → {to} ({}), which it must not import", FLOORS[low], FLOORS[high]);
+                found.insert((from.clone(), to.clone()), line);
+            }
+        }
+    }
+    found
+}
+
 /// Every import that points up the floors: `from (floor) → to (floor)`, by pair.
 fn upward(
     graph: &BTreeMap<String, BTreeSet<String>>,
@@ -313,6 +337,8 @@ fn every_import_points_down_the_floors_and_none_closes_a_loop() {
 
     let upward: Vec<String> = upward(&graph, &modules).into_values().collect();
     assert!(upward.is_empty(), "imports that point up the floors:\n{}", upward.join("\n"));
+    let forbidden: Vec<String> = forbidden(&graph, &modules).into_values().collect();
+    assert!(forbidden.is_empty(), "forbidden imports:\n{}", forbidden.join("\n"));
 
     let floors = within_floors(&graph, &modules);
     let loops: Vec<String> = modules.keys().filter_map(|m| loop_through(m, &floors)).map(|l| l.join(" → ")).collect();
@@ -382,6 +408,34 @@ fn an_import_up_the_floors_is_reported_with_both_modules_and_floors() {
     let floors = within_floors(&imports(&looped), &looped);
     let expected = ["measure::case_runs", "measure::executor", "measure::case_runs"].map(String::from).to_vec();
     assert_eq!(loop_through("measure::case_runs", &floors), Some(expected));
+}
+
+#[test]
+fn an_engine_that_imports_statistics_or_analysis_is_reported() {
+    let with = |engine: &str| -> BTreeMap<String, String> {
+        [
+            (
+                "rounds::scheduler".to_string(),
+                "use crate::analysis::summarize;\nuse crate::measure::runs;\n".to_string(),
+            ),
+            ("analysis::summarize".to_string(), "use crate::stats::Summary;\n".to_string()),
+            ("measure::runs".to_string(), String::new()),
+            ("measure::methods::pwrite".to_string(), engine.to_string()),
+            ("stats".to_string(), String::new()),
+        ]
+        .into()
+    };
+    let clean = with("use super::runs;\n");
+    assert!(upward(&imports(&clean), &clean).is_empty(), "the rounds import both floors below them");
+    assert!(forbidden(&imports(&clean), &clean).is_empty());
+
+    let judging = with("use crate::analysis::summarize;\n");
+    let found: Vec<String> = upward(&imports(&judging), &judging).into_values().collect();
+    assert_eq!(found, ["measure::methods::pwrite (measure) → analysis::summarize (analysis)"]);
+
+    let counting = with("fn f() { crate::stats::median(&[]) }\n");
+    let found: Vec<String> = forbidden(&imports(&counting), &counting).into_values().collect();
+    assert_eq!(found, ["measure::methods::pwrite (measure) → stats (stats), which it must not import"]);
 }
 
 /// The floors and the imports between them as an SVG picture (docs/floors.svg): one box

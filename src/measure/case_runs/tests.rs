@@ -4,6 +4,7 @@ use super::*;
 use crate::measure::executor::{Cpu, Interval, Mock, PartTimes};
 use crate::measure::source::Stream;
 use crate::plan::Layout;
+use crate::rounds::run_case;
 
 fn settings(keep: bool) -> RunSettings {
     RunSettings {

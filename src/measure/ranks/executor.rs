@@ -20,7 +20,7 @@ use crate::measure::methods::{Engine, Job};
 use crate::measure::ranks::Ranks;
 use crate::measure::ranks::aggregate::{RankExecution, combine};
 use crate::measure::ranks::collective::{agree, gather, monotonic_seconds};
-use crate::measure::scheduler::CaseRuns;
+use crate::measure::runs::CaseRuns;
 use crate::result::{Run, Status};
 
 /// A CallError as it travels between ranks.

@@ -15,9 +15,9 @@ use std::time::Instant;
 
 use crate::analysis::advice::Metric;
 use crate::analysis::advice::contests::{Contest, contests, simplest_first};
-use crate::measure::scheduler::{Call, Referee};
 use crate::result::CaseResult;
 use crate::result::race::{Behind, Decision, Exit, GoalRace, Left, RaceReport};
+use crate::rounds::scheduler::{Call, Referee};
 use crate::stats::race::{self as rule, RACE_ALPHA, Standing, against_leader};
 use crate::stats::significance::{pooled_cv2, pooled_factor};
 

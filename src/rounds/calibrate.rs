@@ -17,7 +17,7 @@ use std::time::Instant;
 use crate::context::calibration::{self, Calibration, Ceiling};
 use crate::context::copy;
 use crate::context::device::BlockDevice;
-use crate::measure::case_runs::{RunSettings, run_case};
+use crate::measure::case_runs::RunSettings;
 use crate::measure::source::Source;
 use crate::measure::space;
 use crate::measure::target::Scratch;
@@ -25,6 +25,7 @@ use crate::plan::catalog;
 use crate::plan::durability::Commit;
 use crate::plan::{Case, Durability, FileState};
 use crate::result::{CaseResult, Status};
+use crate::rounds::run_case;
 
 /// How much work a calibration does.
 #[derive(Debug, Clone, Copy)]

@@ -238,7 +238,7 @@ pub fn estimate_latency(cases: &[(bool, Durability)], operations: u64, probe: &P
     Duration::from_secs_f64(seconds)
 }
 
-/// Expected wall time of `run`'s short calibration (`measure::calibrate`): the memory
+/// Expected wall time of `run`'s short calibration (`rounds::calibrate`): the memory
 /// copies, then `runs` runs of `bytes` buffered and, where there is a device, two
 /// O_DIRECT cases at the device's rate.
 pub fn estimate_calibration(bytes: u64, runs: u32, device: bool, probe: &Probe) -> Duration {

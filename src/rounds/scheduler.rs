@@ -3,8 +3,7 @@
 //! what comes back is a [`CaseResult`] per case.
 //!
 //! Past 600 lines (about half of it tests): the rounds, the race's allocation and the
-//! observations' rounds share one loop; moving them out of measure/ into a floor of
-//! their own, above measure/ and analysis/, is not done yet.
+//! observations' rounds share one loop.
 //!
 //! Interleaved (the default, docs/design.md §2.4): round *r* runs every case still running
 //! once, in an order shuffled from `--seed`, so that the machine's drift (other tenants,
@@ -32,33 +31,10 @@ use rand_xoshiro::Xoshiro256PlusPlus;
 use rand_xoshiro::rand_core::SeedableRng;
 
 use crate::analysis::summarize::{self, Noise, ci_relative_at};
+use crate::measure::runs::CaseRuns;
 use crate::plan::Case;
 use crate::result::race::{Behind, CaseRace, Exit};
 use crate::result::{CaseResult, Run, Status, TargetCi};
-
-/// One case, ready to run again and again. `case_runs` implements it for write and
-/// file-creation cases; tests implement it with given times.
-pub trait CaseRuns {
-    /// Runs the case once: run `number` counts from 0, warm-ups included. When it
-    /// returns, the run's files are gone and their removal is committed, so the next
-    /// run (of this case or another) starts clean. An error ends the case: its status
-    /// and the OS text, never a number.
-    fn run_once(&mut self, number: u32) -> Result<Run, (Status, String)>;
-
-    /// How many of its first runs are discarded, given the schedule's `--warmup`. A
-    /// latency loop warms itself with its own untimed operations (docs/measurement.md),
-    /// so a latency case discards none.
-    fn warmups(&self, rounds: u32) -> u32 {
-        rounds
-    }
-
-    /// Once the case is done, what its runs hold besides their times: `result.runs` are
-    /// its measured runs, the last ones it made. A latency case merges the histograms
-    /// of its loops here.
-    fn conclude(&mut self, result: &mut CaseResult) {
-        let _ = result;
-    }
-}
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Order {
@@ -464,6 +440,9 @@ fn finish(mut slot: Slot, schedule: &Schedule, cpus: usize) -> CaseResult {
             };
             let mut result = summarize::measured(slot.case, slot.measured, cpus);
             slot.runs.conclude(&mut result);
+            if let Some(per_run) = slot.runs.operations_per_run() {
+                summarize::set_loop_rates(&mut result, per_run);
+            }
             result.race = race;
             if let Some(pct) = schedule.target_ci {
                 let ci = summarize::case_ci_relative(&result);
