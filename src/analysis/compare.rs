@@ -463,7 +463,7 @@ fn differences(results: &[&ResultFile]) -> Vec<Difference> {
     for (field, value) in context {
         push_if_different(&mut found, field.to_string(), results.iter().map(|r| value(r)).collect());
     }
-    let options: Vec<Vec<(String, String)>> = results.iter().map(|r| flatten_options(&r.options)).collect();
+    let options: Vec<Vec<(String, String)>> = results.iter().map(|r| flatten_options(&r.options.to_json())).collect();
     let mut fields: Vec<&String> = Vec::new();
     for (field, _) in options.iter().flatten() {
         if !fields.contains(&field) {

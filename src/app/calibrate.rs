@@ -5,8 +5,6 @@
 use std::io::Write;
 use std::process::ExitCode;
 
-use serde_json::json;
-
 use super::conclude::{argv, assemble};
 use super::progress::spinner;
 use super::start::{finish, start_in};
@@ -16,6 +14,7 @@ use crate::context::calibration_cache::{self, Key};
 use crate::context::{self, TargetInfo, calibration::Calibration};
 use crate::export;
 use crate::measure::target::Scratch;
+use crate::result::options::RunOptions;
 use crate::rounds::calibrate::Effort;
 
 pub(super) fn calibrate(args: &CalibrateArgs) -> Result<ExitCode, UsageError> {
@@ -25,7 +24,13 @@ pub(super) fn calibrate(args: &CalibrateArgs) -> Result<ExitCode, UsageError> {
     let swap_before = context::swapped_out_pages();
     let calibration = calibrate_in(&scratch, Effort::full(size), &[], args.seed);
     finish(scratch, false);
-    let options = json!({"command": "calibrate", "size": size, "seed": args.seed, "argv": argv()});
+    let options = RunOptions {
+        command: Some("calibrate".into()),
+        size: Some(size),
+        seed: Some(args.seed),
+        argv: Some(argv()),
+        ..RunOptions::default()
+    };
     // No conclusions: a calibration has no cases to draw them from.
     let result = assemble(context::host(swap_before), target, options, Vec::new(), Some(calibration));
     let mut stdout = std::io::stdout().lock();

@@ -4,6 +4,7 @@
 use crate::analysis::advice;
 use crate::context::calibration::Calibration;
 use crate::context::{Host, TargetInfo};
+use crate::result::options::RunOptions;
 use crate::result::{CaseResult, ResultFile, SCHEMA, Tool};
 
 /// The result of a command that has just measured, its conclusions not yet drawn.
@@ -11,7 +12,7 @@ use crate::result::{CaseResult, ResultFile, SCHEMA, Tool};
 pub(super) fn assemble(
     host: Host,
     target: TargetInfo,
-    options: serde_json::Value,
+    options: RunOptions,
     cases: Vec<CaseResult>,
     calibration: Option<Calibration>,
 ) -> ResultFile {

@@ -15,6 +15,7 @@ use crate::cli::latency::LatencyArgs;
 use crate::context;
 use crate::export::{self, text::Paint};
 use crate::result::Status;
+use crate::result::options::RunOptions;
 use crate::rounds::scheduler::{Order, Schedule};
 
 pub(super) fn latency(args: &LatencyArgs) -> Result<ExitCode, UsageError> {
@@ -42,13 +43,10 @@ pub(super) fn latency(args: &LatencyArgs) -> Result<ExitCode, UsageError> {
     let results = measure_all(prepare_latency(&plan, &units, 0, &scratch), &schedule, None, &progress);
     finish(scratch, false);
     let any_ok = results.iter().any(|r| r.status == Status::Ok);
-    let mut options = json!({
-        "command": "latency",
-        "runtime_toolchains": crate::measure::runtimes::toolchains(),
-        "argv": argv(),
-    });
-    if let (Some(options), serde_json::Value::Object(applied)) = (options.as_object_mut(), plan.applied()) {
-        options.extend(applied);
+    let mut options = RunOptions { command: Some("latency".into()), argv: Some(argv()), ..RunOptions::default() };
+    options.other.insert("runtime_toolchains".into(), json!(crate::measure::runtimes::toolchains()));
+    if let serde_json::Value::Object(applied) = plan.applied() {
+        options.other.extend(applied);
     }
     let mut result = assemble(context::host(swap_before), target, options, results, None);
     draw_conclusions(&mut result);

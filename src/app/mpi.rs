@@ -149,8 +149,9 @@ fn run_ranks(args: &RunArgs, comm: &'static dyn Collective) -> Result<ExitCode, 
     };
 
     let suite = args.suite()?;
-    let mut options = options_json(&suite, &settings, &schedule, args.equivalence);
-    if let Some(options) = options.as_object_mut() {
+    let mut options = options_json(&suite, &settings, &schedule, args.margin());
+    {
+        let options = &mut options.other;
         options.insert("executor".into(), json!(RankExecutor::OVERHEAD));
         options.insert(
             "mpi".into(),

@@ -24,7 +24,7 @@ pub(super) fn report(args: &ReportArgs) -> Result<ExitCode, UsageError> {
         return Ok(if written { ExitCode::SUCCESS } else { ExitCode::from(1) });
     }
     let mut stdout = std::io::stdout().lock();
-    let command = result.options.get("command").and_then(|c| c.as_str());
+    let command = result.options.command.as_deref();
     let printed = match command {
         Some("calibrate") => export::calibration::render(&result, &mut stdout),
         Some("latency") => export::latency_table::render(&result, &mut stdout).and_then(|()| {

@@ -23,6 +23,7 @@ use crate::measure::source::Source;
 use crate::measure::target::Scratch;
 use crate::plan::suites::Suite;
 use crate::plan::{Case, Durability};
+use crate::result::options::RunOptions;
 use crate::result::{ResultFile, Status};
 use crate::rounds::calibrate::Effort;
 use crate::rounds::estimate::{self, ReadBack};
@@ -102,9 +103,8 @@ pub(super) fn run(args: &RunArgs) -> Result<ExitCode, UsageError> {
     if let Some(plan) = &suite.latency {
         prepared.extend(prepare_latency(plan, &latency_units, cases.len(), &scratch));
     }
-    let mut referee = schedule
-        .race
-        .map(|race| GoalReferee::new(schedule.min_runs, schedule.max_runs, args.equivalence / 100.0, race.start));
+    let mut referee =
+        schedule.race.map(|race| GoalReferee::new(schedule.min_runs, schedule.max_runs, args.margin(), race.start));
     let done = measure_all(prepared, &schedule, referee.as_mut().map(|r| r as &mut dyn Referee), &progress);
     finish(scratch, settings.keep_files);
     let race = referee.map(|referee| {
@@ -113,7 +113,7 @@ pub(super) fn run(args: &RunArgs) -> Result<ExitCode, UsageError> {
     });
 
     // Built once the cases are done, so that peak_rss_bytes covers the whole run.
-    let options = options_json(&suite, &settings, &schedule, args.equivalence);
+    let options = options_json(&suite, &settings, &schedule, args.margin());
     let mut result = assemble(context::host(swap_before), target, options, done, calibration);
     result.race = race;
     if let Some(config) = crash_target {
@@ -146,34 +146,30 @@ pub(super) fn show_and_export(result: &ResultFile, args: &RunArgs, paint: Paint)
 }
 
 /// The run's options exactly as they were applied, and the command line.
-pub(super) fn options_json(
-    suite: &Suite,
-    settings: &RunSettings,
-    schedule: &Schedule,
-    equivalence_pct: f64,
-) -> serde_json::Value {
-    let mut options = json!({
-        "command": "run",
-        "suite": suite.name,
-        "size": suite.reference_size,
-        "repeat": schedule.min_runs,
-        "warmup": schedule.warmup,
-        "target_ci": schedule.target_ci,
-        "min_runs": schedule.min_runs,
-        "max_runs": schedule.max_runs,
-        "order": schedule.order.name(),
-        // Racing (docs/racing.md): the budget in seconds, null when the runs are fixed.
-        "budget_seconds": schedule.race.and_then(|race| race.budget).map(|budget| budget.as_secs_f64()),
-        // --stonewall (docs/scale.md): each writer's time before it stops; null without.
-        "stonewall_seconds": settings.stonewall.map(|wall| wall.as_secs_f64()),
-        "race": schedule.races(),
-        "seed": settings.seed,
+pub(super) fn options_json(suite: &Suite, settings: &RunSettings, schedule: &Schedule, margin: f64) -> RunOptions {
+    let mut options = RunOptions {
+        command: Some("run".into()),
+        suite: Some(suite.name.to_string()),
+        size: Some(suite.reference_size),
+        repeat: Some(schedule.min_runs),
+        warmup: Some(schedule.warmup),
+        target_ci: schedule.target_ci,
+        min_runs: Some(schedule.min_runs),
+        max_runs: Some(schedule.max_runs),
+        order: Some(schedule.order.name().into()),
+        budget_seconds: schedule.race.and_then(|race| race.budget).map(|budget| budget.as_secs_f64()),
+        race: Some(schedule.races()),
+        stonewall_seconds: settings.stonewall.map(|wall| wall.as_secs_f64()),
+        seed: Some(settings.seed),
+        drop_cache: Some(settings.drop_cache),
+        equivalence_pct: Some(100.0 * margin),
+        argv: Some(argv()),
+        other: serde_json::Map::new(),
+    };
+    let json = json!({
         "verify": settings.verify.is_some(),
         // Which runs were read back: every one (--verify), or each case's first measured one.
         "verify_runs": settings.verify.as_ref().map(|v| if v.first_only { "first" } else { "every" }),
-        "drop_cache": settings.drop_cache,
-        // What "tied" means in the Answer (analysis::significance, docs/answer.md).
-        "equivalence_pct": equivalence_pct,
         "executor": crate::measure::executor::InProcess::OVERHEAD,
         // Each file's data (measure::source): the seed's pattern with a period of at most
         // this, every 4 KiB block stamped for its file and run.
@@ -188,11 +184,12 @@ pub(super) fn options_json(
         // The runners that ran (or could not), with their toolchains' version lines.
         "runtime_toolchains": crate::measure::runtimes::toolchains(),
         "runtime_executor": crate::measure::runtimes::External::OVERHEAD,
-        "argv": argv(),
     });
-    let applied = serde_json::to_value(suite.applied()).expect("plain data serializes");
-    if let (Some(options), serde_json::Value::Object(applied)) = (options.as_object_mut(), applied) {
-        options.extend(applied);
+    if let serde_json::Value::Object(json) = json {
+        options.other.extend(json);
+    }
+    if let serde_json::Value::Object(applied) = serde_json::to_value(suite.applied()).expect("plain data serializes") {
+        options.other.extend(applied);
     }
     options
 }

@@ -20,6 +20,7 @@ use crate::plan::suites::Suite;
 use crate::plan::units::{format_size, parse_size};
 use crate::plan::{DropReason, FileState, Layout};
 use crate::rounds::scheduler::{Order, Racing, Schedule};
+use crate::stats::significance::EQUIVALENCE;
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
 pub enum SuiteName {
@@ -140,7 +141,7 @@ pub struct RunArgs {
     /// What "tied" means in the Answer: two strategies are tied only when the whole 95 %
     /// interval of their factor lies within ±PCT %; a difference neither shown nor ruled
     /// out is "undecided". The observations call no effect one that lies within it.
-    #[arg(long, value_name = "PCT", default_value_t = 5.0)]
+    #[arg(long, value_name = "PCT", default_value_t = 100.0 * EQUIVALENCE)]
     pub equivalence: f64,
 
     /// With a CI target: measured runs per case at least [default: --repeat, quick: 5].
@@ -298,6 +299,12 @@ pub const RACE_MIN_RUNS: u32 = 2;
 pub const RACE_MAX_RUNS: u32 = 10;
 
 impl RunArgs {
+    /// `--equivalence` as a fraction: the one place the percentage given becomes the
+    /// margin δ the race and the Answer use.
+    pub fn margin(&self) -> f64 {
+        self.equivalence / 100.0
+    }
+
     /// Applies the options to every part of the suite and checks everything that can be
     /// checked before any file is written. The plan may come out empty (e.g. `--methods
     /// mmap --threads 3` in a suite without mmap); the caller says so.

@@ -43,8 +43,8 @@ pub fn ram_backed(target: &TargetInfo) -> Option<String> {
 /// The command that made the result, as the user typed it (argv[0] shortened to its
 /// file name, so a build path does not read as part of the command).
 pub fn command_line(result: &ResultFile) -> Option<String> {
-    let argv = result.options.get("argv")?.as_array()?;
-    let mut words: Vec<String> = argv.iter().filter_map(|word| word.as_str()).map(one_line).collect();
+    let argv = result.options.argv.as_ref()?;
+    let mut words: Vec<String> = argv.iter().map(|word| one_line(word)).collect();
     if let Some(first) = words.first_mut() {
         *first = first.rsplit('/').next().unwrap_or(first).to_string();
     }

@@ -58,7 +58,7 @@ fn text_from_the_result_is_escaped_everywhere() {
     result.cases[0].case.id = hostile.into();
     result.cases[1].status = Status::Failed;
     result.cases[1].error = Some(hostile.into());
-    result.options["argv"] = serde_json::json!(["writebench", hostile]);
+    result.options.argv = Some(vec!["writebench".into(), hostile.into()]);
     let figure = Figure {
         case: hostile.into(),
         metric: "throughput".into(),

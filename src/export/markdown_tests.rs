@@ -160,8 +160,9 @@ fn observations_answer_and_context_as_stored_and_escaped() {
         crash_checked: None,
         glance: None,
     }];
-    result.options["argv"][0] = "/build/target/release/writebench".into();
-    result.options["note"] = "````".into();
+    result.options.argv.as_mut().expect("the result has its command line")[0] =
+        "/build/target/release/writebench".into();
+    result.options.other.insert("note".into(), "````".into());
     let markdown = render_to_string(&result);
     assert!(
         markdown

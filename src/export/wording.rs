@@ -7,6 +7,7 @@ pub use crate::analysis::case_notes::{
     cpu_note, detail_notes, dirty_at_start, dirty_words, most_common_size, noise_note, race_note, stonewall_note,
 };
 use crate::result::CaseResult;
+use crate::result::options::RunOptions;
 use crate::stats::NOISY_CI;
 
 /// What a reader should know about a measured case's figure: noisy, outlying runs,
@@ -19,27 +20,30 @@ pub fn notes(result: &CaseResult) -> Vec<String> {
 }
 
 /// "5 runs", or with `--target-ci` "5 to 7 runs (...)": read from the options applied.
-pub fn runs_wording(options: &serde_json::Value) -> String {
-    let number = |key: &str| options.get(key).and_then(|v| v.as_u64()).unwrap_or(0);
-    if options.get("race").and_then(|v| v.as_bool()) == Some(true) {
-        let budget = options.get("budget_seconds").and_then(|v| v.as_f64());
-        let within = budget.map(|b| format!(" within {}", seconds_words(b))).unwrap_or_default();
+pub fn runs_wording(options: &RunOptions) -> String {
+    let number = |value: Option<u32>| value.unwrap_or(0);
+    if options.race == Some(true) {
+        let within = options.budget_seconds.map(|b| format!(" within {}", seconds_words(b))).unwrap_or_default();
         return format!(
             "{} to {} runs, raced for the Answer's goals{within}: a case stops once no open goal needs it \
              (noisy: the 95 % CI of the mean wider than ±{:.0} %)",
-            number("min_runs"),
-            number("max_runs"),
+            number(options.min_runs),
+            number(options.max_runs),
             100.0 * NOISY_CI
         );
     }
-    match options.get("target_ci").and_then(|v| v.as_f64()) {
+    match options.target_ci {
         Some(pct) => format!(
             "{} to {} runs, until the 95 % CI of the mean is within ±{pct} % (noisy: not reached)",
-            number("min_runs"),
-            number("max_runs")
+            number(options.min_runs),
+            number(options.max_runs)
         ),
         None => {
-            format!("{} runs (noisy: the 95 % CI of the mean wider than ±{:.0} %)", number("repeat"), 100.0 * NOISY_CI)
+            format!(
+                "{} runs (noisy: the 95 % CI of the mean wider than ±{:.0} %)",
+                number(options.repeat),
+                100.0 * NOISY_CI
+            )
         }
     }
 }

@@ -7,6 +7,7 @@ use serde::{Deserialize, Serialize};
 pub mod crash;
 pub mod glance;
 pub mod metric;
+pub mod options;
 pub mod race;
 mod ring_record;
 mod run;
@@ -31,7 +32,7 @@ pub struct ResultFile {
     pub host: Host,
     pub target: TargetInfo,
     /// The run's options exactly as they were applied, and the command line.
-    pub options: serde_json::Value,
+    pub options: options::RunOptions,
     pub cases: Vec<CaseResult>,
     /// What the cases show (analysis::advice), each with the numbers it rests on.
     pub observations: Vec<Observation>,

@@ -460,15 +460,11 @@ impl<'a> Measured<'a> {
     }
 }
 
-/// The run's equivalence margin δ as a fraction: `options.equivalence_pct` (the
-/// `--equivalence` it was given), else [`significance::EQUIVALENCE`].
+/// The run's equivalence margin δ as a fraction ([`RunOptions::margin`]).
+///
+/// [`RunOptions::margin`]: crate::result::options::RunOptions::margin
 pub fn equivalence_margin(result: &ResultFile) -> f64 {
-    result
-        .options
-        .get("equivalence_pct")
-        .and_then(|v| v.as_f64())
-        .filter(|pct| pct.is_finite() && *pct > 0.0)
-        .map_or(significance::EQUIVALENCE, |pct| pct / 100.0)
+    result.options.margin()
 }
 
 /// Whether a method is one of the mmap variants, or io_uring's.

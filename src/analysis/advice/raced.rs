@@ -77,7 +77,7 @@ pub fn observations_left(result: &ResultFile, open: &[(String, String)], tests: 
     if open.is_empty() {
         return None;
     }
-    let max_runs = result.options.get("max_runs").and_then(|v| v.as_u64());
+    let max_runs = result.options.max_runs.map(u64::from);
     let runs = |id: &str| result.cases.iter().find(|c| c.case.id == id).map_or(0, |c| c.runs.len() as u64);
     // A case of an open comparison runs on until it has its most runs: a comparison
     // whose cases had room to run was ended by the budget.

@@ -90,7 +90,7 @@ pub fn recommendations(result: &ResultFile) -> Vec<Recommendation> {
     let measured = Measured::of(result);
     // Without --drop-cache, a fully written file's pages are in memory when it is
     // rewritten: say so, since a program rewriting a cold file finds them on the device.
-    let warm = !result.options.get("drop_cache").and_then(|v| v.as_bool()).unwrap_or(false);
+    let warm = result.options.drop_cache != Some(true);
     let mut answer = Vec::new();
     for goal in &GOALS[..2] {
         answer.extend(throughput(&measured, goal, finalists(result, goal.key).as_deref(), warm));

@@ -100,7 +100,7 @@ impl Build {
                     dio_align_source: None,
                     ..TargetInfo::default()
                 },
-                options: json!({}),
+                options: Default::default(),
                 cases: Vec::new(),
                 observations: Vec::new(),
                 observation_tests: None,
@@ -183,7 +183,9 @@ impl Build {
 
     /// An option of the run, as `options` holds it.
     pub fn option(mut self, key: &str, value: serde_json::Value) -> Build {
-        self.result.options[key] = value;
+        let mut options = self.result.options.to_json();
+        options[key] = value;
+        self.result.options = crate::result::options::RunOptions::from_json(options);
         self
     }
 

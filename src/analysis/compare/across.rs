@@ -77,7 +77,7 @@ pub fn filesystem_names(results: &[(String, ResultFile)]) -> Option<Vec<String>>
     let names: Vec<String> = results
         .iter()
         .map(|(_, result)| {
-            let lab = result.options.pointer("/lab/filesystem").and_then(|name| name.as_str());
+            let lab = result.options.lab_filesystem();
             lab.map_or_else(|| result.target.fs_type.clone(), str::to_string)
         })
         .collect();
@@ -425,7 +425,8 @@ mod tests {
             let mut result = real();
             result.target.fs_type = fs.to_string();
             if let Some(name) = lab {
-                result.options["lab"] = serde_json::json!({"filesystem": name, "mount_options": "noatime"});
+                let lab = serde_json::json!({"filesystem": name, "mount_options": "noatime"});
+                result.options.other.insert("lab".into(), lab);
             }
             (format!("/saved/{fs}.json"), result)
         };

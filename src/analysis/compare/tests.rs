@@ -4,6 +4,7 @@ use super::*;
 use crate::context::{Host, TargetInfo};
 use crate::plan::catalog;
 use crate::plan::{Case, FileState};
+use crate::result::options::RunOptions;
 use crate::result::{Comparison, Figure, Recommendation, Tool};
 
 const MIB: u64 = 1 << 20;
@@ -48,8 +49,10 @@ fn result(fs_type: &str, cases: Vec<CaseResult>) -> ResultFile {
             dio_align_source: None,
             ..TargetInfo::default()
         },
-        options: serde_json::json!({"size": 64 * MIB, "argv": ["writebench", "run"], "peak_rss_bytes": 1,
+        options: RunOptions::from_json(
+            serde_json::json!({"size": 64 * MIB, "argv": ["writebench", "run"], "peak_rss_bytes": 1,
                                     "mmap_advice": {"map_populate": false}}),
+        ),
         cases,
         observations: Vec::new(),
         observation_tests: None,
@@ -244,7 +247,9 @@ fn context_and_option_differences_are_found_and_run_details_are_not() {
     let mut b = result("ext4", vec![]);
     b.host.kernel = "Linux 6.12".into();
     b.tool.version = "0.2.0".into();
-    b.options = serde_json::json!({"size": 32 * MIB, "argv": ["other"], "peak_rss_bytes": 2, "mmap_advice": {"map_populate": true}, "verify": true});
+    b.options = RunOptions::from_json(
+        serde_json::json!({"size": 32 * MIB, "argv": ["other"], "peak_rss_bytes": 2, "mmap_advice": {"map_populate": true}, "verify": true}),
+    );
     let compared = pair(a, b);
     let fields: Vec<(&str, Vec<Option<&str>>)> = compared
         .differences

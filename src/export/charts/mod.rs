@@ -325,7 +325,9 @@ pub(crate) mod tests {
                 dio_align_source: Some("statx".into()),
                 ..TargetInfo::default()
             },
-            options: serde_json::json!({"command": "run", "argv": ["writebench", "run", "/data"]}),
+            options: crate::result::options::RunOptions::from_json(
+                serde_json::json!({"command": "run", "argv": ["writebench", "run", "/data"]}),
+            ),
             cases,
             observations: Vec::new(),
             observation_tests: None,

@@ -1,0 +1,105 @@
+//! The options a result was measured with, as applied (docs/design.md §4): the ones the
+//! analysis and the exports read are typed fields, read in one place; the rest (what the
+//! engines and the runners were, the suite's expanded lists, the lab's build) are kept as
+//! they were written, for `compare` and for the reader of the JSON. Every field is
+//! optional, and left out when it has no value (null and missing read alike):
+//! `latency`, `calibrate` and older results carry fewer of them.
+
+use serde::{Deserialize, Serialize};
+
+use crate::stats::significance::EQUIVALENCE;
+
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+pub struct RunOptions {
+    /// The subcommand that measured: `run`, `latency`, `calibrate`.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub command: Option<String>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub suite: Option<String>,
+    /// Bytes per run of the reference size.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub size: Option<u64>,
+    /// Measured runs per case without a target (`--repeat`).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub repeat: Option<u32>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub warmup: Option<u32>,
+    /// `--target-ci`: the CI half-width aimed at, in percent of the mean.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub target_ci: Option<f64>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub min_runs: Option<u32>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub max_runs: Option<u32>,
+    /// `interleaved` or `grouped`.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub order: Option<String>,
+    /// Racing (docs/racing.md): the budget in seconds, null when there was none.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub budget_seconds: Option<f64>,
+    /// Whether the cases were raced for the Answer's goals.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub race: Option<bool>,
+    /// `--stonewall` (docs/scale.md): each writer's time before it stops.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub stonewall_seconds: Option<f64>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub seed: Option<u64>,
+    /// `--drop-cache`: each prepared file's pages dropped before the timed span.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub drop_cache: Option<bool>,
+    /// What "tied" means in the Answer, in percent (`--equivalence`).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub equivalence_pct: Option<f64>,
+    /// The command line as given.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub argv: Option<Vec<String>>,
+    /// Everything else, as written: the engines' and runners' overheads, the source's
+    /// period, the toolchains, the suite's expanded lists, `mpi`, and the lab's `lab`.
+    #[serde(flatten)]
+    pub other: serde_json::Map<String, serde_json::Value>,
+}
+
+impl RunOptions {
+    /// The equivalence margin δ as a fraction: the `--equivalence` the run was given,
+    /// else the default (a result saved before the option existed used it).
+    pub fn margin(&self) -> f64 {
+        self.equivalence_pct.filter(|pct| pct.is_finite() && *pct > 0.0).map_or(EQUIVALENCE, |pct| pct / 100.0)
+    }
+
+    /// The filesystem the lab built for this result (`lab.filesystem`), if it did.
+    pub fn lab_filesystem(&self) -> Option<&str> {
+        self.other.get("lab")?.get("filesystem")?.as_str()
+    }
+
+    /// The options as one JSON object, as saved.
+    pub fn to_json(&self) -> serde_json::Value {
+        serde_json::to_value(self).expect("plain data serializes")
+    }
+
+    /// Options written as JSON (the extra keys of a subcommand), typed where they are
+    /// read; anything that is not an object is kept whole under `other`.
+    pub fn from_json(value: serde_json::Value) -> RunOptions {
+        serde_json::from_value(value).unwrap_or_default()
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_saved_object_reads_back_the_same_with_its_other_keys() {
+        let saved = serde_json::json!({
+            "command": "run", "min_runs": 2, "max_runs": 40, "budget_seconds": 30.0,
+            "equivalence_pct": 2.5, "argv": ["writebench", "run"], "executor": {"ns": 1},
+            "lab": {"filesystem": "ext4"},
+        });
+        let options = RunOptions::from_json(saved.clone());
+        assert_eq!(options.margin(), 0.025);
+        assert_eq!((options.min_runs, options.max_runs), (Some(2), Some(40)));
+        assert_eq!(options.lab_filesystem(), Some("ext4"));
+        assert_eq!(options.to_json(), saved, "nothing lost, nothing added");
+        assert_eq!(RunOptions::default().margin(), EQUIVALENCE, "an older result: the default");
+    }
+}
