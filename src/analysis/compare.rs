@@ -99,6 +99,9 @@ pub struct Difference {
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct CaseComparison {
     pub id: String,
+    /// What the case measures (the baseline's).
+    #[serde(default)]
+    pub kind: crate::plan::CaseKind,
     /// The baseline's bytes per run (each file's own are in its [`FileCase`]).
     pub bytes: u64,
     /// Per file: the case there, None where that file does not have it.
@@ -332,7 +335,8 @@ fn match_cases(results: &[&ResultFile]) -> (Vec<CaseComparison>, Vec<Unmatched>)
             continue;
         };
         let versus = row[1..].iter().map(|other| other.map(|other| versus(baseline, other))).collect();
-        cases.push(CaseComparison { id, bytes, files: row.iter().map(|case| case.map(side)).collect(), versus });
+        let kind = baseline.case.kind;
+        cases.push(CaseComparison { id, kind, bytes, files: row.iter().map(|case| case.map(side)).collect(), versus });
     }
     (cases, unmatched)
 }

@@ -38,6 +38,7 @@ fn fixture() -> CompareResult {
         }],
         cases: vec![
             CaseComparison {
+                kind: crate::plan::CaseKind::Throughput,
                 id: end.into(),
                 bytes: 64 << 20,
                 files: vec![
@@ -55,6 +56,7 @@ fn fixture() -> CompareResult {
                 ],
             },
             CaseComparison {
+                kind: crate::plan::CaseKind::Throughput,
                 id: "write empty 4KiB t1 none".into(),
                 bytes: 64 << 20,
                 files: vec![side(Status::Ok, Some(1e9), None), side(Status::Ok, Some(0.5e9), None), None],

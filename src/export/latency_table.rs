@@ -106,6 +106,7 @@ mod tests {
         let mut case =
             crate::plan::Case::new(pwrite, crate::plan::FileState::Empty, 8, 1, crate::plan::Durability::None, 8);
         case.id = id.to_string();
+        case.kind = crate::plan::CaseKind::of_older_case(id, "pwrite");
         let latency = serde_json::json!({"count": 2500, "mean": 1070.0, "p50": 950.0, "p90": 1120.0, "p99": 1370.0,
             "p999": 49850.0, "max": 68160.0});
         let behind = Behind {

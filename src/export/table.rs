@@ -8,9 +8,9 @@ use crate::export::latency_table::{is_latency_case, render_cases as render_laten
 use crate::export::table_compact as compact;
 use crate::export::text::Paint;
 use crate::export::wording::{most_common_size, notes, runs_wording};
-use crate::plan::FileState;
 use crate::plan::catalog;
 use crate::plan::units::format_size;
+use crate::plan::{CaseKind, FileState};
 use crate::result::{CaseResult, ResultFile, Status};
 use crate::stats::{Summary, format_mean_sd, format_seed_style};
 
@@ -114,7 +114,7 @@ fn family_of(case: &CaseResult) -> catalog::Family {
 
 fn row(result: &CaseResult, usual_size: u64) -> [String; 4] {
     // Creation labels name their size already.
-    let creates = catalog::by_name(&result.case.method).is_some_and(|m| m.creation.is_some());
+    let creates = result.case.kind == CaseKind::Creation;
     let size = if result.case.bytes == usual_size || creates {
         String::new()
     } else {

@@ -9,7 +9,7 @@ use std::io::{self, Write};
 use crate::analysis::advice::glance::shown_of;
 use crate::export::text::{Paint, WIDTH, wrap};
 use crate::export::wording::{cpu_note, detail_notes, dirty_at_start, dirty_words, noise_note};
-use crate::plan::catalog;
+use crate::plan::CaseKind;
 use crate::plan::units::format_size;
 use crate::result::glance::{Shown, WIDE_RANGE};
 use crate::result::{CaseResult, Run, Status};
@@ -67,7 +67,7 @@ pub struct Row {
 
 pub fn row(result: &CaseResult, usual_size: u64) -> Row {
     let mut label = short_id(result);
-    let creates = catalog::by_name(&result.case.method).is_some_and(|m| m.creation.is_some());
+    let creates = result.case.kind == CaseKind::Creation;
     if result.case.bytes != usual_size && !creates {
         label += &format!(" ({})", format_size(result.case.bytes));
     }
@@ -336,7 +336,7 @@ mod tests {
     use crate::plan::{Case, FileState};
 
     fn measured(mode: &str, times: &[f64]) -> CaseResult {
-        let method = catalog::by_name("pwrite").unwrap();
+        let method = crate::plan::catalog::by_name("pwrite").unwrap();
         let case = Case::new(method, FileState::Prealloc, 1 << 20, 1, mode.parse().unwrap(), 1 << 30);
         let runs = times.iter().map(|&t| Run { write_seconds: t, sync_seconds: 0.1, ..Run::default() }).collect();
         crate::analysis::summarize::measured(case, runs, 1)

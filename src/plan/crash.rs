@@ -54,10 +54,10 @@ mod tests {
         assert_eq!(workload_of(&case("mmap", "end")), None, "msync is not a workload");
         assert_eq!(workload_of(&case("io_uring", "every:4")).as_deref(), Some("io_uring+every:4"));
         let mut commit = case("pwrite", "odsync");
-        commit.id = "latency append 8B odsync".into();
+        commit.kind = crate::plan::CaseKind::Latency(crate::plan::pattern::Pattern::Append);
         assert_eq!(workload_of(&commit).as_deref(), Some("append+odsync"));
         let mut save = case("pwrite", "none");
-        save.id = "latency replace-unsafe 4KiB not-durable".into();
+        save.kind = crate::plan::CaseKind::Latency(crate::plan::pattern::Pattern::ReplaceUnsafe);
         assert_eq!(workload_of(&save).as_deref(), Some("replace-unsafe"));
     }
 }

@@ -12,60 +12,11 @@
 //!   are native only (the runners have no rename protocol): other runtimes get no save
 //!   case, and [`LatencyPlan::native_only`] says which patterns were left out for them.
 
-use crate::plan::durability::{Commit, Durability};
+use crate::plan::durability::Durability;
 use crate::plan::units::format_size_compact;
-use crate::plan::{Case, FileState};
+use crate::plan::{Case, CaseKind, FileState};
 
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum Pattern {
-    Overwrite0,
-    Append,
-    /// Temp file, write, fsync, rename over the target, fsync of the directory.
-    Replace,
-    /// As `Replace`, the temp file made with O_TMPFILE and given a name with linkat.
-    ReplaceTmpfile,
-    /// As `Replace` without either fsync: not durable.
-    ReplaceUnsafe,
-}
-
-impl Pattern {
-    pub const ALL: [Pattern; 5] =
-        [Pattern::Overwrite0, Pattern::Append, Pattern::Replace, Pattern::ReplaceTmpfile, Pattern::ReplaceUnsafe];
-
-    pub fn name(self) -> &'static str {
-        match self {
-            Pattern::Overwrite0 => "overwrite0",
-            Pattern::Append => "append",
-            Pattern::Replace => "replace",
-            Pattern::ReplaceTmpfile => "replace-tmpfile",
-            Pattern::ReplaceUnsafe => "replace-unsafe",
-        }
-    }
-
-    /// Whether an operation is a save of a whole file (rather than one write call).
-    pub fn is_save(self) -> bool {
-        matches!(self, Pattern::Replace | Pattern::ReplaceTmpfile | Pattern::ReplaceUnsafe)
-    }
-
-    /// A save's own durability: the two fsyncs, or none at all. `None` for the writes,
-    /// which run under the `--durability` modes.
-    pub fn own_durability(self) -> Option<Durability> {
-        match self {
-            Pattern::Replace | Pattern::ReplaceTmpfile => Some(Durability::of(Commit::Save)),
-            Pattern::ReplaceUnsafe => Some(Durability::None),
-            Pattern::Overwrite0 | Pattern::Append => None,
-        }
-    }
-}
-
-impl std::str::FromStr for Pattern {
-    type Err = String;
-    fn from_str(text: &str) -> Result<Self, String> {
-        Pattern::ALL.into_iter().find(|p| p.name() == text).ok_or_else(|| {
-            format!("unknown pattern '{text}' (known: overwrite0, append, replace, replace-tmpfile, replace-unsafe)")
-        })
-    }
-}
+pub use crate::plan::pattern::Pattern;
 
 /// The id's word for a case that is not durable: `latency replace-unsafe 4KiB not-durable`.
 pub const NOT_DURABLE: &str = "not-durable";
@@ -185,24 +136,23 @@ impl LatencyPlan {
 }
 
 /// Whether a case of a result is a latency case (they share the result file with the
-/// throughput cases of `run`'s quick suite): [`case_of`] names them so.
+/// throughput cases of `run`'s quick suite).
 pub fn is_latency_case(case: &Case) -> bool {
-    case.id.starts_with("latency ")
+    matches!(case.kind, CaseKind::Latency(_))
 }
 
-/// The pattern of a latency case, read back from its id (`latency replace 4KiB`).
+/// The pattern of a latency case.
 pub fn pattern_of(case: &Case) -> Option<Pattern> {
-    let mut words = case.id.split(' ').skip(1);
-    let first = words.next()?;
-    // A runner's id names the runtime and the call first (`latency python buffered append ...`).
-    let word = if first.parse::<Pattern>().is_ok() { first } else { words.nth(1)? };
-    word.parse().ok()
+    match case.kind {
+        CaseKind::Latency(pattern) => Some(pattern),
+        _ => None,
+    }
 }
 
-/// Whether a case is a save that leaves the data not durable (`replace-unsafe`): its
-/// id says so, and no table line, observation or answer may call it durable.
+/// Whether a case is a save that leaves the data not durable (`replace-unsafe`): no table
+/// line, observation or answer may call it durable.
 pub fn is_not_durable_save(case: &Case) -> bool {
-    case.id.split(' ').any(|word| word == NOT_DURABLE)
+    pattern_of(case).is_some_and(|pattern| pattern.is_save() && !case.durability.syncs())
 }
 
 /// The case of one unit and mode, for the result file. Native's write ids stay as they
@@ -245,6 +195,7 @@ pub fn case_of(plan: &LatencyPlan, unit: &Unit, durability: Durability) -> Case 
         // Per run, as for every case: one loop's.
         bytes: bytes * plan.per_loop(),
         ranks: None,
+        kind: CaseKind::Latency(pattern),
     }
 }
 
@@ -314,10 +265,19 @@ mod tests {
         let c_only = LatencyPlan { runtimes: vec!["c".into()], ..plan.clone() };
         assert!(c_only.cases().iter().all(|(u, _)| !u.pattern.is_save()));
         assert_eq!(LatencyPlan { runtimes: vec![], ..plan }.native_only(), None);
-        let runner = Case {
-            id: "latency python buffered append 8B none".into(),
-            ..case_of(&c_only, &c_only.units()[0], Durability::None)
-        };
-        assert_eq!(pattern_of(&runner), Some(Pattern::Append));
+        let runner = case_of(&c_only, &c_only.units()[0], Durability::None);
+        assert_eq!(pattern_of(&runner), Some(Pattern::Overwrite0));
+        // A result saved before cases had a kind: read from the runner's id.
+        let older = CaseKind::of_older_case("latency python buffered append 8B none", "buffered");
+        assert_eq!(older, CaseKind::Latency(Pattern::Append));
+        assert_eq!(CaseKind::of_older_case("latency replace 4KiB", "write"), CaseKind::Latency(Pattern::Replace));
+        assert_eq!(CaseKind::of_older_case("ftruncate empty 1GiB t1 none", "ftruncate"), CaseKind::Creation);
+        assert_eq!(CaseKind::of_older_case("write empty 4KiB t1 none", "write"), CaseKind::Throughput);
+        let saved = serde_json::to_value(&runner).unwrap();
+        assert_eq!(saved["kind"], serde_json::json!({"latency": "overwrite0"}));
+        let mut older_json = saved.clone();
+        older_json.as_object_mut().unwrap().remove("kind");
+        let read: Case = serde_json::from_value(older_json).unwrap();
+        assert_eq!(read.kind, CaseKind::Latency(Pattern::Overwrite0), "a case saved without its kind");
     }
 }

@@ -4,6 +4,7 @@ pub mod catalog;
 pub mod crash;
 pub mod durability;
 pub mod latency;
+pub mod pattern;
 pub mod suites;
 pub mod units;
 
@@ -14,6 +15,7 @@ use serde::{Deserialize, Serialize};
 
 use crate::plan::catalog::Method;
 pub use crate::plan::durability::Durability;
+use crate::plan::pattern::Pattern;
 use crate::plan::units::{format_size, format_size_compact};
 
 /// The seed used unless `--seed` says otherwise; recorded in every result file.
@@ -135,6 +137,7 @@ impl FromStr for RankLayout {
 
 /// One fully specified write strategy. Plain data: it is what the result files carry.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(from = "CaseRead")]
 pub struct Case {
     /// Stable, readable key, e.g. `pwritev prealloc 4KiB x128 t1 end`.
     pub id: String,
@@ -154,6 +157,86 @@ pub struct Case {
     /// one per rank (`file-per-rank`). Absent for a case of one process.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub ranks: Option<u32>,
+    /// What the case measures: a whole file's write, a file's creation, or a latency
+    /// pattern's operations. Results saved before the field had it in the id, and are
+    /// read so ([`CaseRead`]).
+    pub kind: CaseKind,
+}
+
+/// A case as a result file holds it: `kind` may be missing (results saved before it).
+#[derive(Deserialize)]
+struct CaseRead {
+    id: String,
+    runtime: String,
+    method: String,
+    state: FileState,
+    chunk_bytes: u64,
+    iov: u32,
+    queue_depth: Option<u32>,
+    threads: u32,
+    files: u32,
+    durability: Durability,
+    bytes: u64,
+    #[serde(default)]
+    ranks: Option<u32>,
+    #[serde(default)]
+    kind: Option<CaseKind>,
+}
+
+impl From<CaseRead> for Case {
+    fn from(read: CaseRead) -> Case {
+        let kind = read.kind.unwrap_or_else(|| CaseKind::of_older_case(&read.id, &read.method));
+        Case {
+            id: read.id,
+            runtime: read.runtime,
+            method: read.method,
+            state: read.state,
+            chunk_bytes: read.chunk_bytes,
+            iov: read.iov,
+            queue_depth: read.queue_depth,
+            threads: read.threads,
+            files: read.files,
+            durability: read.durability,
+            bytes: read.bytes,
+            ranks: read.ranks,
+            kind,
+        }
+    }
+}
+
+/// What a case measures, as a type: each export and each piece of advice asks this, not
+/// the id's words.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum CaseKind {
+    /// A file written whole, its runs timed as one span each (`run`).
+    #[default]
+    Throughput,
+    /// A file made to its size by a creation method (`posix_fallocate`, …).
+    Creation,
+    /// A loop of small writes or saves, each operation timed (`latency`, and `run`'s quick
+    /// suite): its pattern.
+    Latency(Pattern),
+}
+
+impl CaseKind {
+    /// The kind of a case of a result saved before cases had one: read from its id and
+    /// method, as those results named their cases (`latency replace 4KiB`, and the
+    /// runners' `latency python buffered append 8B osync`).
+    pub fn of_older_case(id: &str, method: &str) -> CaseKind {
+        if let Some(rest) = id.strip_prefix("latency ") {
+            let mut words = rest.split(' ');
+            let first = words.next().unwrap_or("");
+            let word = if first.parse::<Pattern>().is_ok() { first } else { words.nth(1).unwrap_or("") };
+            if let Ok(pattern) = word.parse() {
+                return CaseKind::Latency(pattern);
+            }
+        }
+        if catalog::by_name(method).is_some_and(|m| m.creation.is_some()) {
+            return CaseKind::Creation;
+        }
+        CaseKind::Throughput
+    }
 }
 
 impl Case {
@@ -178,6 +261,7 @@ impl Case {
             durability,
             bytes,
             ranks: None,
+            kind: if method.creation.is_some() { CaseKind::Creation } else { CaseKind::Throughput },
         };
         case.id = case.make_id();
         case

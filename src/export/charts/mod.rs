@@ -27,9 +27,9 @@ use plotters::prelude::*;
 use plotters::style::text_anchor::{HPos, Pos, VPos};
 
 use crate::export::latency_table::is_latency_case;
-use crate::plan::Case;
 use crate::plan::catalog;
 use crate::plan::units::format_size;
+use crate::plan::{Case, CaseKind};
 use crate::result::{CaseResult, ResultFile, Status};
 use crate::stats::Summary;
 
@@ -126,7 +126,7 @@ fn color(index: usize) -> RGBColor {
 fn throughput_cases(result: &ResultFile) -> impl Iterator<Item = (&CaseResult, Summary)> {
     result.cases.iter().filter_map(|case| {
         let stats = case.stats?;
-        let creates = catalog::by_name(&case.case.method).is_some_and(|m| m.creation.is_some());
+        let creates = case.case.kind == CaseKind::Creation;
         (case.status == Status::Ok && !creates && !is_latency_case(&case.case)).then_some((case, stats))
     })
 }

@@ -64,6 +64,7 @@ mod tests {
         let mut case =
             Case::new(catalog::by_name("pwrite").unwrap(), FileState::Overwrite, 8, 1, mode.parse().unwrap(), 8);
         case.id = format!("latency overwrite0 8B {mode}");
+        case.kind = crate::plan::CaseKind::Latency(crate::plan::pattern::Pattern::Overwrite0);
         let mut result = crate::analysis::summarize::measured(
             case,
             vec![crate::result::Run { write_seconds: 1.0, ..Default::default() }],

@@ -6,6 +6,7 @@
 use super::bars::{BarChart, Group};
 use super::{Chart, Estimate};
 use crate::analysis::compare::CompareResult;
+use crate::plan::CaseKind;
 
 /// None when no case has a figure in any file.
 pub fn chart(compared: &CompareResult) -> Option<Chart> {
@@ -14,10 +15,7 @@ pub fn chart(compared: &CompareResult) -> Option<Chart> {
         // Not a rate to set beside the others: latency cases (operations per second,
         // with percentiles) and file creation (size over the time of one call: an
         // ftruncate "writes" terabytes per second, and would flatten every other bar).
-        let latency = case.files.iter().flatten().any(|side| side.ops_per_second.is_some());
-        let method = case.id.split_whitespace().next().unwrap_or_default();
-        let creates = crate::plan::catalog::by_name(method).is_some_and(|m| m.creation.is_some());
-        if latency || creates {
+        if case.kind != CaseKind::Throughput {
             continue;
         }
         let durable = case.files.iter().flatten().any(|side| side.durable_median.is_some());

@@ -1,0 +1,59 @@
+//! The operations `writebench latency` times (docs/measurement.md): a write of one call,
+//! or a save of a whole file by rename. A latency case carries its pattern in its kind
+//! ([`crate::plan::CaseKind`]).
+
+use serde::{Deserialize, Serialize};
+
+use crate::plan::durability::{Commit, Durability};
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum Pattern {
+    Overwrite0,
+    Append,
+    /// Temp file, write, fsync, rename over the target, fsync of the directory.
+    Replace,
+    /// As `Replace`, the temp file made with O_TMPFILE and given a name with linkat.
+    ReplaceTmpfile,
+    /// As `Replace` without either fsync: not durable.
+    ReplaceUnsafe,
+}
+
+impl Pattern {
+    pub const ALL: [Pattern; 5] =
+        [Pattern::Overwrite0, Pattern::Append, Pattern::Replace, Pattern::ReplaceTmpfile, Pattern::ReplaceUnsafe];
+
+    pub fn name(self) -> &'static str {
+        match self {
+            Pattern::Overwrite0 => "overwrite0",
+            Pattern::Append => "append",
+            Pattern::Replace => "replace",
+            Pattern::ReplaceTmpfile => "replace-tmpfile",
+            Pattern::ReplaceUnsafe => "replace-unsafe",
+        }
+    }
+
+    /// Whether an operation is a save of a whole file (rather than one write call).
+    pub fn is_save(self) -> bool {
+        matches!(self, Pattern::Replace | Pattern::ReplaceTmpfile | Pattern::ReplaceUnsafe)
+    }
+
+    /// A save's own durability: the two fsyncs, or none at all. `None` for the writes,
+    /// which run under the `--durability` modes.
+    pub fn own_durability(self) -> Option<Durability> {
+        match self {
+            Pattern::Replace | Pattern::ReplaceTmpfile => Some(Durability::of(Commit::Save)),
+            Pattern::ReplaceUnsafe => Some(Durability::None),
+            Pattern::Overwrite0 | Pattern::Append => None,
+        }
+    }
+}
+
+impl std::str::FromStr for Pattern {
+    type Err = String;
+    fn from_str(text: &str) -> Result<Self, String> {
+        Pattern::ALL.into_iter().find(|p| p.name() == text).ok_or_else(|| {
+            format!("unknown pattern '{text}' (known: overwrite0, append, replace, replace-tmpfile, replace-unsafe)")
+        })
+    }
+}
