@@ -4,8 +4,8 @@
 //! stores them as plain data (docs/design.md §5); they are computed here, with the
 //! statistics of [`crate::stats`].
 
-use crate::plan::Case;
-use crate::result::{CPU_BOUND, CaseResult, Run, Status};
+use crate::plan::{Case, CaseKind};
+use crate::result::{CPU_BOUND, CaseResult, ResultFile, Run, Status};
 use crate::stats::outliers::outliers;
 use crate::stats::significance::pooled_cv2;
 use crate::stats::{Summary, ci_relative_half_width, median, t_975};
@@ -31,13 +31,19 @@ pub fn measured(case: Case, mut runs: Vec<Run>, cpus: usize) -> CaseResult {
     outlying.sort_unstable();
     outlying.dedup();
     let outliers: Vec<u32> = outlying.into_iter().map(|index| index as u32 + 1).collect();
+    // A creation moves no data: a 64 MiB ftruncate in 3 µs would read "24000 GB/s". Its
+    // figures are microseconds per call instead of rates.
+    let creation = case.kind == CaseKind::Creation;
+    let micros = |seconds: &[f64]| Summary::of(&seconds.iter().map(|s| s * 1e6).collect::<Vec<_>>());
     CaseResult {
         first_run_outlier: outliers.first() == Some(&1),
         case,
         status: Status::Ok,
         error: None,
-        stats: Summary::throughput(bytes, &write),
-        durable_stats: if syncs { Summary::throughput(bytes, &durable) } else { None },
+        stats: if creation { None } else { Summary::throughput(bytes, &write) },
+        durable_stats: if syncs && !creation { Summary::throughput(bytes, &durable) } else { None },
+        call_us: if creation { micros(&write) } else { None },
+        durable_call_us: if creation && syncs { micros(&durable) } else { None },
         runs,
         latency_ns: None,
         sync_latency_ns: None,
@@ -48,6 +54,18 @@ pub fn measured(case: Case, mut runs: Vec<Run>, cpus: usize) -> CaseResult {
         cpu_bound,
         ceiling: None,
         race: None,
+    }
+}
+
+/// A file creation of a result saved before creations had figures per call (its
+/// `stats` were rates no data moved at): its µs per call from its runs, and no rates.
+pub fn creations_per_call(result: &mut ResultFile) {
+    for case in result.cases.iter_mut().filter(|c| c.case.kind == CaseKind::Creation && c.call_us.is_none()) {
+        if case.status == Status::Ok && !case.runs.is_empty() {
+            let figures = measured(case.case.clone(), case.runs.clone(), 1);
+            (case.call_us, case.durable_call_us) = (figures.call_us, figures.durable_call_us);
+            (case.stats, case.durable_stats) = (None, None);
+        }
     }
 }
 
@@ -147,6 +165,26 @@ mod tests {
 
     fn case(durability: &str, bytes: u64) -> Case {
         Case::new(catalog::by_name("write").unwrap(), FileState::Empty, 4096, 1, durability.parse().unwrap(), bytes)
+    }
+
+    #[test]
+    fn a_creation_has_microseconds_per_call_and_no_rate_also_when_saved_before() {
+        let ftruncate = catalog::by_name("ftruncate").unwrap();
+        let creation = Case::new(ftruncate, FileState::Empty, 1 << 26, 1, "end".parse().unwrap(), 1 << 26);
+        let result = measured(creation, vec![run(3e-6, 1e-6), run(5e-6, 1e-6)], 1);
+        assert!(result.stats.is_none() && result.durable_stats.is_none());
+        assert!((result.call_us.unwrap().mean - 4.0).abs() < 1e-9);
+        assert!((result.durable_call_us.unwrap().mean - 5.0).abs() < 1e-9);
+
+        // As a writebench before saved it: rates, and no figure per call.
+        let mut saved = result.clone();
+        (saved.call_us, saved.durable_call_us) = (None, None);
+        saved.stats = Summary::throughput(saved.case.bytes as f64, &[3e-6, 5e-6]);
+        let mut older = crate::analysis::advice::testkit::Build::new().saved(saved).done();
+        creations_per_call(&mut older);
+        let upgraded = &older.cases[0];
+        assert!(upgraded.stats.is_none() && upgraded.durable_stats.is_none());
+        assert_eq!((upgraded.call_us, upgraded.durable_call_us), (result.call_us, result.durable_call_us));
     }
 
     #[test]

@@ -36,6 +36,7 @@ pub(super) fn assemble(
 /// Fills each case's share of its ceilings, the observations and the answer, from the
 /// cases and the calibration alone.
 pub(super) fn draw_conclusions(result: &mut ResultFile) {
+    crate::analysis::summarize::creations_per_call(result);
     crate::analysis::ceilings::apply(result);
     let (observations, tests) = advice::counted_observations(result);
     (result.observations, result.observation_tests) = (observations, Some(tests));

@@ -10,7 +10,7 @@ use std::io::{self, Write};
 
 use crate::result::ResultFile;
 
-const HEADER: [&str; 36] = [
+const HEADER: [&str; 38] = [
     "id",
     "runtime",
     "method",
@@ -30,6 +30,8 @@ const HEADER: [&str; 36] = [
     "sync_seconds",
     "throughput_bytes_per_s",
     "durable_bytes_per_s",
+    "call_us",
+    "durable_call_us",
     "user_seconds",
     "sys_seconds",
     "cpu_share",
@@ -78,6 +80,7 @@ pub fn render(result: &ResultFile, out: &mut dyn Write) -> io::Result<()> {
             continue;
         }
         let syncs = case.durability.syncs();
+        let creation = case.kind == crate::plan::CaseKind::Creation;
         for (number, run) in case_result.runs.iter().enumerate() {
             // A latency loop's own percentiles; a result from before loops had one run,
             // whose percentiles were the case's.
@@ -95,9 +98,12 @@ pub fn render(result: &ResultFile, out: &mut dyn Write) -> io::Result<()> {
                 run.bytes_written(case.bytes).to_string(),
                 run.write_seconds.to_string(),
                 run.sync_seconds.to_string(),
-                (bytes / run.write_seconds).to_string(),
+                // A file creation moves no data: no rate, its µs per call instead.
+                if creation { String::new() } else { (bytes / run.write_seconds).to_string() },
                 // Empty where nothing was made durable (docs/design.md §2.10).
-                if syncs { (bytes / run.durable_seconds()).to_string() } else { String::new() },
+                if syncs && !creation { (bytes / run.durable_seconds()).to_string() } else { String::new() },
+                if creation { (run.write_seconds * 1e6).to_string() } else { String::new() },
+                if creation && syncs { (run.durable_seconds() * 1e6).to_string() } else { String::new() },
                 run.user_seconds.to_string(),
                 run.sys_seconds.to_string(),
                 run.cpu_share.to_string(),

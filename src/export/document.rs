@@ -150,11 +150,7 @@ pub fn no_observations(result: &ResultFile) -> &'static str {
 /// the case syncs. None for a case that writes data (its figures are GB/s): a creation
 /// moves no data, and a 64 MiB ftruncate in 3 µs would read "24000 GB/s".
 pub fn per_call(case: &CaseResult) -> Option<(Summary, Option<Summary>)> {
-    crate::plan::catalog::by_name(&case.case.method)?.creation?;
-    let micros = |seconds: Vec<f64>| Summary::of(&seconds.iter().map(|s| s * 1e6).collect::<Vec<_>>());
-    let write = micros(case.runs.iter().map(|r| r.write_seconds).collect())?;
-    let durable = case.durable_stats.and_then(|_| micros(case.runs.iter().map(|r| r.durable_seconds()).collect()));
-    Some((write, durable))
+    Some((case.call_us?, case.durable_call_us))
 }
 
 /// What to say when the result has no recommendation.

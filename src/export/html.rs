@@ -203,7 +203,7 @@ fn interval(summary: &crate::stats::Summary) -> String {
 fn throughput_row(case: &CaseResult) -> String {
     let status = case.status.name();
     let mut row = format!("<tr class=\"{status}\">{}{}", cell(&document::one_line(&case.case.id)), cell(status));
-    match (case.status, case.stats) {
+    match (case.status, case.stats.or(case.call_us)) {
         (Status::Ok, Some(stats)) => {
             // A file creation in µs per call (`document::per_call`), said in the cell.
             let (stats, durable, unit) = match document::per_call(case) {

@@ -234,7 +234,7 @@ fn line(place: Place, result: &CaseResult, chunk_width: usize) -> String {
 
 /// "( min: a, mean ± sd, max: b ) GB/s; durable m ± s GB/s; notes", or why there is no figure.
 fn figures(result: &CaseResult) -> String {
-    match (result.status, result.stats) {
+    match (result.status, result.stats.or(result.call_us)) {
         (Status::Ok, Some(buffered)) => {
             // A file creation in µs per call (`document::per_call`), others in GB/s.
             let (buffered, durable, unit) = match crate::export::document::per_call(result) {

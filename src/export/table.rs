@@ -121,7 +121,7 @@ fn row(result: &CaseResult, usual_size: u64) -> [String; 4] {
         format!(", {}", format_size(result.case.bytes))
     };
     let label = format!("{}{size}, sync {}:", result.case.label(), result.case.durability);
-    match (result.status, result.stats) {
+    match (result.status, result.stats.or(result.call_us)) {
         // A file creation moves no data: its figures are µs per call.
         (Status::Ok, Some(_)) if creates && crate::export::document::per_call(result).is_some() => {
             let (write, durable) = crate::export::document::per_call(result).expect("checked");

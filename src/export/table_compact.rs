@@ -12,7 +12,7 @@ use crate::export::wording::{cpu_note, detail_notes, dirty_at_start, dirty_words
 use crate::plan::CaseKind;
 use crate::plan::units::format_size;
 use crate::result::glance::{Shown, WIDE_RANGE};
-use crate::result::{CaseResult, Run, Status};
+use crate::result::{CaseResult, Status};
 use crate::stats::Summary;
 
 /// Where the notes that do not fit a case's line start.
@@ -71,12 +71,11 @@ pub fn row(result: &CaseResult, usual_size: u64) -> Row {
     if result.case.bytes != usual_size && !creates {
         label += &format!(" ({})", format_size(result.case.bytes));
     }
-    match (result.status, result.stats) {
+    match (result.status, result.stats.or(result.call_us)) {
         (Status::Ok, Some(buffered)) => {
-            let write: Vec<f64> = result.runs.iter().map(Run::write_time).collect();
             let mut poorly = None;
-            let mut shown = |summary: &Summary, seconds: &[f64]| match creates {
-                true => per_call(seconds),
+            let mut shown = |summary: &Summary| match creates {
+                true => per_call(summary),
                 false => {
                     let shown = shown_of(summary, "bytes/s");
                     if !shown.well_measured {
@@ -85,12 +84,9 @@ pub fn row(result: &CaseResult, usual_size: u64) -> Row {
                     figure(&shown)
                 }
             };
-            let buffered_cell = shown(&buffered, &write);
-            let durable = match result.durable_stats {
-                Some(durable) => {
-                    let seconds: Vec<f64> = result.runs.iter().map(Run::durable_time).collect();
-                    shown(&durable, &seconds)
-                }
+            let buffered_cell = shown(&buffered);
+            let durable = match result.durable_stats.or(result.durable_call_us) {
+                Some(durable) => shown(&durable),
                 None => "—".to_string(),
             };
             let shares: Vec<f64> = result.runs.iter().map(|run| run.cpu_share).collect();
@@ -288,13 +284,12 @@ fn figure(shown: &Shown) -> String {
     }
 }
 
-/// A creation's mean time per call in µs, with the 95 % range of the mean time.
-fn per_call(seconds: &[f64]) -> String {
-    let Some(times) = Summary::of(seconds) else { return String::new() };
-    let value = significant(times.mean * 1e6);
-    match (times.ci95_low, times.ci95_high) {
+/// A creation's mean time per call in µs (`call_us`), with the 95 % range of the mean.
+fn per_call(micros: &Summary) -> String {
+    let value = significant(micros.mean);
+    match (micros.ci95_low, micros.ci95_high) {
         (Some(low), Some(high)) if low > 0.0 && high / low <= WIDE_RANGE => {
-            format!("{value} ({}–{})", significant(low * 1e6), significant(high * 1e6))
+            format!("{value} ({}–{})", significant(low), significant(high))
         }
         _ => value,
     }
@@ -334,6 +329,7 @@ mod tests {
     use super::*;
     use crate::context::calibration::CeilingShare;
     use crate::plan::{Case, FileState};
+    use crate::result::Run;
 
     fn measured(mode: &str, times: &[f64]) -> CaseResult {
         let method = crate::plan::catalog::by_name("pwrite").unwrap();

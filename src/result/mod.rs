@@ -137,6 +137,13 @@ pub struct CaseResult {
     /// from before latency cases ran in loops.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub ops_stats: Option<Summary>,
+    /// A file creation (no data moved, so no rate): microseconds per call, open through
+    /// close, from the run times; `stats` and `durable_stats` are null for it.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub call_us: Option<Summary>,
+    /// The same with the call's sync, where the case syncs.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub durable_call_us: Option<Summary>,
     /// Runs (numbered from 1, as `runs` and the CSV's `run` column) whose write time,
     /// or write + sync time, has a modified z-score above 3.5. Kept in the statistics.
     #[serde(default)]
@@ -176,6 +183,8 @@ impl CaseResult {
             sync_latency_ns: None,
             ops_per_second: None,
             ops_stats: None,
+            call_us: None,
+            durable_call_us: None,
             outliers: Vec::new(),
             first_run_outlier: false,
             target_ci: None,

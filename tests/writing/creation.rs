@@ -96,9 +96,15 @@ fn the_table_shows_a_creation_in_microseconds_per_call_never_as_gb_per_s() {
     // thousands of GB/s, which no data moved at.
     let fs = Tmpfs::mount("128M");
     let path = fs.path();
+    let out = tempfile::tempdir().unwrap();
+    let (json, csv) = (out.path().join("r.json"), out.path().join("r.csv"));
     let output = writebench(&[
         "run",
         "--table",
+        "--export-json",
+        json.to_str().unwrap(),
+        "--export-csv",
+        csv.to_str().unwrap(),
         path.to_str().unwrap(),
         "--methods",
         "ftruncate",
@@ -117,4 +123,22 @@ fn the_table_shows_a_creation_in_microseconds_per_call_never_as_gb_per_s() {
     let line = section.lines().find(|l| l.trim_start().starts_with("ftruncate")).unwrap();
     let figure: f64 = line.split_whitespace().nth(4).unwrap().parse().unwrap();
     assert!(figure > 0.1 && figure < 1000.0, "µs per call, not GB/s: {line}");
+
+    // The JSON and the CSV carry the same: µs per call, and no rate.
+    let result: serde_json::Value = serde_json::from_str(&std::fs::read_to_string(&json).unwrap()).unwrap();
+    let case = &result["cases"][0];
+    assert!(case["stats"].is_null() && case["durable_stats"].is_null(), "{case}");
+    let (call, durable) =
+        (case["call_us"]["mean"].as_f64().unwrap(), case["durable_call_us"]["mean"].as_f64().unwrap());
+    assert!(call > 0.1 && call < 1000.0 && durable >= call, "{case}");
+    let mut rows = csv::Reader::from_path(&csv).unwrap();
+    let header = rows.headers().unwrap().clone();
+    let column = |name: &str| header.iter().position(|h| h == name).unwrap();
+    for row in rows.records() {
+        let row = row.unwrap();
+        assert!(row[column("throughput_bytes_per_s")].is_empty() && row[column("durable_bytes_per_s")].is_empty());
+        let call: f64 = row[column("call_us")].parse().unwrap();
+        let durable: f64 = row[column("durable_call_us")].parse().unwrap();
+        assert!(call > 0.1 && call < 1000.0 && durable >= call, "{row:?}");
+    }
 }
