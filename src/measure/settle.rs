@@ -79,10 +79,7 @@ impl Settle {
             pause = (pause * 2).min(Duration::from_millis(10));
         };
         if let Some(level) = level {
-            // The next run's reference: this level, or the previous one where the wait
-            // gave up above it, so that a level never ratchets up by timing out.
-            let next = if timed_out && previous != u64::MAX { previous } else { level };
-            self.previous.store(next, Ordering::Relaxed);
+            self.previous.store(next_reference(level, previous), Ordering::Relaxed);
         }
         let warm_seconds = (memory > 0 && crate::context::page_reporting::free_page_reporting()).then(|| {
             let warming = Instant::now();
@@ -149,6 +146,13 @@ fn available_bytes() -> u64 {
 /// Whether a run may start: the dirty + writeback `level` is within [`SLACK_BYTES`] of
 /// the `previous` run's (u64::MAX: no previous run), and the device has nothing in
 /// flight. What cannot be read does not hold a run back.
+/// The next run's reference level: the lowest seen, an absolute floor. Taking the level
+/// a wait ended at let the reference creep up by the slack at every run (16 MiB a run)
+/// when it ended quiet, and ratchet up by timing out when it gave up.
+fn next_reference(level: u64, previous: u64) -> u64 {
+    level.min(previous)
+}
+
 fn quiet(level: Option<u64>, previous: u64, in_flight: Option<u64>) -> bool {
     let memory = level.is_none_or(|level| previous == u64::MAX || level <= previous.saturating_add(SLACK_BYTES));
     memory && in_flight.is_none_or(|n| n == 0)
@@ -166,6 +170,20 @@ mod tests {
         assert!(!quiet(Some(200 * mib), 90 * mib, Some(0)), "the previous run's writeback still under way");
         assert!(!quiet(Some(10 * mib), 90 * mib, Some(3)), "requests in flight");
         assert!(quiet(None, 90 * mib, None), "nothing to read: no wait");
+    }
+
+    #[test]
+    fn the_reference_is_a_floor_that_neither_creeps_nor_ratchets() {
+        let mib = 1 << 20;
+        assert_eq!(next_reference(40 * mib, u64::MAX), 40 * mib, "the first run's level");
+        // Quiet within the slack at 12 MiB above: the reference stays.
+        let mut reference = 40 * mib;
+        for _ in 0..10 {
+            assert!(quiet(Some(reference + 12 * mib), reference, Some(0)));
+            reference = next_reference(reference + 12 * mib, reference);
+        }
+        assert_eq!(reference, 40 * mib, "ten runs later, no creep");
+        assert_eq!(next_reference(30 * mib, reference), 30 * mib, "a lower level is the new floor");
     }
 
     #[test]

@@ -9,6 +9,8 @@ pub mod calibrate;
 pub mod estimate;
 pub mod race;
 pub mod scheduler;
+#[cfg(test)]
+mod simulation;
 
 use crate::measure::case_runs::{RunSettings, prepare_case};
 use crate::measure::runs::CaseRuns;
