@@ -174,10 +174,7 @@ fn race(scenario: &Scenario, seed: u64, runs: &Rc<Cell<u64>>) -> Option<(f64, bo
     let fastest = answer.iter().find(|r| r.goal == "fastest")?;
     let pick = FIELD.iter().position(|id| *id == fastest.best.case)?;
     let best = scenario.times.iter().copied().fold(f64::INFINITY, f64::min);
-    let settled = fastest
-        .glance
-        .as_ref()
-        .is_some_and(|g| !matches!(g.certainty, Certainty::NotSettled { .. }));
+    let settled = fastest.glance.as_ref().is_some_and(|g| !matches!(g.certainty, Certainty::NotSettled { .. }));
     Some((scenario.times[pick] / best, settled))
 }
 
@@ -222,11 +219,17 @@ pub fn scenarios() -> Vec<Scenario> {
         Scenario { best_noise: Some(0.24), ..plain("the same, the best at 24 % noise", five.clone()) },
         Scenario { tail: Some(50), ..plain("the same, one run in 50 twenty times as long", five) },
         plain("two: 1.08, 1.0 (the simpler 8 % slower)", vec![1.08, 1.0]),
-        Scenario { first_runs_only: true, ..plain("two 8 % apart, the budget ending after the first runs", vec![1.08, 1.0]) },
+        Scenario {
+            first_runs_only: true,
+            ..plain("two 8 % apart, the budget ending after the first runs", vec![1.08, 1.0])
+        },
         plain("two equal bests and 1.2", vec![1.0, 1.2, 1.0]),
         plain("five within 4 %: 1.04, 1.03, 1.02, 1.01, 1.0", vec![1.04, 1.03, 1.02, 1.01, 1.0]),
         plain("twenty over 1.095 … 1.000, the simplest slowest", spread.clone()),
-        Scenario { first_runs_only: true, ..plain("the twenty, the budget ending after the first runs", spread.clone()) },
+        Scenario {
+            first_runs_only: true,
+            ..plain("the twenty, the budget ending after the first runs", spread.clone())
+        },
         Scenario { drift: 0.05, ..plain("the twenty, 5 % drift a round", spread) },
     ]
 }
@@ -240,7 +243,9 @@ mod tests {
         // 200 races a scenario in the tests (about half a minute); the table in
         // docs/racing.md was printed with WRITEBENCH_RACES=2000.
         let races = std::env::var("WRITEBENCH_RACES").ok().and_then(|r| r.parse().ok()).unwrap_or(200);
-        println!("| scenario, 8 % noise | settled and > 5 % slower | not settled | of which > 5 % slower | runs a race |");
+        println!(
+            "| scenario, 8 % noise | settled and > 5 % slower | not settled | of which > 5 % slower | runs a race |"
+        );
         println!("| --- | --- | --- | --- | --- |");
         let mut worst: f64 = 0.0;
         for scenario in scenarios() {

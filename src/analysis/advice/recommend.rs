@@ -23,13 +23,13 @@
 //! mode whose figure means the same (page cache or one fsync at the end).
 
 use super::commits::{commits, saves};
-use super::figures::{Measured, Metric, Side, Test, family, pooled_test, test};
+use super::figures::{Measured, Metric, Side, Test, pooled_test, test};
 use super::words::{
     gbps, gbps_change, interval, runner_up_words, short, strategy, strategy_brief, tested, tested_flat,
 };
 
 use super::glance;
-use crate::plan::catalog::Family;
+use crate::plan::catalog;
 use crate::plan::durability::{Commit, SyncCall};
 use crate::plan::{Case, Durability, FileState};
 use crate::result::glance::Certainty;
@@ -125,15 +125,10 @@ pub fn simplicity(case: &Case, writers: u32) -> (bool, u32, u32, u8, u8, bool, u
         FileState::Prealloc => 2,
         FileState::Overwrite => 3,
     };
-    let method = match (case.method.as_str(), family(&case.method)) {
-        ("write" | "pwrite", _) => 0,
-        (_, Some(Family::Vectored)) => 1,
-        ("fwrite", _) => 2,
-        (name, _) if name.starts_with("pwritev2") => 3,
-        (_, Some(Family::Mapped)) => 4,
-        (_, Some(Family::Asynchronous)) => 5,
-        _ => 6,
-    };
+    // The catalogue states each method's rank (`Method::simplicity`): a new method
+    // ranks where its entry says, not behind every method named here.
+    let method = catalog::find(&case.runtime, &case.method).or_else(|| catalog::by_name(&case.method));
+    let method = method.map_or(u8::MAX, |m| m.simplicity);
     let commit = match case.durability.commit {
         Commit::None | Commit::End(_) => 0,
         Commit::Every(..) | Commit::OSync | Commit::ODsync => 1,

@@ -287,3 +287,23 @@ fn threads_into_one_file_and_small_commits() {
     assert_eq!((commits.best.metric.as_str(), commits.best.median), ("commits_per_second", 4100.0));
     assert!(commits.runner_up.is_none() && !commits.tied);
 }
+
+/// The order among methods is the catalogue's (`Method::simplicity`), not a list of names
+/// here: every native write method ranks where its entry says, and the families fall in
+/// the order docs/answer.md gives.
+#[test]
+fn each_method_ranks_where_its_catalogue_entry_says() {
+    let rank = |method: &str| {
+        let entry = crate::plan::catalog::by_name(method).unwrap();
+        let case = Case::new(entry, FileState::Empty, 1 << 20, 1, Durability::None, 1 << 26);
+        simplicity(&case, 1).4
+    };
+    for entry in crate::plan::catalog::native().iter().filter(|m| m.creation.is_none()) {
+        assert_eq!(rank(entry.name), entry.simplicity, "{}", entry.name);
+    }
+    let order = ["write", "writev", "fwrite", "pwritev2", "mmap", "io_uring"];
+    let ranks: Vec<u8> = order.iter().map(|m| rank(m)).collect();
+    assert!(ranks.windows(2).all(|w| w[0] < w[1]), "{order:?}: {ranks:?}");
+    assert_eq!(rank("pwrite"), rank("write"));
+    assert_eq!(rank("io_uring-sqpoll"), rank("io_uring"));
+}

@@ -114,6 +114,12 @@ pub struct Method {
     pub every: bool,
     /// For the file creation methods: the call timed between open and close.
     pub creation: Option<Creation>,
+    /// How much a programmer must know to write with it, lowest first: the order in which
+    /// the Answer prefers methods among those within the margin of the fastest
+    /// (docs/answer.md). A plain call 0, a vectored one 1, a buffer in front of the
+    /// descriptor 2, per-call flags 3, a mapping 4, a queue of requests 5. Set by the
+    /// family ([`method`]); an entry that is simpler or harder than its family says so.
+    pub simplicity: u8,
 }
 
 /// A method that supports nothing optional: the entries switch on what they have.
@@ -132,6 +138,13 @@ const fn method(name: &'static str, family: Family) -> Method {
         write_behind: false,
         every: true,
         creation: None,
+        simplicity: match family {
+            Family::Simple => 0,
+            Family::Vectored => 1,
+            Family::Mapped => 4,
+            Family::Asynchronous => 5,
+            Family::Parallel | Family::Creation => 6,
+        },
     }
 }
 

@@ -16,6 +16,7 @@ const fn pwritev2(name: &'static str) -> Method {
         shares_file: true,
         per_call_flags: true,
         write_behind: true,
+        simplicity: 3,
         ..method(name, Family::Vectored)
     }
 }
@@ -42,7 +43,7 @@ pub(super) static METHODS: &[Method] = &[
     // Appends of several threads into one file would interleave.
     Method { shares_file: false, appends: true, ..pwritev2("pwritev2-append") },
     pwritev2("pwritev2-atomic"),
-    Method { buffer: Some(Buffer::Stdio), ..method("fwrite", Family::Simple) },
+    Method { buffer: Some(Buffer::Stdio), simplicity: 2, ..method("fwrite", Family::Simple) },
     Method { write_behind: true, ..method("write", Family::Simple) },
     Method { shares_file: true, write_behind: true, ..method("pwrite", Family::Simple) },
     uring("io_uring"),

@@ -18,16 +18,18 @@ const WRITE: Method = twin("write", Family::Simple, false);
 const PWRITE: Method = twin("pwrite", Family::Simple, true);
 const WRITEV: Method = Method { vectored: true, ..twin("writev", Family::Vectored, false) };
 const PWRITEV: Method = Method { vectored: true, ..twin("pwritev", Family::Vectored, true) };
-const FWRITE: Method = Method { buffer: Some(Buffer::Language), ..twin("fwrite", Family::Simple, false) };
+const FWRITE: Method =
+    Method { buffer: Some(Buffer::Language), simplicity: 2, ..twin("fwrite", Family::Simple, false) };
 /// A map per file, shared by the threads, as native `mmap`.
 const MMAP: Method = Method { needs_size: true, file_per_thread: false, ..twin("mmap", Family::Mapped, true) };
 const IO_URING: Method = Method { queued: true, every: false, ..twin("io_uring", Family::Asynchronous, true) };
 /// Python's `io.FileIO.write`: the raw file object, no buffer of its own.
 const FILEIO: Method = twin("fileio", Family::Simple, false);
 /// Python's `open(path, 'r+b').write`: a `BufferedWriter` in front of the file.
-const BUFFERED: Method = Method { buffer: Some(Buffer::Language), ..twin("buffered", Family::Simple, false) };
+const BUFFERED: Method =
+    Method { buffer: Some(Buffer::Language), simplicity: 2, ..twin("buffered", Family::Simple, false) };
 /// Go's `bufio.Writer` in front of an `os.File`.
-const BUFIO: Method = Method { buffer: Some(Buffer::Language), ..twin("bufio", Family::Simple, false) };
+const BUFIO: Method = Method { buffer: Some(Buffer::Language), simplicity: 2, ..twin("bufio", Family::Simple, false) };
 
 pub static RUNTIMES: &[Runtime] = &[
     Runtime { name: NATIVE, methods: super::native::METHODS, toolchain: None },
