@@ -108,9 +108,10 @@ fn saves_on_ext4_give_percentiles_and_the_unsafe_one_is_not_durable() {
             // ok also means the target held exactly the last save's bytes afterwards.
             assert_eq!(case["status"], "ok", "{id}: {}", case["error"]);
             assert_eq!(case["durability"], durability, "{id}");
-            for key in ["count", "mean", "p50", "p90", "p99", "p999", "max"] {
+            for key in ["count", "mean", "p50", "p90", "p99", "max"] {
                 assert!(case["latency_ns"][key].is_number(), "{id}: latency_ns.{key}");
             }
+            assert!(case["latency_ns"]["p999"].is_null(), "{id}: 50 saves have no p99.9");
             assert_eq!(case["latency_ns"]["count"], 50);
             assert!(case["ops_per_second"].as_f64().unwrap() > 0.0, "{id}");
             let line = stdout.lines().find(|l| l.trim_start().starts_with(&id["latency ".len()..]));
