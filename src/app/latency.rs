@@ -46,7 +46,7 @@ pub(super) fn latency(args: &LatencyArgs) -> Result<ExitCode, UsageError> {
     let mut options = RunOptions { command: Some("latency".into()), argv: Some(argv()), ..RunOptions::default() };
     options.other.insert("runtime_toolchains".into(), json!(crate::measure::runtimes::toolchains()));
     if let serde_json::Value::Object(applied) = plan.applied() {
-        options.other.extend(applied);
+        options.extend(applied);
     }
     let mut result = assemble(context::host(swap_before), target, options, results, None);
     draw_conclusions(&mut result);

@@ -152,7 +152,7 @@ pub(super) fn options_json(suite: &Suite, settings: &RunSettings, schedule: &Sch
         suite: Some(suite.name.to_string()),
         size: Some(suite.reference_size),
         repeat: Some(schedule.min_runs),
-        warmup: Some(schedule.warmup),
+        warmup: Some(u64::from(schedule.warmup)),
         target_ci: schedule.target_ci,
         min_runs: Some(schedule.min_runs),
         max_runs: Some(schedule.max_runs),
@@ -186,10 +186,10 @@ pub(super) fn options_json(suite: &Suite, settings: &RunSettings, schedule: &Sch
         "runtime_executor": crate::measure::runtimes::External::OVERHEAD,
     });
     if let serde_json::Value::Object(json) = json {
-        options.other.extend(json);
+        options.extend(json);
     }
     if let serde_json::Value::Object(applied) = serde_json::to_value(suite.applied()).expect("plain data serializes") {
-        options.other.extend(applied);
+        options.extend(applied);
     }
     options
 }

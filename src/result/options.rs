@@ -22,8 +22,9 @@ pub struct RunOptions {
     /// Measured runs per case without a target (`--repeat`).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub repeat: Option<u32>,
+    /// Warm-up rounds (`run`), or untimed operations before each loop (`latency`).
     #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub warmup: Option<u32>,
+    pub warmup: Option<u64>,
     /// `--target-ci`: the CI half-width aimed at, in percent of the mean.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub target_ci: Option<f64>,
@@ -72,6 +73,16 @@ impl RunOptions {
         self.other.get("lab")?.get("filesystem")?.as_str()
     }
 
+    /// Adds `keys` (a subcommand's own, a plan's lists as applied): a key that is a typed
+    /// field lands in it, so that no key is saved twice and every reader finds it.
+    pub fn extend(&mut self, keys: serde_json::Map<String, serde_json::Value>) {
+        let mut json = self.to_json();
+        if let serde_json::Value::Object(object) = &mut json {
+            object.extend(keys);
+        }
+        *self = serde_json::from_value(json).expect("this writebench's own options read back");
+    }
+
     /// The options as one JSON object, as saved.
     pub fn to_json(&self) -> serde_json::Value {
         serde_json::to_value(self).expect("plain data serializes")
@@ -92,7 +103,7 @@ mod tests {
     fn a_saved_object_reads_back_the_same_with_its_other_keys() {
         let saved = serde_json::json!({
             "command": "run", "min_runs": 2, "max_runs": 40, "budget_seconds": 30.0,
-            "equivalence_pct": 2.5, "argv": ["writebench", "run"], "executor": {"ns": 1},
+            "equivalence_pct": 2.5, "argv": ["writebench", "run"], "executor": {"ns": 1}, "warmup": 5_000_000_000u64,
             "lab": {"filesystem": "ext4"},
         });
         let options = RunOptions::from_json(saved.clone());
@@ -101,5 +112,12 @@ mod tests {
         assert_eq!(options.lab_filesystem(), Some("ext4"));
         assert_eq!(options.to_json(), saved, "nothing lost, nothing added");
         assert_eq!(RunOptions::default().margin(), EQUIVALENCE, "an older result: the default");
+
+        // A plan's keys that are typed fields land in them, once.
+        let mut latency = RunOptions { command: Some("latency".into()), ..RunOptions::default() };
+        let applied = serde_json::json!({"seed": 7, "warmup": 100, "count": 1000});
+        latency.extend(applied.as_object().unwrap().clone());
+        assert_eq!((latency.seed, latency.warmup), (Some(7), Some(100)));
+        assert_eq!(latency.other.keys().collect::<Vec<_>>(), ["count"]);
     }
 }
