@@ -241,44 +241,43 @@ fn floor_of(module: &str, modules: &BTreeMap<String, String>) -> Option<usize> {
     })
 }
 
-/// Every import from a floor to one [`FORBIDDEN`] to it: `from (floor) → to (floor)`.
-fn forbidden(
+/// Every import between two floors that `says` has words for (given the importing
+/// floor's index and the imported one's), by pair: `from (floor) → to (floor)` and them.
+fn imports_between(
     graph: &BTreeMap<String, BTreeSet<String>>,
     modules: &BTreeMap<String, String>,
+    says: impl Fn(usize, usize) -> Option<&'static str>,
 ) -> BTreeMap<(String, String), String> {
     let mut found = BTreeMap::new();
     for (from, targets) in graph {
         let Some(low) = floor_of(from, modules) else { continue };
         for to in targets {
-            let Some(high) = floor_of(to, modules) else { continue };
-            if FORBIDDEN.contains(&(FLOORS[low], FLOORS[high])) {
-                let line = format!("{from} ({}) → {to} ({}), which it must not import", FLOORS[low], FLOORS[high]);
-                found.insert((from.clone(), to.clone()), line);
-            }
+            let Some(words) = floor_of(to, modules).and_then(|high| says(low, high).map(|w| (high, w))) else {
+                continue;
+            };
+            let line = format!("{from} ({}) → {to} ({}){}", FLOORS[low], FLOORS[words.0], words.1);
+            found.insert((from.clone(), to.clone()), line);
         }
     }
     found
 }
 
-/// Every import that points up the floors: `from (floor) → to (floor)`, by pair.
+/// Every import from a floor to one [`FORBIDDEN`] to it.
+fn forbidden(
+    graph: &BTreeMap<String, BTreeSet<String>>,
+    modules: &BTreeMap<String, String>,
+) -> BTreeMap<(String, String), String> {
+    imports_between(graph, modules, |low, high| {
+        FORBIDDEN.contains(&(FLOORS[low], FLOORS[high])).then_some(", which it must not import")
+    })
+}
+
+/// Every import that points up the floors.
 fn upward(
     graph: &BTreeMap<String, BTreeSet<String>>,
     modules: &BTreeMap<String, String>,
 ) -> BTreeMap<(String, String), String> {
-    let mut found = BTreeMap::new();
-    for (from, targets) in graph {
-        let Some(low) = floor_of(from, modules) else { continue };
-        for to in targets {
-            match floor_of(to, modules) {
-                Some(high) if high < low => {
-                    let line = format!("{from} ({}) → {to} ({})", FLOORS[low], FLOORS[high]);
-                    found.insert((from.clone(), to.clone()), line);
-                }
-                _ => {}
-            }
-        }
-    }
-    found
+    imports_between(graph, modules, |low, high| (high < low).then_some(""))
 }
 
 /// The imports between modules of one floor. A loop across floors has an import that
