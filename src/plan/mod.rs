@@ -15,7 +15,7 @@ use serde::{Deserialize, Serialize};
 
 use crate::plan::catalog::Method;
 pub use crate::plan::durability::Durability;
-use crate::plan::pattern::Pattern;
+pub use crate::plan::pattern::CaseKind;
 use crate::plan::units::{format_size, format_size_compact};
 
 /// The seed used unless `--seed` says otherwise; recorded in every result file.
@@ -201,41 +201,6 @@ impl From<CaseRead> for Case {
             ranks: read.ranks,
             kind,
         }
-    }
-}
-
-/// What a case measures, as a type: each export and each piece of advice asks this, not
-/// the id's words.
-#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize, Deserialize)]
-#[serde(rename_all = "kebab-case")]
-pub enum CaseKind {
-    /// A file written whole, its runs timed as one span each (`run`).
-    #[default]
-    Throughput,
-    /// A file made to its size by a creation method (`posix_fallocate`, …).
-    Creation,
-    /// A loop of small writes or saves, each operation timed (`latency`, and `run`'s quick
-    /// suite): its pattern.
-    Latency(Pattern),
-}
-
-impl CaseKind {
-    /// The kind of a case of a result saved before cases had one: read from its id and
-    /// method, as those results named their cases (`latency replace 4KiB`, and the
-    /// runners' `latency python buffered append 8B osync`).
-    pub fn of_older_case(id: &str, method: &str) -> CaseKind {
-        if let Some(rest) = id.strip_prefix("latency ") {
-            let mut words = rest.split(' ');
-            let first = words.next().unwrap_or("");
-            let word = if first.parse::<Pattern>().is_ok() { first } else { words.nth(1).unwrap_or("") };
-            if let Ok(pattern) = word.parse() {
-                return CaseKind::Latency(pattern);
-            }
-        }
-        if catalog::by_name(method).is_some_and(|m| m.creation.is_some()) {
-            return CaseKind::Creation;
-        }
-        CaseKind::Throughput
     }
 }
 
