@@ -183,9 +183,7 @@ impl Build {
 
     /// An option of the run, as `options` holds it.
     pub fn option(mut self, key: &str, value: serde_json::Value) -> Build {
-        let mut options = self.result.options.to_json();
-        options[key] = value;
-        self.result.options = crate::result::options::RunOptions::from_json(options);
+        self.result.options.extend([(key.to_string(), value)].into_iter().collect());
         self
     }
 
