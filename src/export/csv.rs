@@ -3,14 +3,16 @@
 //! unsupported, skipped) gets one row with its status and empty numbers, so it is
 //! not lost from the file. A latency case's rows are its loops, each with its own
 //! percentiles in the `latency_*_ns` columns (a result from before loops: its one run
-//! with the case's), empty for throughput cases. `prepare_seconds`,
-//! `settle_seconds` and `after` are untimed: what the run cost outside its span.
+//! with the case's), empty for throughput cases. `new_file_seconds` and
+//! `new_file_durable_seconds` are a new file's one span from its `open(O_CREAT)`;
+//! `prepare_seconds` is inside it (a fully written file's: untimed); `settle_seconds` and
+//! `after` are untimed: what the run cost outside its span.
 
 use std::io::{self, Write};
 
 use crate::result::ResultFile;
 
-const HEADER: [&str; 38] = [
+const HEADER: [&str; 40] = [
     "id",
     "runtime",
     "method",
@@ -35,6 +37,8 @@ const HEADER: [&str; 38] = [
     "user_seconds",
     "sys_seconds",
     "cpu_share",
+    "new_file_seconds",
+    "new_file_durable_seconds",
     "prepare_seconds",
     "prepare_sync_seconds",
     "settle_seconds",
@@ -107,7 +111,11 @@ pub fn render(result: &ResultFile, out: &mut dyn Write) -> io::Result<()> {
                 run.user_seconds.to_string(),
                 run.sys_seconds.to_string(),
                 run.cpu_share.to_string(),
-                // Untimed: the file's preparation, the settle step before the run, and
+                // A new file's one span (docs/answer.md), where the run timed it.
+                run.new_file_seconds.map(|s| s.to_string()).unwrap_or_default(),
+                run.new_file_durable_seconds.map(|s| s.to_string()).unwrap_or_default(),
+                // The file's preparation (in a new file's span, not in the write span;
+                // a fully written file's untimed), the settle step before the run, and
                 // the case whose run came just before (empty where not recorded).
                 run.prepare_seconds.map(|s| s.to_string()).unwrap_or_default(),
                 run.prepare_sync_seconds.map(|s| s.to_string()).unwrap_or_default(),

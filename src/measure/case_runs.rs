@@ -165,8 +165,9 @@ impl Share {
 }
 
 /// What preparing a run's files took: (seconds, of which their fsyncs), summed over
-/// the files; None where this process did not prepare them (an MPI rank joining).
-type PrepareTimes = Option<(f64, f64)>;
+/// the files; None where this process did not prepare them (an MPI rank joining). A new
+/// file has no fsync of its preparation: a program folds it into its one final sync.
+type PrepareTimes = Option<(f64, Option<f64>)>;
 
 /// A write case, ready to run again and again.
 struct WriteRuns<'a> {
@@ -215,8 +216,23 @@ impl WriteCase<'_> {
     /// Run `number` (warm-ups included) into the files `names`.
     fn run(&self, names: &[String], number: u32) -> Result<Run, CallError> {
         let case = self.case;
-        // Untimed: create the files and bring them into their state. Every step that can
-        // fail is agreed with the other ranks under --mpi (see Executor::agree).
+        // Untimed, before any of the run's files exists: each part's buffer, with the
+        // streams of this run's files, and the first lap of each stamped for its part
+        // (measure::source). Every step that can fail is agreed with the other ranks
+        // under --mpi (see Executor::agree).
+        let part_files: Vec<usize> = self.parts.iter().map(|part| part.file).collect();
+        let streams = Streams::new(self.source, names, &part_files, self.shape)
+            .map_err(|error| CallError::new("allocate the writers' source buffers", error));
+        self.executor.agree(streams.as_ref().err())?;
+        let streams = streams?;
+        streams.prestamp(self.parts.iter().map(|part| (part.offset, part.len)));
+        let wall = self.settings.stonewall.map(|after| Stonewall::new(after, self.parts.len()));
+        // A new file's span opens at its open(O_CREAT) (docs/answer.md, "One span a
+        // program pays"): the machine's state is read before it. A fully written file's
+        // preparation (its prefill and fsync) is no program's: read after it.
+        let new_file = case.state.is_new_file();
+        let mut before = new_file.then(|| Samples::now(self.device.as_ref()));
+        let opened = std::time::Instant::now();
         let files = if self.joins { Ok((Vec::new(), None)) } else { self.prepare(names) };
         self.executor.agree(files.as_ref().err())?;
         let (mut files, prepared) = files?;
@@ -228,15 +244,6 @@ impl WriteCase<'_> {
         }
         let fds: Vec<RawFd> = files.iter().map(|f| f.as_raw_fd()).collect();
         let paths: Vec<std::path::PathBuf> = names.iter().map(|name| self.scratch.path().join(name)).collect();
-        // Untimed: each part's buffer, with the streams of this run's files.
-        let part_files: Vec<usize> = self.parts.iter().map(|part| part.file).collect();
-        let streams = Streams::new(self.source, names, &part_files, self.shape)
-            .map_err(|error| CallError::new("allocate the writers' source buffers", error));
-        self.executor.agree(streams.as_ref().err())?;
-        let streams = streams?;
-        // Untimed: the first lap of each buffer stamped for its part (measure::source).
-        streams.prestamp(self.parts.iter().map(|part| (part.offset, part.len)));
-        let wall = self.settings.stonewall.map(|after| Stonewall::new(after, self.parts.len()));
         let job = Job {
             stonewall: wall.as_ref(),
             files: &fds,
@@ -250,17 +257,29 @@ impl WriteCase<'_> {
             durability: case.durability,
             pacing: Pacing::of(case.durability, self.parts.len(), fds.len()),
         };
-        // Untimed, on either side of the timed spans: the machine's dirty memory.
-        let before = crate::context::DirtyMemory::now();
-        let disk_before = self.device.as_ref().and_then(BlockDevice::sample);
-        let cpu_before = CpuTicks::now();
-        let mut run = run_of(&self.executor.execute(&job)?);
+        let before = before.get_or_insert_with(|| Samples::now(self.device.as_ref()));
+        let called = opened.elapsed().as_secs_f64();
+        let execution = self.executor.execute(&job)?;
+        // A new file's name is durable once its directory is synced: the durable span
+        // of a program that makes the file holds that fsync too (rank 0 made a shared file).
+        let dir_sync = if new_file && case.durability.syncs() && !self.joins {
+            let started = std::time::Instant::now();
+            self.scratch.sync_dir().map_err(|error| CallError::new("fsync of the directory", error))?;
+            Some(started.elapsed().as_secs_f64())
+        } else {
+            None
+        };
+        let after = Samples::now(self.device.as_ref());
+        let mut run = run_of(&execution);
         if let Some(wall) = &mut run.stonewall {
             wall.of_bytes = case.bytes;
         }
-        (run.prepare_seconds, run.prepare_sync_seconds) = prepared.unzip();
-        let cpu_after = CpuTicks::now();
-        let disk_after = self.device.as_ref().and_then(BlockDevice::sample);
+        (run.prepare_seconds, run.prepare_sync_seconds) =
+            prepared.map_or((None, None), |(all, sync)| (Some(all), sync));
+        if new_file && run.stonewall.is_none() {
+            (run.new_file_seconds, run.new_file_durable_seconds) =
+                new_file_spans(&execution, &run, called, case.durability.syncs().then_some(dir_sync.unwrap_or(0.0)));
+        }
         // A runner's CPU is in /proc/stat's but not in ours: it is the run's own. So is
         // that of the other ranks on this host under --mpi: they are the job.
         let runner_cpu = match &self.settings.ranks {
@@ -274,15 +293,17 @@ impl WriteCase<'_> {
             None if case.runtime == NATIVE => 0.0,
             None => run.user_seconds + run.sys_seconds,
         };
-        run.others_cpu_share = cpu_before.zip(cpu_after).map(|(before, after)| {
-            before.others_seconds(&after, runner_cpu) / run.durable_seconds().max(f64::MIN_POSITIVE)
-        });
-        let after = crate::context::DirtyMemory::now();
-        run.device = disk_before.zip(disk_after).map(|(before, after)| before.until(&after));
-        run.dirty_before_bytes = before.map(|m| m.dirty);
-        run.writeback_before_bytes = before.map(|m| m.writeback);
-        run.dirty_after_bytes = after.map(|m| m.dirty);
-        run.writeback_after_bytes = after.map(|m| m.writeback);
+        // Over the window the samples span: a new file's whole span, else the timed spans.
+        let window = run.new_file_durable_seconds.or(run.new_file_seconds).unwrap_or_else(|| run.durable_seconds());
+        run.others_cpu_share = before
+            .cpu
+            .zip(after.cpu)
+            .map(|(before, after)| before.others_seconds(&after, runner_cpu) / window.max(f64::MIN_POSITIVE));
+        run.device = before.disk.zip(after.disk).map(|(before, after)| before.until(&after));
+        run.dirty_before_bytes = before.dirty.map(|m| m.dirty);
+        run.writeback_before_bytes = before.dirty.map(|m| m.writeback);
+        run.dirty_after_bytes = after.dirty.map(|m| m.dirty);
+        run.writeback_after_bytes = after.dirty.map(|m| m.writeback);
         // Each step agreed: every rank's part is written and synced before any rank reads
         // the shared file back, and every rank is done with it before rank 0 removes it.
         let durable = self.make_durable(&fds, &mut run);
@@ -295,6 +316,39 @@ impl WriteCase<'_> {
     }
 }
 
+/// What is read of the machine on either side of a run's span, untimed: its dirty
+/// memory, the device's counters and every CPU's ticks.
+struct Samples {
+    dirty: Option<crate::context::DirtyMemory>,
+    disk: Option<crate::context::device::DiskSample>,
+    cpu: Option<CpuTicks>,
+}
+
+impl Samples {
+    fn now(device: Option<&BlockDevice>) -> Samples {
+        Samples {
+            dirty: crate::context::DirtyMemory::now(),
+            disk: device.and_then(BlockDevice::sample),
+            cpu: CpuTicks::now(),
+        }
+    }
+}
+
+/// A new file's one span (`Run::new_file_seconds` and, with `dir_sync` where the mode
+/// syncs, `new_file_durable_seconds`): `called` seconds from `open(O_CREAT)` to the
+/// executor's call, the executor's lead to its origin, then the write span, or on through
+/// the sync and closing steps, and the directory's fsync. One clock (CLOCK_MONOTONIC)
+/// where the executor is this process; a runner process reports its set-up as its lead.
+/// Left out, as from the write span: the writer threads' start between the origin and
+/// the start line, which a program that keeps its threads (a pool) does not pay per file.
+fn new_file_spans(execution: &Execution, run: &Run, called: f64, dir_sync: Option<f64>) -> (Option<f64>, Option<f64>) {
+    if execution.parts.is_empty() {
+        return (None, None);
+    }
+    let written = called + execution.lead_seconds + run.write_seconds;
+    (Some(written), dir_sync.map(|dir| written + run.sync_seconds + dir))
+}
+
 impl WriteCase<'_> {
     /// The files `names`, made and brought into the case's state, each opened with the
     /// mode's flags for the timed run.
@@ -304,6 +358,14 @@ impl WriteCase<'_> {
         let flags = case.durability.open_flags();
         let mut files = Vec::with_capacity(names.len());
         let (mut seconds, mut sync_seconds) = (0.0, 0.0);
+        if case.state.is_new_file() {
+            // As a program makes it: opened with the mode's flags, no fsync of its own.
+            let started = std::time::Instant::now();
+            for (name, &len) in names.iter().zip(&self.file_lens) {
+                files.push(self.scratch.create_new(name, case.state, len, flags)?);
+            }
+            return Ok((files, Some((started.elapsed().as_secs_f64(), None))));
+        }
         for (name, &len) in names.iter().zip(&self.file_lens) {
             let timed = self.scratch.prepare_timed(name, case.state, len, self.settings.seed)?;
             seconds += timed.seconds;
@@ -318,7 +380,7 @@ impl WriteCase<'_> {
             // prepared without them.
             files.push(if flags != 0 { self.scratch.reopen(name, prepared.as_raw_fd(), flags)? } else { prepared });
         }
-        Ok((files, Some((seconds, sync_seconds))))
+        Ok((files, Some((seconds, Some(sync_seconds)))))
     }
 
     /// The shared file of an `--mpi` case, made by rank 0, opened by another rank.

@@ -51,8 +51,13 @@ pub struct PartTimes {
 /// What an executor reports of one run.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct Execution {
-    /// The method's untimed set-up (rings, maps), recorded apart.
+    /// The method's set-up (rings, maps), recorded apart: outside the write span.
     pub setup_seconds: f64,
+    /// From the executor's call to its origin (the set-up and what else came before the
+    /// origin), for a new file's one span; where an executor cannot see it (a runner
+    /// process), its set-up.
+    #[serde(default)]
+    pub lead_seconds: f64,
     /// One per part, in part order.
     pub parts: Vec<PartTimes>,
     /// The one sync after every part (one-file layouts with an `end` mode).
@@ -219,6 +224,7 @@ impl InProcess {
         let own_sync = end_sync && job.files.len() > 1;
         // Instant is CLOCK_MONOTONIC on Linux; it is read only outside the write loops.
         let origin = Instant::now();
+        let lead_seconds = (origin - setup_started).as_secs_f64();
         let seconds = || origin.elapsed().as_secs_f64();
         let mut parts = self.write_parts(prepared.as_ref(), job.parts.len(), own_sync, origin)?;
         if let Some(wall) = job.stonewall {
@@ -242,7 +248,16 @@ impl InProcess {
             None
         };
         let cpu = CpuClock::now().since(cpu);
-        Ok(Execution { setup_seconds, parts, sync, close, cpu, ring: prepared.ring_record(), ranks: Vec::new() })
+        Ok(Execution {
+            setup_seconds,
+            lead_seconds,
+            parts,
+            sync,
+            close,
+            cpu,
+            ring: prepared.ring_record(),
+            ranks: Vec::new(),
+        })
     }
 }
 

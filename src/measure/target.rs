@@ -99,34 +99,40 @@ impl Scratch {
         self.prepare_timed(name, state, size, seed).map(|prepared| prepared.fd)
     }
 
-    /// [`Scratch::prepare`], timed on the monotonic clock: what a program making the
-    /// file in this state would pay before its writes (docs/answer.md).
+    /// [`Scratch::prepare`], timed on the monotonic clock: what preparing the file took,
+    /// and its fsync apart.
     pub fn prepare_timed(&self, name: &str, state: FileState, size: u64, seed: u64) -> Result<Prepared, CallError> {
         let started = std::time::Instant::now();
-        let file = self.create_file(name).map_err(|error| CallError::new(format!("create {name}"), error))?;
+        let file = self.create_file(name, 0).map_err(|error| CallError::new(format!("create {name}"), error))?;
         let fd = file.as_raw_fd();
         match state {
-            FileState::Empty => {}
-            FileState::Sparse => {
-                // SAFETY: ftruncate on a descriptor we own.
-                if unsafe { libc::ftruncate(fd, size as libc::off_t) } != 0 {
-                    return Err(CallError::new(format!("ftruncate to {size}"), io::Error::last_os_error()));
-                }
-            }
-            FileState::Prealloc => {
-                // fallocate(2), not posix_fallocate(3): the latter silently falls back to
-                // writing zeros where the filesystem cannot preallocate, which is not this state.
-                // SAFETY: fallocate on a descriptor we own.
-                if unsafe { libc::fallocate(fd, 0, 0, size as libc::off_t) } != 0 {
-                    return Err(CallError::new(format!("fallocate of {size} bytes"), io::Error::last_os_error()));
-                }
-            }
             FileState::Overwrite => prefill(fd, size, seed, name)?,
+            new => size_new_file(fd, new, size)?,
         }
         let syncing = std::time::Instant::now();
         fd::fsync(fd).map_err(|error| CallError::new("fsync after preparing the file", error))?;
         let done = std::time::Instant::now();
         Ok(Prepared { fd: file, seconds: (done - started).as_secs_f64(), sync_seconds: (done - syncing).as_secs_f64() })
+    }
+
+    /// A new file as a program makes it (docs/answer.md, "One span a program pays"):
+    /// `open(O_CREAT)` with the durability mode's `flags`, then the `ftruncate` or
+    /// `fallocate` of its state, and no fsync, which the program folds into the one
+    /// that makes its data durable. Only for the new-file states (not `overwrite`).
+    pub fn create_new(
+        &self,
+        name: &str,
+        state: FileState,
+        size: u64,
+        flags: libc::c_int,
+    ) -> Result<OwnedFd, CallError> {
+        assert!(state.is_new_file(), "{} is not a new file's state", state.name());
+        let file = self.create_file(name, flags).map_err(|error| {
+            let with = if flags == 0 { String::new() } else { format!(" with {}", flag_names(flags)) };
+            CallError::new(format!("create {name}{with}"), error)
+        })?;
+        size_new_file(file.as_raw_fd(), state, size)?;
+        Ok(file)
     }
 
     /// A new descriptor of `name`'s file (created by [`Scratch::prepare`], open as
@@ -179,7 +185,7 @@ impl Scratch {
     /// Whether this filesystem opens a file with `flags`, and the O_DIRECT alignment of
     /// its files: asked once per case, on a throw-away file.
     pub fn probe_open(&self, name: &str, flags: libc::c_int) -> Result<DioAlignment, CallError> {
-        let created = self.create_file(name).map_err(|error| CallError::new(format!("create {name}"), error));
+        let created = self.create_file(name, 0).map_err(|error| CallError::new(format!("create {name}"), error));
         let result = created.and_then(|file| {
             let reopened = self.reopen(name, file.as_raw_fd(), flags)?;
             Ok(dio_alignment(reopened.as_raw_fd()))
@@ -193,7 +199,7 @@ impl Scratch {
 
     /// Creates `name` empty (the creation cases time this themselves).
     pub fn create_empty(&self, name: &str) -> io::Result<OwnedFd> {
-        self.create_file(name)
+        self.create_file(name, 0)
     }
 
     /// Bytes an unprivileged writer may still allocate on the scratch directory's filesystem.
@@ -201,7 +207,8 @@ impl Scratch {
         space::free_bytes(space::At::Fd(self.dir.as_raw_fd()))
     }
 
-    fn create_file(&self, name: &str) -> io::Result<OwnedFd> {
+    /// Creates `name` exclusively, opened for reading and writing with `flags` besides.
+    fn create_file(&self, name: &str, flags: libc::c_int) -> io::Result<OwnedFd> {
         let c_name = CString::new(name)?;
         // O_EXCL|O_NOFOLLOW: never reuse or follow anything that appeared under our name.
         // SAFETY: openat relative to our directory descriptor; the result is checked.
@@ -209,7 +216,7 @@ impl Scratch {
             libc::openat(
                 self.dir.as_raw_fd(),
                 c_name.as_ptr(),
-                libc::O_RDWR | libc::O_CREAT | libc::O_EXCL | libc::O_NOFOLLOW | libc::O_CLOEXEC,
+                libc::O_RDWR | libc::O_CREAT | libc::O_EXCL | libc::O_NOFOLLOW | libc::O_CLOEXEC | flags,
                 0o600,
             )
         };
@@ -275,6 +282,30 @@ impl Drop for Scratch {
         }
         if let Err(error) = std::fs::remove_dir(&self.path) {
             eprintln!("writebench: could not remove scratch directory {}: {error}", self.path.display());
+        }
+    }
+}
+
+/// Brings a just-created file into a new file's `state`: nothing for `empty`, its
+/// length for `sparse`, its blocks for `prealloc`.
+fn size_new_file(fd: RawFd, state: FileState, size: u64) -> Result<(), CallError> {
+    match state {
+        FileState::Empty | FileState::Overwrite => Ok(()),
+        FileState::Sparse => {
+            // SAFETY: ftruncate on a descriptor the caller owns.
+            if unsafe { libc::ftruncate(fd, size as libc::off_t) } != 0 {
+                return Err(CallError::new(format!("ftruncate to {size}"), io::Error::last_os_error()));
+            }
+            Ok(())
+        }
+        FileState::Prealloc => {
+            // fallocate(2), not posix_fallocate(3): the latter silently falls back to
+            // writing zeros where the filesystem cannot preallocate, which is not this state.
+            // SAFETY: fallocate on a descriptor the caller owns.
+            if unsafe { libc::fallocate(fd, 0, 0, size as libc::off_t) } != 0 {
+                return Err(CallError::new(format!("fallocate of {size} bytes"), io::Error::last_os_error()));
+            }
+            Ok(())
         }
     }
 }

@@ -52,6 +52,12 @@ impl FileState {
         }
     }
 
+    /// Whether a run makes its file anew: every state but a fully written file. Its
+    /// run times one span from `open(O_CREAT)` (docs/answer.md).
+    pub fn is_new_file(self) -> bool {
+        self != FileState::Overwrite
+    }
+
     /// benchmarkIOWrite's section wording.
     pub fn description(self) -> &'static str {
         match self {

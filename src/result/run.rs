@@ -26,6 +26,17 @@ pub struct Run {
     /// writing a new file pays it only where it makes the file durable.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub prepare_sync_seconds: Option<f64>,
+    /// A new file's one span (docs/answer.md, "One span a program pays"): from its
+    /// `open(O_CREAT)` through the state's `ftruncate` or `fallocate`, the method's set-up
+    /// (a mapping, a ring) and the writes, to the last call returned, as a program making
+    /// the file pays it. None for a fully written file, under `--stonewall`, and in
+    /// results from before it was recorded.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub new_file_seconds: Option<f64>,
+    /// The same span on to the sync that makes the data durable and the directory's
+    /// fsync that makes the file's name durable; None where the mode does not sync.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub new_file_durable_seconds: Option<f64>,
     /// Untimed, before the run: how long the settle step waited for the previous run's
     /// writeback and device I/O to be gone (docs/measurement.md, "Between runs").
     #[serde(default, skip_serializing_if = "Option::is_none")]

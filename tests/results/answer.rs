@@ -27,7 +27,7 @@ fn a_quick_run_ends_with_an_answer_whose_cases_exist() {
         "--size",
         "4MiB",
         "--repeat",
-        "3",
+        "5",
         "--export-json",
         json.to_str().unwrap(),
     ]);

@@ -17,6 +17,7 @@ mod full_suite;
 mod io_uring_disabled;
 mod io_uring_paths;
 mod layout;
+mod new_file;
 mod safety;
 mod stonewall;
 mod syncs;

@@ -36,11 +36,13 @@ pub enum Metric {
     Buffered,
     /// Write and sync: `runs[i].durable_time()`, figure `durable_stats`.
     Durable,
-    /// What a program making a new file pays before its data is in the page cache: the
-    /// file's preparation (less its fsync) and the writes (docs/answer.md).
+    /// What a program making a new file pays before its data is in the page cache: one
+    /// span from `open(O_CREAT)` through the preparation, the method's set-up and the
+    /// writes (`Run::new_file_seconds`, docs/answer.md).
     NewFile,
-    /// What a program making a new file pays until it is durable: the preparation with
-    /// its fsync, the writes and the sync. Only for cases with a durable figure.
+    /// What a program making a new file pays until it is durable: the same span on
+    /// through the sync and the directory's fsync (`Run::new_file_durable_seconds`).
+    /// Only for cases with a durable figure.
     NewFileDurable,
     /// A latency case (docs/measurement.md): each loop's time over its operations, the
     /// figure in operations per second.
@@ -126,8 +128,15 @@ impl Metric {
                 case.runs
                     .iter()
                     .map(|run| {
-                        // An empty file's preparation is its create: results from before
-                        // it was recorded count it as nothing, which it nearly is.
+                        // The one span a program pays (docs/answer.md), where it was timed.
+                        let span =
+                            if self == Metric::NewFile { run.new_file_seconds } else { run.new_file_durable_seconds };
+                        if span.is_some() {
+                            return span;
+                        }
+                        // Results from before it was: the preparation, timed apart, added
+                        // to the writes (an empty file's create counted as nothing, which
+                        // it nearly is; a prepared file's left out where not recorded).
                         let prepare =
                             if self == Metric::NewFile { run.prepare_without_sync() } else { run.prepare_seconds };
                         let prepare = prepare.or(empty.then_some(0.0))?;

@@ -159,6 +159,7 @@ fn close_enough(a: f64, b: f64) -> bool {
 fn one_file_write_span_is_first_start_to_last_end_and_closing_after_the_sync_is_sync_time() {
     let execution = Execution {
         setup_seconds: 0.25,
+        lead_seconds: 0.25,
         parts: vec![part(1.0, 3.0, None, 0.1, 0.2), part(1.125, 2.5, None, 0.3, 0.4)],
         sync: Some(Interval { start: 3.25, end: 4.0 }),
         close: Some(Interval { start: 4.0, end: 4.5 }),
@@ -173,12 +174,22 @@ fn one_file_write_span_is_first_start_to_last_end_and_closing_after_the_sync_is_
     assert_eq!(run.thread_seconds, [2.0, 1.5]);
     assert_eq!(run.setup_seconds, 0.25);
     assert!(close_enough(run.user_seconds, 0.41) && close_enough(run.sys_seconds, 0.62), "{run:?}");
+    // A new file's one span: the open and create (real, short) before the executor's
+    // call, its lead (0.25), the writes (2.0; not the writers' start, 1.0, as the write
+    // span); durable: on through the sync and the munmap (1.25) and the directory's fsync.
+    let new_file = run.new_file_seconds.unwrap();
+    assert!((2.25..2.45).contains(&new_file), "{run:?}");
+    let durable = run.new_file_durable_seconds.unwrap();
+    assert!((1.25..1.45).contains(&(durable - new_file)), "{run:?}");
+    assert_eq!(run.prepare_sync_seconds, None, "no fsync of a new file's preparation");
+    assert!(run.prepare_seconds.unwrap() < new_file - 2.25 + 1e-9, "{run:?}");
 }
 
 #[test]
 fn file_per_thread_sync_span_runs_from_the_last_write_to_the_last_sync() {
     let execution = Execution {
         setup_seconds: 0.0,
+        lead_seconds: 0.0,
         // Part 0 ends last (3.0); part 1 ends first but its sync returns last (4.0).
         parts: vec![part(1.0, 3.0, Some(3.5), 0.0, 0.0), part(1.0, 2.5, Some(4.0), 0.0, 0.0)],
         sync: None,
@@ -195,6 +206,7 @@ fn file_per_thread_sync_span_runs_from_the_last_write_to_the_last_sync() {
 fn without_a_sync_closing_steps_end_the_write_span() {
     let execution = Execution {
         setup_seconds: 0.0,
+        lead_seconds: 0.0,
         parts: vec![part(0.5, 1.0, None, 0.0, 0.0), part(0.5, 1.5, None, 0.0, 0.0)],
         sync: None,
         close: Some(Interval { start: 1.5, end: 1.75 }),
@@ -204,6 +216,9 @@ fn without_a_sync_closing_steps_end_the_write_span() {
     };
     let run = run_with(execution, 1, Durability::None);
     assert!(close_enough(run.write_seconds, 1.25) && run.sync_seconds == 0.0, "{run:?}");
+    // No sync, no durable span; the closing steps are in the new file's span.
+    assert!((1.25..1.45).contains(&run.new_file_seconds.unwrap()), "{run:?}");
+    assert_eq!(run.new_file_durable_seconds, None);
 }
 
 #[test]

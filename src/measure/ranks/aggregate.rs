@@ -86,8 +86,11 @@ pub fn combine(ranks: &[RankExecution]) -> Execution {
     }
     let sync = syncs.then(|| Interval { start: written, end: durable.max(written) });
     let close = (!syncs && closes).then(|| Interval { start: written, end: closed.max(written) });
+    let setup_seconds = ranks.iter().map(|r| r.execution.setup_seconds).fold(0.0, f64::max);
     Execution {
-        setup_seconds: ranks.iter().map(|r| r.execution.setup_seconds).fold(0.0, f64::max),
+        setup_seconds,
+        // The slowest rank's set-up; the barrier the ranks met at is not a program's.
+        lead_seconds: setup_seconds,
         parts,
         sync,
         close,
@@ -108,6 +111,7 @@ mod tests {
     fn rank(parts: Vec<PartTimes>, sync: Option<Interval>, origin: f64, host: &str) -> RankExecution {
         let execution = Execution {
             setup_seconds: origin,
+            lead_seconds: origin,
             parts,
             sync,
             close: None,

@@ -46,6 +46,7 @@ mod tests {
                 let part = PartTimes { start: 0.0, end: seconds, synced: None, cpu: Cpu::default(), written: None };
                 let execution = Execution {
                     setup_seconds: 0.0,
+                    lead_seconds: 0.0,
                     parts: vec![part],
                     sync: None,
                     close: None,

@@ -161,8 +161,12 @@ fn execution_of(reply: Reply, parts: usize) -> Result<Execution, String> {
             return Err(format!("an interval does not make sense: {pair:?}"));
         }
     }
+    let setup_seconds = reply.setup.unwrap_or(0.0).max(0.0);
     Ok(Execution {
-        setup_seconds: reply.setup.unwrap_or(0.0).max(0.0),
+        setup_seconds,
+        // The runner's own clock starts after we called it: its set-up is what we know
+        // of the time before its origin.
+        lead_seconds: setup_seconds,
         parts: times,
         sync: interval(reply.sync),
         close: interval(reply.close),
