@@ -34,6 +34,7 @@ fn unknown_methods_states_and_options() {
     assert_usage_error(&["run", path, "--iov", "0"], "out of range");
     assert_usage_error(&["run", path, "--repeat", "many"], "invalid value 'many'");
     assert_usage_error(&["run", path, "--suite", "huge"], "invalid value 'huge'");
+    assert_usage_error(&["run", path, "--source", "disk"], "unknown source 'disk' (known: cached, memory)");
     assert_usage_error(&["run", path, "--no-such-option"], "unexpected argument '--no-such-option'");
     assert_usage_error(&["fly"], "unrecognized subcommand 'fly'");
 }

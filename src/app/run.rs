@@ -3,6 +3,7 @@
 //! asked for. Under `--mpi`, every rank runs `mpi::run` instead, which shares the
 //! options, the output and the files with this one.
 
+use crate::plan::data_source::DataSource;
 use std::io::Write;
 use std::process::ExitCode;
 
@@ -68,7 +69,8 @@ pub(super) fn run(args: &RunArgs) -> Result<ExitCode, UsageError> {
     let sizes: Vec<u64> = cases.iter().map(|case| case.bytes).collect();
     let kept = (!args.no_calibrate && !args.recalibrate).then(|| kept_short(&target, &sizes)).flatten();
     let calibrates = !args.no_calibrate && kept.is_none();
-    announce(plan, &mut schedule, slow_path_budget, &target, &scratch, (verify, calibrates, settings.stonewall));
+    let untimed = (verify, calibrates, settings.stonewall, settings.source);
+    announce(plan, &mut schedule, slow_path_budget, &target, &scratch, untimed);
     let calibration = match kept {
         Some(calibration) => {
             eprintln!(
@@ -162,6 +164,7 @@ pub(super) fn options_json(suite: &Suite, settings: &RunSettings, schedule: &Sch
         stonewall_seconds: settings.stonewall.map(|wall| wall.as_secs_f64()),
         seed: Some(settings.seed),
         drop_cache: Some(settings.drop_cache),
+        source: Some(settings.source),
         equivalence_pct: Some(100.0 * margin),
         argv: Some(argv()),
         other: serde_json::Map::new(),
@@ -218,7 +221,7 @@ fn announce(
     slow_path_budget: Option<std::time::Duration>,
     target: &TargetInfo,
     scratch: &Scratch,
-    (verify, calibrates, wall): (ReadBack, bool, Option<std::time::Duration>),
+    (verify, calibrates, wall, source): (ReadBack, bool, Option<std::time::Duration>, DataSource),
 ) {
     let (least, most) = (schedule.warmup + schedule.min_runs, schedule.warmup + schedule.max_runs);
     let runs = if least == most { format!("{most} runs") } else { format!("{least} to {most} runs") };
@@ -228,7 +231,8 @@ fn announce(
     let latency_text =
         if latency_cases.is_empty() { String::new() } else { format!(" and {} latency cases", latency_cases.len()) };
     let mut estimated = String::new();
-    if let Some(probe) = estimate::probe(scratch, verify != ReadBack::None) {
+    if let Some(mut probe) = estimate::probe(scratch, verify != ReadBack::None) {
+        probe.source = source;
         let operations = latency.map_or(0, |plan| plan.operations());
         let mut fixed = estimate::estimate_latency(&latency_cases, operations, &probe);
         if calibrates {

@@ -36,6 +36,9 @@ pub struct MpiPlan {
     /// `--stonewall`, for every rank's writers.
     #[serde(default)]
     pub stonewall: Option<std::time::Duration>,
+    /// `--source`, for every rank's writers.
+    #[serde(default)]
+    pub source: crate::plan::data_source::DataSource,
 }
 
 impl MpiPlan {
@@ -87,6 +90,7 @@ impl MpiPlan {
             drop_cache: settings.drop_cache,
             keep: settings.keep_files,
             stonewall: settings.stonewall,
+            source: settings.source,
         })
     }
 
@@ -116,6 +120,7 @@ impl MpiPlan {
             drop_cache: self.drop_cache,
             ranks: Some(ranks),
             stonewall: self.stonewall,
+            source: self.source,
         }
     }
 }

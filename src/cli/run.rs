@@ -225,6 +225,13 @@ pub struct RunArgs {
     #[arg(long)]
     pub drop_cache: bool,
 
+    /// Where the data written comes from: cached (each writer reuses an 8 MiB buffer,
+    /// in the CPU caches as data just produced is) or memory (streamed from a buffer as
+    /// large as the run, up to 1 GiB, out of the caches when the run starts; native
+    /// methods only) [cached].
+    #[arg(long, value_name = "cached|memory", default_value = "cached")]
+    pub source: crate::plan::data_source::DataSource,
+
     /// No short calibration before the cases (about a second): the table then has no
     /// "% of ceiling" and no figure is checked against this machine's limits.
     #[arg(long)]
@@ -438,6 +445,7 @@ impl RunArgs {
             drop_cache: self.drop_cache,
             ranks: None,
             stonewall: self.stonewall,
+            source: self.source,
         }
     }
 

@@ -37,6 +37,9 @@ pub fn render_header(result: &ResultFile, out: &mut dyn Write) -> io::Result<()>
         ),
         "figures: bytes (or operations) over the mean run time, with its 95 % range in brackets".to_string(),
     ];
+    if let Some(source) = crate::export::document::data_source(result) {
+        lines.push(source.to_string());
+    }
     if let Some(note) = crate::export::document::target_note(result) {
         lines.push(format!("note: {note}"));
     }

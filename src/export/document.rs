@@ -12,6 +12,16 @@ pub fn title(result: &ResultFile) -> String {
     format!("writebench on {} ({})", one_line(&result.target.path), one_line(&result.target.fs_type))
 }
 
+/// Where a run's data came from (`--source`), in the header's words: a result from
+/// before the choice wrote from the cached buffer. None for latency's and calibration's
+/// results, whose small writes are of data just produced.
+pub fn data_source(result: &ResultFile) -> Option<&'static str> {
+    match result.options.command.as_deref() {
+        Some("latency" | "calibrate") => None,
+        _ => Some(result.options.source.unwrap_or_default().description()),
+    }
+}
+
 /// What a reader of a memory filesystem's figures must know (the table says the same).
 pub fn target_note(result: &ResultFile) -> Option<String> {
     let fs_type = result.target.fs_type.as_str();

@@ -48,6 +48,9 @@ pub fn render(result: &ResultFile, out: &mut dyn Write) -> io::Result<()> {
         text(&format_size(most_common_size(result))),
         text(&runs_wording(&result.options))
     )?;
+    if let Some(source) = document::data_source(result) {
+        writeln!(out, "<p class=\"muted\">{}</p>", text(source))?;
+    }
     if let Some(note) = document::target_note(result) {
         writeln!(out, "<p class=\"note\">Note: {}</p>", text(&note))?;
     }

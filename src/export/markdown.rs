@@ -88,6 +88,9 @@ pub fn render(result: &ResultFile, out: &mut dyn Write) -> io::Result<()> {
          syncs, the durable throughput (the write calls and the sync).",
         escape(&runs_wording(&result.options))
     )?;
+    if let Some(source) = document::data_source(result) {
+        writeln!(out, "\n{}", escape(source))?;
+    }
     if let Some(note) = document::target_note(result) {
         writeln!(out, "\nNote: {note}")?;
     }

@@ -21,6 +21,7 @@ use crate::measure::runtimes;
 use crate::measure::source::{Shape, Source, Streams};
 use crate::measure::target::Scratch;
 use crate::plan::catalog::{self, NATIVE};
+use crate::plan::data_source::DataSource;
 use crate::plan::{Case, Durability, FileState};
 use crate::result::{Run, Status, Stonewalled};
 
@@ -42,6 +43,8 @@ pub struct RunSettings {
     pub ranks: Option<crate::measure::ranks::Ranks>,
     /// `--stonewall`: each writer stops issuing calls this long after its start line.
     pub stonewall: Option<std::time::Duration>,
+    /// `--source`: where the writers' data comes from (docs/measurement.md).
+    pub source: DataSource,
 }
 
 /// A case ready to run again and again, or why it is refused up front, before any of
@@ -66,6 +69,7 @@ pub fn prepare_case<'a>(
         .or_else(|| method.durability_refusal(case.durability))
         .or_else(|| method.mode_refusal(case.durability))
         .or_else(|| settings.stonewall.and_then(|_| stonewall_refusal(case, engine)))
+        .or_else(|| source_refusal(case, settings.source))
         .or_else(|| {
             if case.state == FileState::Empty { method.empty_file_refusal() } else { method.sized_file_refusal() }
         });
@@ -103,7 +107,10 @@ pub fn prepare_case<'a>(
         }
     };
     let device = BlockDevice::of(scratch.path());
-    let Share { parts, file_lens, shape, joins, shared, .. } = share;
+    let Share { parts, file_lens, mut shape, joins, shared, .. } = share;
+    if settings.source == DataSource::Memory {
+        shape = shape.from_memory(parts.iter().map(|part| part.len).max().unwrap_or(0));
+    }
     Ok(Box::new(WriteRuns {
         work: WriteCase { case, parts, file_lens, shape, joins, shared, executor, scratch, source, settings, device },
         files,
@@ -120,6 +127,20 @@ fn stonewall_refusal(case: &Case, engine: Option<&dyn methods::Engine>) -> Optio
         }
         None => Some(format!("--stonewall: only the native methods stop at the wall, not {}", case.runtime)),
     }
+}
+
+/// Why the case cannot write from `source`, if it cannot: the other runtimes' runners
+/// write from the one buffer they map (docs/runtimes.md).
+fn source_refusal(case: &Case, source: DataSource) -> Option<String> {
+    (source == DataSource::Memory
+        && case.runtime != NATIVE
+        && catalog::by_name(&case.method).is_none_or(|m| m.creation.is_none()))
+    .then(|| {
+        format!(
+            "--source memory: the {} runner writes from its one 8 MiB buffer, which stays in the CPU caches",
+            case.runtime
+        )
+    })
 }
 
 /// What one process writes of a case: all of it, or under `--mpi` its rank's share.
@@ -226,6 +247,9 @@ impl WriteCase<'_> {
         self.executor.agree(streams.as_ref().err())?;
         let streams = streams?;
         streams.prestamp(self.parts.iter().map(|part| (part.offset, part.len)));
+        if self.settings.source == DataSource::Memory {
+            streams.evict();
+        }
         let wall = self.settings.stonewall.map(|after| Stonewall::new(after, self.parts.len()));
         // A new file's span opens at its open(O_CREAT) (docs/answer.md, "One span a
         // program pays"): the machine's state is read before it. A fully written file's

@@ -57,6 +57,8 @@
 use rand_xoshiro::rand_core::{Rng, SeedableRng};
 use rand_xoshiro::{SplitMix64, Xoshiro256PlusPlus};
 
+use crate::plan::data_source::MEMORY_BUDGET;
+
 mod writer;
 
 pub use writer::{Cursor, Streams, Writer};
@@ -206,6 +208,10 @@ pub struct Shape {
     pub writers: usize,
     pub max_take: usize,
     pub in_flight: usize,
+    /// Under `--source memory`: the bytes of the longest part, which its writer's buffer
+    /// holds without wrapping (up to its share of [`MEMORY_BUDGET`]); 0 for a buffer
+    /// reused lap after lap.
+    pub streamed: usize,
 }
 
 impl Shape {
@@ -215,14 +221,26 @@ impl Shape {
         let call = chunk.saturating_mul(u64::from(iov.max(1))).min(bytes).max(1) as usize;
         let others = queue_depth.map_or(0, |depth| depth.max(1) as usize - 1);
         let in_flight = call.saturating_mul(others).min(bytes as usize);
-        Shape { writers: writers.max(1) as usize, max_take: call, in_flight }
+        Shape { writers: writers.max(1) as usize, max_take: call, in_flight, streamed: 0 }
+    }
+
+    /// The same writers streaming their data from memory (`--source memory`): each
+    /// buffer as long as the longest part, `part_bytes`, so that no byte of it is read
+    /// twice in a run, up to the writers' share of [`MEMORY_BUDGET`] (a buffer that wraps
+    /// then is still far larger than any last-level cache).
+    pub fn from_memory(self, part_bytes: u64) -> Shape {
+        Shape { streamed: usize::try_from(part_bytes).unwrap_or(usize::MAX).max(1), ..self }
     }
 
     /// Each writer's period (see the module doc): a multiple of the page size, and of
     /// [`PERIOD`] when above it.
     pub fn period(&self) -> usize {
         let page = page_size().max(BLOCK);
-        let share = (WRITERS_BUDGET / self.writers).min(PERIOD);
+        let share = if self.streamed > 0 {
+            self.streamed.min(MEMORY_BUDGET / self.writers)
+        } else {
+            (WRITERS_BUDGET / self.writers).min(PERIOD)
+        };
         let room = if self.in_flight > 0 { 2 * self.in_flight + 2 * BLOCK } else { 0 };
         let period = round_up(share.max(room).max(page), page);
         if period > PERIOD { round_up(period, PERIOD) } else { period }
@@ -365,5 +383,25 @@ mod tests {
             assert_eq!(period % page, 0, "{writers}");
             assert!(period >= 2 * 4096 + 2 * BLOCK, "{writers}");
         }
+    }
+
+    #[test]
+    fn streaming_from_memory_holds_each_part_once_up_to_the_memory_budget() {
+        let page = page_size().max(BLOCK);
+        // A part of 1 GiB from one writer: a buffer of all of it, the stream's period kept.
+        let whole = Shape::new(1, 1 << 20, 1, None, 1 << 30).from_memory(1 << 30);
+        assert_eq!((whole.period(), whole.stream_period()), (1 << 30, PERIOD));
+        // A part of 1 MiB + 1 byte: its pages, no more (a period of its own).
+        let small = Shape::new(1, 4096, 1, None, (1 << 20) + 1).from_memory((1 << 20) + 1);
+        assert_eq!(small.period(), round_up((1 << 20) + 1, page));
+        // Parts of 4 GiB from 4 writers: the budget shared, each a multiple of PERIOD.
+        let big = Shape::new(4, 1 << 20, 1, None, 16 << 30).from_memory(4 << 30);
+        assert_eq!(big.period(), MEMORY_BUDGET / 4);
+        assert_eq!(big.period() % PERIOD, 0);
+        // io_uring's room for requests in flight still counts where it is more.
+        let uring = Shape::new(1, 1 << 20, 1, Some(128), 1 << 30).from_memory(64 << 20);
+        assert_eq!(uring.period(), 32 * PERIOD);
+        // The cached shape is untouched by the choice's existence.
+        assert_eq!(Shape::new(1, 1 << 20, 1, None, 1 << 30).streamed, 0);
     }
 }

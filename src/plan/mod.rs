@@ -2,6 +2,7 @@
 
 pub mod catalog;
 pub mod crash;
+pub mod data_source;
 pub mod durability;
 pub mod latency;
 pub mod pattern;

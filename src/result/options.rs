@@ -49,6 +49,10 @@ pub struct RunOptions {
     /// `--drop-cache`: each prepared file's pages dropped before the timed span.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub drop_cache: Option<bool>,
+    /// `--source`: where the data written came from; absent in results from before it
+    /// was chosen (all of them cached).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub source: Option<crate::plan::data_source::DataSource>,
     /// What "tied" means in the Answer, in percent (`--equivalence`).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub equivalence_pct: Option<f64>,

@@ -83,6 +83,8 @@ pub fn calibrate(
         drop_cache: false,
         ranks: None,
         stonewall: None,
+        // The ceilings are the page cache's and the device's, whatever a run's source.
+        source: crate::plan::data_source::DataSource::Cached,
     };
     let source = Source::new(seed);
     let room = room_for(scratch, effort.file_bytes);

@@ -3,6 +3,7 @@
 //! commit), then bytes, calls and commits per case. An estimate, not a measurement: it
 //! is printed, never recorded as a result.
 
+use crate::plan::data_source::DataSource;
 use std::time::{Duration, Instant};
 
 use crate::measure::durability::Pacing;
@@ -43,6 +44,8 @@ pub struct Probe {
     /// Untimed, before every run: the writers' source buffers mapped and filled, per
     /// byte of buffer (page faults and a copy of the pattern; see `measure::source`).
     pub source_seconds_per_byte: f64,
+    /// The run's `--source`: from memory, each writer's buffer is as long as its part.
+    pub source: DataSource,
 }
 
 const PROBE_BYTES: u64 = 32 << 20;
@@ -172,6 +175,7 @@ pub fn probe(scratch: &Scratch, verify: bool) -> Option<Probe> {
         seconds_per_ring_op,
         mapped_bytes_per_second,
         source_seconds_per_byte: bandwidth.sourced / buffer_bytes(Shape::new(1, chunk as u64, 1, None, PROBE_BYTES)),
+        source: DataSource::Cached,
     })
 }
 
@@ -327,7 +331,10 @@ fn untimed_seconds(case: &Case, probe: &Probe, written: f64) -> f64 {
         false => 0.0,
     };
     let files = f64::from(case.files) * probe.seconds_per_file;
-    let shape = Shape::new(case.threads, case.chunk_bytes, case.iov, case.queue_depth, case.bytes);
+    let mut shape = Shape::new(case.threads, case.chunk_bytes, case.iov, case.queue_depth, case.bytes);
+    if probe.source == DataSource::Memory {
+        shape = shape.from_memory(case.bytes.div_ceil(u64::from(case.threads.max(1))));
+    }
     let sources = buffer_bytes(shape) * probe.source_seconds_per_byte;
     state + files + sources + written * (writeback + bytes * probe.removal_seconds_per_byte)
 }
@@ -364,6 +371,7 @@ mod tests {
             seconds_per_ring_op: 0.0,
             mapped_bytes_per_second: 1e9,
             source_seconds_per_byte: 0.0,
+            source: DataSource::Cached,
         }
     }
 
@@ -471,6 +479,10 @@ mod tests {
         let two = one.clone().with_threads(2, crate::plan::Layout::OneFile);
         let without = run_seconds(&two, &Probe { source_seconds_per_byte: 0.0, ..probe });
         assert!((run_seconds(&two, &probe) - without - 18.0 * 1048576.0 * 1e-9).abs() < 1e-9);
+        // From memory: each writer's buffer is its part (32 MiB) and one call more.
+        let memory = Probe { source: DataSource::Memory, ..probe };
+        let without = run_seconds(&two, &Probe { source_seconds_per_byte: 0.0, ..memory });
+        assert!((run_seconds(&two, &memory) - without - 66.0 * 1048576.0 * 1e-9).abs() < 1e-9);
     }
 
     #[test]

@@ -19,6 +19,7 @@ mod io_uring_paths;
 mod layout;
 mod new_file;
 mod safety;
+mod source;
 mod stonewall;
 mod syncs;
 mod verify_option;

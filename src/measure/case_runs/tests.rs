@@ -4,6 +4,7 @@ use super::*;
 use crate::measure::executor::{Cpu, Interval, Mock, PartTimes};
 use crate::measure::source::Stream;
 use crate::plan::Layout;
+use crate::plan::data_source::DataSource;
 use crate::rounds::run_case;
 
 fn settings(keep: bool) -> RunSettings {
@@ -17,6 +18,7 @@ fn settings(keep: bool) -> RunSettings {
         drop_cache: false,
         ranks: None,
         stonewall: None,
+        source: DataSource::Cached,
     }
 }
 
