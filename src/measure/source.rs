@@ -51,8 +51,13 @@
 //! rounded up to a page, but at least `2 × (qd - 1) × call + 8 KiB` for io_uring (1 MiB
 //! at 128 × 4 KiB); above [`PERIOD`] it is rounded to a multiple of it, and the stream's
 //! period stays [`PERIOD`]. Each writer adds its tail (one call: `chunk × iov`). The
-//! buffers are allocated for a run, before it, and freed after it: the full suite's 100
-//! io_uring threads at 128 × 4 KiB take 100 × 1 MiB.
+//! buffers are made for a run, before it, and given back after it, kept for the next
+//! run's writers of the same length (`writer::spare`): the full suite's 100 io_uring
+//! threads at 128 × 4 KiB take 100 × 1 MiB.
+//!
+//! Under `--source memory` ([`Shape::from_memory`], docs/measurement.md) a writer's
+//! period is instead its part's length, up to its share of 1 GiB, and the buffers are
+//! flushed from the CPU caches after they are stamped ([`Streams::evict`]).
 
 use rand_xoshiro::rand_core::{Rng, SeedableRng};
 use rand_xoshiro::{SplitMix64, Xoshiro256PlusPlus};
