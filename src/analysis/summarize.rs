@@ -10,6 +10,16 @@ use crate::stats::outliers::outliers;
 use crate::stats::significance::pooled_cv2;
 use crate::stats::{Summary, ci_relative_half_width, median, t_975};
 
+/// The runs a case's figures and comparisons count: every run but those whose settle
+/// step gave up with earlier work's writeback still under way (`settle_timed_out`: such
+/// a run paid for another's work), unless fewer than two would be left, then all of them
+/// (the Answer's observation names the case either way). Outlier marks and run numbers
+/// still count every run.
+pub fn counted_runs(runs: &[Run]) -> Vec<&Run> {
+    let settled: Vec<&Run> = runs.iter().filter(|run| !run.settle_timed_out).collect();
+    if settled.len() >= 2 || settled.len() == runs.len() { settled } else { runs.iter().collect() }
+}
+
 /// A case with runs and its statistics, derived here, once, from the run times; `cpus`
 /// is how many CPUs the writers could run on at once (this machine's, as
 /// `std::thread::available_parallelism` gives them).
@@ -21,12 +31,15 @@ pub fn measured(case: Case, mut runs: Vec<Run>, cpus: usize) -> CaseResult {
     let cpu_bound = !runs.is_empty() && median(&shares) >= CPU_BOUND;
     let bytes = case.bytes as f64;
     let syncs = case.durability.syncs();
-    // Stonewalled runs: the times scaled to the case's bytes (Run::write_time).
-    let write: Vec<f64> = runs.iter().map(Run::write_time).collect();
-    let durable: Vec<f64> = runs.iter().map(Run::durable_time).collect();
-    let mut outlying = outliers(&write);
+    // Stonewalled runs: the times scaled to the case's bytes (Run::write_time). The runs
+    // that started on earlier work's writeback are left out (`counted_runs`).
+    let counted = counted_runs(&runs);
+    let write: Vec<f64> = counted.iter().map(|run| run.write_time()).collect();
+    let durable: Vec<f64> = counted.iter().map(|run| run.durable_time()).collect();
+    // Outliers by run number, among every run.
+    let mut outlying = outliers(&runs.iter().map(Run::write_time).collect::<Vec<f64>>());
     if syncs {
-        outlying.extend(outliers(&durable));
+        outlying.extend(outliers(&runs.iter().map(Run::durable_time).collect::<Vec<f64>>()));
     }
     outlying.sort_unstable();
     outlying.dedup();
@@ -165,6 +178,23 @@ mod tests {
 
     fn case(durability: &str, bytes: u64) -> Case {
         Case::new(catalog::by_name("write").unwrap(), FileState::Empty, 4096, 1, durability.parse().unwrap(), bytes)
+    }
+
+    /// A run whose settle step gave up paid for earlier work: out of the figures and
+    /// of the times comparisons rest on, while two runs or more are left; its outlier
+    /// mark still counts it by its number.
+    #[test]
+    fn runs_that_started_on_earlier_writeback_are_left_out_while_two_remain() {
+        let late = Run { settle_timed_out: true, ..run(4.0, 0.0) };
+        let result = measured(case("none", 1_000_000), vec![run(1.0, 0.0), late.clone(), run(1.0, 0.0)], 1);
+        assert_eq!(result.stats.unwrap().mean, 1_000_000.0, "the slow run left out");
+        let times = crate::analysis::advice::Metric::Buffered.times(&result).unwrap();
+        assert_eq!(times, [1.0, 1.0]);
+        assert_eq!(counted_runs(&result.runs).len(), 2);
+        // One settled run would be no figure: all three count.
+        let few = measured(case("none", 1_000_000), vec![late.clone(), run(1.0, 0.0), late], 1);
+        assert_eq!(counted_runs(&few.runs).len(), 3);
+        assert!(few.stats.unwrap().mean < 1_000_000.0);
     }
 
     #[test]

@@ -92,7 +92,8 @@ pub fn carry_over(measured: &Measured, result: &ResultFile) -> Vec<Finding> {
     if let Some(first) = timed_out.first() {
         let runs: usize = timed_out.iter().map(|c| c.runs.iter().filter(|r| r.settle_timed_out).count()).sum();
         let text = format!(
-            "{runs} run{} started with writeback still under way (the settle step gave up after {} s): {}{}",
+            "{runs} run{} started with writeback still under way (the settle step gave up after {} s), left out \
+             of the figures and comparisons where two runs or more of the case are left: {}{}",
             if runs == 1 { "" } else { "s" },
             crate::plan::SETTLE_LIMIT.as_secs(),
             first.case.id,

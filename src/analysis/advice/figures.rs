@@ -4,6 +4,7 @@
 
 use std::collections::BTreeMap;
 
+use crate::analysis::summarize::counted_runs;
 use crate::plan::catalog;
 use crate::plan::durability::Commit;
 use crate::plan::latency::is_latency_case;
@@ -114,8 +115,8 @@ impl Metric {
             Metric::Buffered | Metric::Durable => {
                 self.summary(case)?;
                 Some(
-                    case.runs
-                        .iter()
+                    counted_runs(&case.runs)
+                        .into_iter()
                         .map(|run| if self == Metric::Buffered { run.write_time() } else { run.durable_time() })
                         .collect(),
                 )
@@ -125,8 +126,8 @@ impl Metric {
                     case.durable_stats?;
                 }
                 let empty = case.case.state == FileState::Empty;
-                case.runs
-                    .iter()
+                counted_runs(&case.runs)
+                    .into_iter()
                     .map(|run| {
                         // The one span a program pays (docs/answer.md), where it was timed.
                         let span =
@@ -153,7 +154,7 @@ impl Metric {
                 // A loop's operations: a run's bytes over an operation's (a save's, the file's).
                 let operations = case.case.bytes as f64 / case.case.chunk_bytes.max(1) as f64;
                 let per_loop = if self == Metric::Commits { operations / writes_per_commit(case)? } else { operations };
-                Some(case.runs.iter().map(|run| run.write_seconds / per_loop).collect())
+                Some(counted_runs(&case.runs).into_iter().map(|run| run.write_seconds / per_loop).collect())
             }
         }
     }
