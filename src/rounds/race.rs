@@ -153,7 +153,12 @@ impl GoalReferee {
             return;
         }
         let given: Vec<Option<&[f64]>> = times.iter().map(|t| t.as_deref()).collect();
-        let Some(judged) = rule::round(&given, RACE_ALPHA, margin) else { return };
+        // One noise model (docs/racing.md): pooled over every candidate of the goal, in
+        // the race or out, as the focus and the Answer pool it.
+        let every: Vec<Vec<f64>> =
+            contest.members.iter().map(|&m| contest.metric.times(&results[m]).unwrap_or_default()).collect();
+        let pool: Vec<&[f64]> = every.iter().map(Vec::as_slice).collect();
+        let Some(judged) = rule::round(&given, &pool, RACE_ALPHA, margin) else { return };
         goal.judged = true;
         let leader = results[contest.members[judged.leader]].case.id.clone();
         for (k, standing) in judged.standings.iter().enumerate() {
@@ -214,7 +219,14 @@ impl GoalReferee {
                     .map(|id| Some(by_id.get(id.as_str()).and_then(|&c| goal.metric.times(c)).unwrap_or_default()))
                     .collect();
                 let given: Vec<Option<&[f64]>> = times.iter().map(|t| t.as_deref()).collect();
-                let left: Vec<Left> = match against_leader(&given) {
+                // The noise of every candidate, as in the rounds.
+                let every: Vec<Vec<f64>> = goal
+                    .candidates
+                    .iter()
+                    .map(|id| by_id.get(id.as_str()).and_then(|&c| goal.metric.times(c)).unwrap_or_default())
+                    .collect();
+                let pool: Vec<&[f64]> = every.iter().map(Vec::as_slice).collect();
+                let left: Vec<Left> = match against_leader(&given, &pool) {
                     Some((leader, against)) => {
                         let mut left: Vec<Left> = left_ids
                             .iter()

@@ -61,17 +61,18 @@ pub struct Round {
 
 /// The leader among the candidates in the race (`times[i]` None: out) with two runs or
 /// more, and each other such candidate's factor against it (mean time over the
-/// leader's), its noise pooled over the candidates in the race
-/// (`significance::pooled_factor`), corrected with Holm over them; None for the leader,
-/// for a candidate out or with fewer runs, and where no factor can be drawn. None when
-/// no candidate has two runs.
-pub fn against_leader(times: &[Option<&[f64]>]) -> Option<(usize, Vec<Option<Factor>>)> {
+/// leader's), its noise pooled over `pool` (`significance::pooled_factor`): every
+/// candidate of the goal, in the race or out, as the race's focus and the Answer pool
+/// it (docs/racing.md, "One noise model"), corrected with Holm over them; None for the
+/// leader, for a candidate out or with fewer runs, and where no factor can be drawn.
+/// None when no candidate has two runs.
+pub fn against_leader(times: &[Option<&[f64]>], pool: &[&[f64]]) -> Option<(usize, Vec<Option<Factor>>)> {
     let mean = |t: &[f64]| t.iter().sum::<f64>() / t.len() as f64;
     let racing: Vec<usize> = (0..times.len()).filter(|&i| times[i].is_some_and(|t| t.len() >= 2)).collect();
     let leader = *racing.iter().min_by(|&&a, &&b| mean(times[a].unwrap()).total_cmp(&mean(times[b].unwrap())))?;
     let leader_times = times[leader].unwrap();
     let others: Vec<usize> = racing.iter().copied().filter(|&i| i != leader).collect();
-    let (cv2, df) = pooled_cv2(racing.iter().map(|&i| times[i].unwrap()))?;
+    let (cv2, df) = pooled_cv2(pool.iter().copied().filter(|t| t.len() >= 2))?;
     let factors: Vec<Option<Factor>> =
         others.iter().map(|&i| pooled_factor(times[i].unwrap(), leader_times, cv2, df)).collect();
     let p: Vec<f64> = factors.iter().map(|f| f.map_or(f64::NAN, |f| f.p)).collect();
@@ -83,10 +84,11 @@ pub fn against_leader(times: &[Option<&[f64]>]) -> Option<(usize, Vec<Option<Fac
 }
 
 /// One round of the race. `times[i]` is candidate i's run times, or None when it left
-/// the race before (it stays out, with no factor: its standing is `In` only if given).
-/// None when no candidate in the race has two runs.
-pub fn round(times: &[Option<&[f64]>], alpha: f64, margin: f64) -> Option<Round> {
-    let (leader, against) = against_leader(times)?;
+/// the race before (it stays out, with no factor: its standing is `In` only if given);
+/// `pool`, the run times whose noise is pooled (see [`against_leader`]). None when no
+/// candidate in the race has two runs.
+pub fn round(times: &[Option<&[f64]>], pool: &[&[f64]], alpha: f64, margin: f64) -> Option<Round> {
+    let (leader, against) = against_leader(times, pool)?;
     // Shown slower than the margin allows, among the candidates judged (Holm).
     let judged: Vec<usize> = (0..times.len()).filter(|&i| against[i].is_some()).collect();
     let beyond: Vec<f64> = judged.iter().map(|&i| against[i].map_or(f64::NAN, |f| f.p_beyond(margin))).collect();
@@ -144,7 +146,8 @@ mod tests {
     fn run_round(times: &[Vec<f64>], out: &[bool], margin: f64) -> Round {
         let given: Vec<Option<&[f64]>> =
             times.iter().zip(out).map(|(t, &o)| if o { None } else { Some(t.as_slice()) }).collect();
-        round(&given, RACE_ALPHA, margin).unwrap()
+        let all: Vec<&[f64]> = times.iter().map(Vec::as_slice).collect();
+        round(&given, &all, RACE_ALPHA, margin).unwrap()
     }
 
     #[test]
@@ -178,7 +181,8 @@ mod tests {
         let times = samples(&[1.0, 1.02, 1.20], 0.002, 10, &mut random);
         let round = run_round(&times, &[false; 3], 0.05);
         assert_eq!(round.leader, 0);
-        let (_, against) = against_leader(&times.iter().map(|t| Some(t.as_slice())).collect::<Vec<_>>()).unwrap();
+        let all: Vec<&[f64]> = times.iter().map(Vec::as_slice).collect();
+        let (_, against) = against_leader(&all.iter().map(|&t| Some(t)).collect::<Vec<_>>(), &all).unwrap();
         assert!(against[1].unwrap().significant(), "2 % slower is shown: {against:?}");
         assert_eq!(round.standings[1], Standing::In, "{round:?}");
         assert!(matches!(round.standings[2], Standing::Out(_)), "{round:?}");
@@ -191,7 +195,7 @@ mod tests {
         let judged = run_round(&times, &[false, true, false], 0.05);
         assert_eq!(judged.standings[1], Standing::In, "not judged again: the caller keeps it out");
         assert_eq!(judged.decision, Decision::Open, "the one-run candidate is still undecided");
-        assert!(round(&[Some(&[1.0][..]), None], RACE_ALPHA, 0.05).is_none());
+        assert!(round(&[Some(&[1.0][..]), None], &[&[1.0][..]], RACE_ALPHA, 0.05).is_none());
     }
 
     /// The error rate of the rule as `run` applies it: two runs each, then a look after
@@ -220,7 +224,8 @@ mod tests {
                 for looked in 2..=10 {
                     let given: Vec<Option<&[f64]>> =
                         times.iter().zip(&out).map(|(t, &o)| if o { None } else { Some(t.as_slice()) }).collect();
-                    let round = round(&given, alpha, 0.05).unwrap();
+                    let all: Vec<&[f64]> = times.iter().map(Vec::as_slice).collect();
+                    let round = round(&given, &all, alpha, 0.05).unwrap();
                     for (i, standing) in round.standings.iter().enumerate() {
                         out[i] |= matches!(standing, Standing::Out(_));
                     }
@@ -275,7 +280,7 @@ mod tests {
     fn the_leader_is_the_lowest_mean_whatever_the_runs() {
         let four = [1.0, 1.01, 0.99, 1.0];
         let two = [1.5, 1.52];
-        let (leader, against) = against_leader(&[Some(&two[..]), Some(&four[..])]).unwrap();
+        let (leader, against) = against_leader(&[Some(&two[..]), Some(&four[..])], &[&two[..], &four[..]]).unwrap();
         assert_eq!(leader, 1);
         assert!((against[0].unwrap().factor - 1.51).abs() < 0.01, "{against:?}");
     }

@@ -6,29 +6,26 @@
 
 use std::collections::BTreeMap;
 
-use super::figures::{Metric, Side, Test, equivalence_margin, test, writes_per_commit};
+use super::figures::{Metric, Side, Test, equivalence_margin, pooled_test, test, writes_per_commit};
 use super::glance;
+use super::recommend::finalists;
 use super::small_writes::{self, p99_ns};
 use super::words::{factor, micros, mode, per_second, runner_up_words};
 use crate::plan::latency::{Pattern, is_not_durable_save, pattern_of};
 use crate::result::glance::Certainty;
-use crate::result::{CaseResult, Recommendation, ResultFile};
-use crate::stats::significance::Verdict;
+use crate::result::{CaseResult, Comparison, Recommendation, ResultFile};
+use crate::stats::significance::{Verdict, pooled_cv2};
 
 /// Small durable commits, from the latency cases whose every write (or every N) is
 /// durable, one answer per write size (a commit of 8 B and one of 4 KiB are different
 /// questions): the most commits per second, and its margin over the runner-up of the
 /// same size.
 pub fn commits(result: &ResultFile) -> Vec<Recommendation> {
-    let side = |case| Side::new(case, Metric::Commits);
     let mut sizes: BTreeMap<u64, Vec<&CaseResult>> = BTreeMap::new();
     for case in small_writes::cases(result).into_iter().filter(|&c| Metric::Commits.summary(c).is_some()) {
         sizes.entry(case.case.chunk_bytes).or_default().push(case);
     }
-    let mut answers = Vec::new();
-    for (_, mut ranked) in sizes {
-        ranked.sort_by(|a, b| side(b).mean().total_cmp(&side(a).mean()));
-        let best = ranked[0];
+    let describe = |best: &CaseResult| {
         let every = writes_per_commit(best).filter(|&n| n > 1.0).map(|n| format!(", {n} writes per commit"));
         let action = format!(
             "{} with {}{} (p99 {})",
@@ -42,18 +39,16 @@ pub fn commits(result: &ResultFile) -> Vec<Recommendation> {
             small_writes::pattern(best),
             mode(best.case.durability),
             every.unwrap_or_default(),
-            per_second(side(best).mean()),
+            per_second(Side::new(best, Metric::Commits).mean()),
             micros(p99_ns(best).unwrap_or(0.0)),
             sync_words(best),
             best.case.id
         );
-        answers.extend(latency_answer(
-            &ranked,
-            Metric::Commits,
-            (text, action),
-            "small-durable-commits",
-            equivalence_margin(result),
-        ));
+        (text, action)
+    };
+    let mut answers = Vec::new();
+    for (size, ranked) in sizes {
+        answers.extend(latency_answer(result, ranked, Metric::Commits, &describe, ("small-durable-commits", size)));
     }
     answers
 }
@@ -74,32 +69,40 @@ fn sync_words(case: &CaseResult) -> String {
     }
 }
 
-/// The recommendation of a goal answered by latency cases, `ranked` best first under
-/// `metric`: `text` with the margin over the runner-up, tested as the other goals'
-/// margins are (docs/answer.md): the ratio of the mean times per operation (or commit)
-/// over the loops, Welch's interval, and faster, tied or undecided. A case from before
-/// latency cases ran in loops has one loop: the margin is then a plain ratio, said to be
+/// The recommendation of a goal answered by latency cases (`goal` for write size
+/// `size`), its candidates `candidates` under `metric`, `describe` making the pick's
+/// sentence and action: the fastest, and its margin over the runner-up, tested as the
+/// other goals' margins are (docs/answer.md): the ratio of the mean times per operation
+/// (or commit) over the loops, and faster, tied or undecided. A raced result is judged
+/// by the race's rule (docs/racing.md): among the candidates still in the goal's race,
+/// the noise pooled over all of them, and where the race dropped every other one, the
+/// closest dropped is named with the factor the race stored. A case from before latency
+/// cases ran in loops has one loop: the margin is then a plain ratio, said to be
 /// untested.
 fn latency_answer(
-    ranked: &[&CaseResult],
+    result: &ResultFile,
+    mut ranked: Vec<&CaseResult>,
     metric: Metric,
-    (mut text, action): (String, String),
-    goal: &str,
-    margin: f64,
+    describe: &dyn Fn(&CaseResult) -> (String, String),
+    (goal, size): (&str, u64),
 ) -> Option<Recommendation> {
+    let margin = equivalence_margin(result);
     let side = |case| Side::new(case, metric);
+    let finalists = finalists(result, goal, Some(size));
+    let every = ranked.clone();
+    let times: Vec<Vec<f64>> = ranked.iter().filter_map(|&c| metric.times(c)).collect();
+    let pool = finalists.as_ref().and_then(|_| pooled_cv2(times.iter().map(Vec::as_slice)));
+    let test = |from, to| match pool {
+        Some(pool) => pooled_test(from, to, pool),
+        None => test(from, to),
+    };
+    ranked.retain(|c| finalists.as_ref().is_none_or(|left| left.contains(&c.case.id.as_str())));
+    ranked.sort_by(|a, b| side(b).mean().total_cmp(&side(a).mean()));
     let best = *ranked.first()?;
+    let (mut text, action) = describe(best);
     let against: Vec<(&CaseResult, Option<Test>)> =
         ranked[1..].iter().map(|&c| (c, test(side(c), side(best)))).collect();
     let runner_up = against.first().and_then(|(_, t)| *t);
-    text += &match against.first() {
-        Some((r, None)) => {
-            let ratio = factor(side(best).mean() / side(r).mean());
-            format!("; {ratio} the runner-up, {}, untested (one timed loop each)", r.case.id)
-        }
-        _ => runner_up_words(&against, margin, metric),
-    };
-    let verdict = runner_up.map(|t| t.verdict(margin));
     // Beside the pick, what differs: the mode, and where the writes go.
     let name = |c: &CaseResult| {
         let place = match pattern_of(&c.case) {
@@ -110,17 +113,43 @@ fn latency_answer(
         };
         format!("{}{place}", mode(c.case.durability))
     };
-    let certainty = match against.first() {
-        Some((c, Some(t))) => glance::against_next(glance::alternative(t, name(c)), margin),
-        Some((c, None)) => glance::untested(side(c), side(best), name(c), "untested: one timed loop each"),
-        None => Certainty::Alone,
+    // A race won outright: what it beat, from the dropped candidates of this size.
+    let beaten =
+        (ranked.len() == 1).then(|| glance::beaten(&every, goal, name, |c| Side::new(c, metric).mean())).flatten();
+    text += &match (against.first(), &beaten) {
+        (Some((r, None)), _) => {
+            let ratio = factor(side(best).mean() / side(r).mean());
+            format!("; {ratio} the runner-up, {}, untested (one timed loop each)", r.case.id)
+        }
+        (None, Some(next)) => format!(
+            "; the race dropped every other candidate: the closest, {}, took {:.2}x its time ({:.2}–{:.2}x)",
+            next.case, next.factor, next.low, next.high
+        ),
+        _ => runner_up_words(&against, margin, metric),
+    };
+    let verdict = runner_up.map(|t| t.verdict(margin)).or_else(|| beaten.as_ref().map(|_| Verdict::Faster));
+    let certainty = match (against.first(), &beaten) {
+        (Some((c, Some(t))), _) => glance::against_next(glance::alternative(t, name(c)), margin),
+        (Some((c, None)), _) => glance::untested(side(c), side(best), name(c), "untested: one timed loop each"),
+        (None, Some(next)) => Certainty::Clear { next: next.clone() },
+        (None, None) => Certainty::Alone,
     };
     let glance = glance::glance(action, glance::shown(best, metric)?, certainty);
     Some(Recommendation {
         goal: goal.to_string(),
         text,
         best: side(best).figure()?,
-        runner_up: runner_up.map(|t| t.comparison()),
+        runner_up: runner_up.map(|t| t.comparison()).or_else(|| {
+            beaten.as_ref().map(|next| Comparison {
+                better: best.case.id.clone(),
+                baseline: next.case.clone(),
+                factor: next.factor,
+                low: next.low,
+                high: next.high,
+                p_value: next.p_value,
+                significant: next.low > 1.0,
+            })
+        }),
         naive: None,
         tied: verdict == Some(Verdict::Tied),
         verdict: verdict.map(|v| v.name().to_string()),
@@ -142,11 +171,7 @@ pub fn saves(result: &ResultFile) -> Vec<Recommendation> {
     for case in durable_saves {
         sizes.entry(case.case.chunk_bytes).or_default().push(case);
     }
-    let rate = |case| Side::new(case, Metric::Saves).mean();
-    let mut answers = Vec::new();
-    for (_, mut ranked) in sizes {
-        ranked.sort_by(|a, b| rate(b).total_cmp(&rate(a)));
-        let best = ranked[0];
+    let describe = |best: &CaseResult| {
         let calls = match pattern_of(&best.case) {
             Some(Pattern::ReplaceTmpfile) => "O_TMPFILE, write, fsync, linkat, rename, fsync of the directory",
             _ => "temp file, write, fsync, rename, fsync of the directory",
@@ -161,17 +186,15 @@ pub fn saves(result: &ResultFile) -> Vec<Recommendation> {
             "{} with {} ({calls}): {} saves/s, p99 {} per save ({})",
             small_writes::pattern(best),
             pattern_of(&best.case).map_or("", |p| p.name()),
-            per_second(rate(best)),
+            per_second(Side::new(best, Metric::Saves).mean()),
             micros(p99_ns(best).unwrap_or(0.0)),
             best.case.id
         );
-        answers.extend(latency_answer(
-            &ranked,
-            Metric::Saves,
-            (text, action),
-            "crash-safe-saves",
-            equivalence_margin(result),
-        ));
+        (text, action)
+    };
+    let mut answers = Vec::new();
+    for (size, ranked) in sizes {
+        answers.extend(latency_answer(result, ranked, Metric::Saves, &describe, ("crash-safe-saves", size)));
     }
     answers
 }

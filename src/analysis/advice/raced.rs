@@ -232,6 +232,68 @@ mod tests {
         assert_eq!((next.case.as_str(), next.low, next.high), ("write empty 1MiB t1 end", 2.88, 3.80));
     }
 
+    /// A latency goal is judged by its race's rule too: among the candidates still in
+    /// it, and where the race dropped every other one, the closest dropped is named
+    /// with the factor the race stored, in the text, the JSON and the glance.
+    #[test]
+    fn a_latency_goals_race_decides_its_candidates_and_names_what_it_beat() {
+        let result = || {
+            Build::new()
+                .loops(latency_case("overwrite0", "odsync"), &around(3000.0), 410_000)
+                // Faster by the loops it kept, but the race dropped it on the runs it
+                // had when it judged: the Answer does not bring it back.
+                .loops(latency_case("append", "odsync"), &[3300.0, 3400.0], 300_000)
+                .done()
+        };
+        let mut raced = result();
+        let mut report = race(Decision::Won);
+        report.goals = vec![GoalRace {
+            goal: "small-durable-commits".into(),
+            size: Some(8),
+            decision: Decision::Won,
+            round: Some(3),
+            seconds: Some(4.0),
+            candidates: 2,
+            left: vec![Left { case: "latency overwrite0 8B odsync".into(), factor: None, low: None, high: None }],
+        }];
+        raced.race = Some(report);
+        let dropped = raced.cases.iter_mut().find(|c| c.case.id == "latency append 8B odsync").unwrap();
+        dropped.race = Some(crate::result::race::CaseRace {
+            runs: 2,
+            round: 2,
+            exit: crate::result::race::Exit::Slower,
+            behind: Some(crate::result::race::Behind {
+                goal: "small-durable-commits".into(),
+                leader: "latency overwrite0 8B odsync".into(),
+                factor: 1.4,
+                low: 1.1,
+                high: 1.8,
+                p_value: 0.004,
+            }),
+            observed: 0,
+        });
+        let answer = crate::analysis::advice::recommendations(&raced);
+        let commits = goal(&answer, "small-durable-commits");
+        assert_eq!(commits.best.case, "latency overwrite0 8B odsync", "{}", commits.text);
+        assert!(
+            commits.text.contains(
+                "the race dropped every other candidate: the closest, latency append 8B odsync, took 1.40x its time \
+                 (1.10–1.80x)"
+            ),
+            "{}",
+            commits.text
+        );
+        let runner_up = commits.runner_up.as_ref().expect("a won race names what it beat");
+        assert_eq!((runner_up.baseline.as_str(), runner_up.factor), ("latency append 8B odsync", 1.4));
+        assert!(matches!(
+            commits.glance.as_ref().map(|g| &g.certainty),
+            Some(crate::result::glance::Certainty::Clear { .. })
+        ));
+        // Unraced, both are candidates and the append's is the higher rate.
+        let answer = crate::analysis::advice::recommendations(&result());
+        assert_eq!(goal(&answer, "small-durable-commits").best.case, "latency append 8B odsync");
+    }
+
     /// After a race, the observations say how many of their comparisons are still
     /// open and what would settle them: more budget where the budget ended the rounds
     /// (with the goals still open, or after them), more runs a case where every open
@@ -321,8 +383,9 @@ mod tests {
         report.goals = vec![
             goal_race("durable-at-end", None, Decision::Undecided, &pwrite),
             goal_race("fastest", None, Decision::Won, &pwrite),
-            goal_race("small-durable-commits", Some(4096), Decision::Undecided, &[]),
-            goal_race("small-durable-commits", Some(8), Decision::Won, &[]),
+            // The latency goals' answers are among their races' finalists too.
+            goal_race("small-durable-commits", Some(4096), Decision::Undecided, &["latency append 4KiB every:4"]),
+            goal_race("small-durable-commits", Some(8), Decision::Won, &["latency overwrite0 8B odsync"]),
         ];
         result.race = Some(report);
         let texts = |result: &ResultFile| -> Vec<(String, String)> {

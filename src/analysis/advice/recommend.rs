@@ -93,12 +93,12 @@ pub fn recommendations(result: &ResultFile) -> Vec<Recommendation> {
     let warm = result.options.drop_cache != Some(true);
     let mut answer = Vec::new();
     for goal in &GOALS[..2] {
-        answer.extend(throughput(&measured, goal, finalists(result, goal.key).as_deref(), warm));
+        answer.extend(throughput(&measured, goal, finalists(result, goal.key, None).as_deref(), warm));
     }
     answer.extend(commits(result));
     answer.extend(saves(result));
     for goal in &GOALS[2..] {
-        answer.extend(throughput(&measured, goal, finalists(result, goal.key).as_deref(), warm));
+        answer.extend(throughput(&measured, goal, finalists(result, goal.key, None).as_deref(), warm));
     }
     answer
 }
@@ -108,8 +108,8 @@ pub fn recommendations(result: &ResultFile) -> Vec<Recommendation> {
 /// is pooled over the candidates, and stopped after the few runs that showed it: too few
 /// for [`test`]'s own two-sample interval to show it again, so without this the simplest
 /// of them could come back as "not shown slower".
-fn finalists<'a>(result: &'a ResultFile, goal: &str) -> Option<Vec<&'a str>> {
-    let race = result.race.as_ref()?.goals.iter().find(|g| g.goal == goal && g.size.is_none())?;
+pub(super) fn finalists<'a>(result: &'a ResultFile, goal: &str, size: Option<u64>) -> Option<Vec<&'a str>> {
+    let race = result.race.as_ref()?.goals.iter().find(|g| g.goal == goal && g.size == size)?;
     Some(race.left.iter().map(|left| left.case.as_str()).collect())
 }
 
