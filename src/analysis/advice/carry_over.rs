@@ -4,8 +4,10 @@
 //! per run, what the kernel spent on its calls, allocations and writeback. Where a
 //! case's times rise with it (Spearman's rank correlation, tested exactly by permutation
 //! up to 8 runs; Holm over every case tested), the case gets a note naming its slowest
-//! and fastest runs and the cases before them. Runs whose settle step gave up with
-//! writeback still under way are said too.
+//! and fastest runs and the cases before them. The test over all cases together, which
+//! needs two runs a case and counts the device's and the writeback's work, is
+//! `carry_over_model`'s. Runs whose settle step gave up with writeback still under way
+//! are said too.
 
 use std::collections::HashMap;
 
@@ -54,7 +56,12 @@ pub fn carry_over(measured: &Measured, result: &ResultFile) -> Vec<Finding> {
     // test needs six (docs/measurement.md, "Between runs"). A result that recorded no
     // order of runs (saved before it was) says nothing of it.
     let ordered = measured.cases.iter().any(|c| c.runs.iter().any(|r| r.after.is_some()));
-    if tested.is_empty() && ordered {
+    // Over all cases together, from two runs a case (`carry_over_model`): where it ran,
+    // the check did run.
+    let model = super::carry_over_model::carried_over(measured);
+    let modelled = model.is_some();
+    findings.extend(model);
+    if tested.is_empty() && ordered && !modelled {
         let most = measured.cases.iter().map(|c| c.runs.len()).max().unwrap_or(0);
         let text = format!(
             "whether a run pays for the case run before it was not tested: that needs {MIN_RUNS} runs of a case, \

@@ -28,6 +28,7 @@
 //! Not observed yet: CPU-bound cases (no CPU share is derived yet); see `suspicious`.
 
 mod carry_over;
+mod carry_over_model;
 mod commits;
 pub mod contests;
 mod crash_checked;
