@@ -11,6 +11,7 @@
 
 pub mod outliers;
 pub mod race;
+pub mod rank;
 pub mod significance;
 
 use serde::{Deserialize, Serialize};

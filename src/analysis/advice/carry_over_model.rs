@@ -18,11 +18,11 @@
 
 use std::collections::HashMap;
 
-use super::carry_over::spearman;
 use super::figures::{Finding, Measured, Metric};
 use super::words::p_value;
 use crate::analysis::summarize::counted_runs;
 use crate::result::{CaseResult, Run};
+use crate::stats::rank::{Spearman, spearman};
 use crate::stats::significance::{ALPHA, holm};
 
 /// Fewer pairs than this give no test worth saying.
@@ -60,17 +60,14 @@ pub fn carried_over(measured: &Measured) -> Option<Finding> {
         ("the system time of the run before", kernel, adjusted[0]),
         ("the writeback waiting at its start and the device's writes during the run before", device, adjusted[1]),
     ];
-    let said = |(what, s, p): &(&str, Option<super::carry_over::Spearman>, f64)| match s {
+    let said = |(what, s, p): &(&str, Option<Spearman>, f64)| match s {
         Some(s) => format!("{what}: ρ = {:.2}, {}", s.rho, p_value(*p)),
         None => format!("{what}: no spread to rank"),
     };
-    let rose =
-        |(_, s, p): &&(&str, Option<super::carry_over::Spearman>, f64)| s.is_some_and(|s| s.rho > 0.0) && *p < ALPHA;
+    let rose = |(_, s, p): &&(&str, Option<Spearman>, f64)| s.is_some_and(|s| s.rho > 0.0) && *p < ALPHA;
     let (rising, others): (Vec<_>, Vec<_>) = measures.iter().partition(|m| rose(m));
     let rises = !rising.is_empty();
-    let list = |items: &[&(&str, Option<super::carry_over::Spearman>, f64)]| {
-        items.iter().map(|m| said(m)).collect::<Vec<_>>().join("; ")
-    };
+    let list = |items: &[&(&str, Option<Spearman>, f64)]| items.iter().map(|m| said(m)).collect::<Vec<_>>().join("; ");
     let text = if rises {
         let rest = if others.is_empty() { String::new() } else { format!(" (with {})", list(&others)) };
         format!(

@@ -8,7 +8,7 @@ use std::collections::BTreeMap;
 
 use super::figures::{Metric, Side, Test, equivalence_margin, pooled_test, test, writes_per_commit};
 use super::glance;
-use super::recommend::finalists;
+use super::raced::finalists;
 use super::small_writes::{self, p99_ns};
 use super::words::{factor, micros, mode, per_second, runner_up_words};
 use crate::plan::latency::{Pattern, is_not_durable_save, pattern_of};

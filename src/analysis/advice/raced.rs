@@ -7,6 +7,16 @@
 use crate::result::race::{Decision, GoalRace, RaceReport};
 use crate::result::{Observation, Recommendation, ResultFile};
 
+/// In a raced result (docs/racing.md), the candidates still in the goal's race when it
+/// ended. The others were shown slower than its leader by the race's rule, whose noise
+/// is pooled over the candidates, and stopped after the few runs that showed it: too few
+/// for [`test`]'s own two-sample interval to show it again, so without this the simplest
+/// of them could come back as "not shown slower".
+pub fn finalists<'a>(result: &'a ResultFile, goal: &str, size: Option<u64>) -> Option<Vec<&'a str>> {
+    let race = result.race.as_ref()?.goals.iter().find(|g| g.goal == goal && g.size == size)?;
+    Some(race.left.iter().map(|left| left.case.as_str()).collect())
+}
+
 /// Adds to each recommendation of an undecided goal how its race ended.
 pub fn annotate(result: &ResultFile, answer: &mut [Recommendation]) {
     let Some(race) = &result.race else { return };

@@ -29,6 +29,7 @@ use super::words::{
 };
 
 use super::glance;
+use super::raced::finalists;
 use crate::plan::catalog;
 use crate::plan::durability::{Commit, SyncCall};
 use crate::plan::{Case, Durability, FileState};
@@ -101,16 +102,6 @@ pub fn recommendations(result: &ResultFile) -> Vec<Recommendation> {
         answer.extend(throughput(&measured, goal, finalists(result, goal.key, None).as_deref(), warm));
     }
     answer
-}
-
-/// In a raced result (docs/racing.md), the candidates still in the goal's race when it
-/// ended. The others were shown slower than its leader by the race's rule, whose noise
-/// is pooled over the candidates, and stopped after the few runs that showed it: too few
-/// for [`test`]'s own two-sample interval to show it again, so without this the simplest
-/// of them could come back as "not shown slower".
-pub(super) fn finalists<'a>(result: &'a ResultFile, goal: &str, size: Option<u64>) -> Option<Vec<&'a str>> {
-    let race = result.race.as_ref()?.goals.iter().find(|g| g.goal == goal && g.size == size)?;
-    Some(race.left.iter().map(|left| left.case.as_str()).collect())
 }
 
 /// The order in which a programmer would rather write it, simplest first: native
