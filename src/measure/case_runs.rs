@@ -288,11 +288,14 @@ impl WriteCase<'_> {
         // of a program that makes the file holds that fsync too (rank 0 made a shared file).
         let dir_sync = if new_file && case.durability.syncs() && !self.joins {
             let started = std::time::Instant::now();
-            self.scratch.sync_dir().map_err(|error| CallError::new("fsync of the directory", error))?;
-            Some(started.elapsed().as_secs_f64())
+            let synced = self.scratch.sync_dir().map_err(|error| CallError::new("fsync of the directory", error));
+            Some(synced.map(|()| started.elapsed().as_secs_f64()))
         } else {
             None
         };
+        // Agreed, so that no rank waits at the next step for one that failed here.
+        self.executor.agree(dir_sync.as_ref().and_then(|synced| synced.as_ref().err()))?;
+        let dir_sync = dir_sync.transpose()?;
         let after = Samples::now(self.device.as_ref());
         let mut run = run_of(&execution);
         if let Some(wall) = &mut run.stonewall {

@@ -70,7 +70,7 @@ fn sync_words(case: &CaseResult) -> String {
 }
 
 /// The recommendation of a goal answered by latency cases (`goal` for write size
-/// `size`), its candidates `candidates` under `metric`, `describe` making the pick's
+/// `size`), `ranked` its candidates under `metric`, `describe` making the pick's
 /// sentence and action: the fastest, and its margin over the runner-up, tested as the
 /// other goals' margins are (docs/answer.md): the ratio of the mean times per operation
 /// (or commit) over the loops, and faster, tied or undecided. A raced result is judged
