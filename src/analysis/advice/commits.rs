@@ -13,7 +13,7 @@ use super::small_writes::{self, p99_ns};
 use super::words::{factor, micros, mode, per_second, runner_up_words};
 use crate::plan::latency::{Pattern, is_not_durable_save, pattern_of};
 use crate::result::glance::Certainty;
-use crate::result::{CaseResult, Comparison, Recommendation, ResultFile};
+use crate::result::{CaseResult, Recommendation, ResultFile};
 use crate::stats::significance::{Verdict, pooled_cv2};
 
 /// Small durable commits, from the latency cases whose every write (or every N) is
@@ -121,10 +121,7 @@ fn latency_answer(
             let ratio = factor(side(best).mean() / side(r).mean());
             format!("; {ratio} the runner-up, {}, untested (one timed loop each)", r.case.id)
         }
-        (None, Some(next)) => format!(
-            "; the race dropped every other candidate: the closest, {}, took {:.2}x its time ({:.2}–{:.2}x)",
-            next.case, next.factor, next.low, next.high
-        ),
+        (None, Some(next)) => glance::beaten_words(next),
         _ => runner_up_words(&against, margin, metric),
     };
     let verdict = runner_up.map(|t| t.verdict(margin)).or_else(|| beaten.as_ref().map(|_| Verdict::Faster));
@@ -139,17 +136,9 @@ fn latency_answer(
         goal: goal.to_string(),
         text,
         best: side(best).figure()?,
-        runner_up: runner_up.map(|t| t.comparison()).or_else(|| {
-            beaten.as_ref().map(|next| Comparison {
-                better: best.case.id.clone(),
-                baseline: next.case.clone(),
-                factor: next.factor,
-                low: next.low,
-                high: next.high,
-                p_value: next.p_value,
-                significant: next.low > 1.0,
-            })
-        }),
+        runner_up: runner_up
+            .map(|t| t.comparison())
+            .or_else(|| beaten.as_ref().map(|next| glance::beaten_comparison(best, next))),
         naive: None,
         tied: verdict == Some(Verdict::Tied),
         verdict: verdict.map(|v| v.name().to_string()),

@@ -5,7 +5,7 @@
 
 use super::figures::{Metric, Side, Test};
 use crate::result::glance::{Alternative, Certainty, Glance, Shown, WIDE_RANGE};
-use crate::result::{CaseResult, Recommendation, ResultFile};
+use crate::result::{CaseResult, Comparison, Recommendation, ResultFile};
 use crate::stats::Summary;
 
 /// The one figure every output shows for `case` under `metric`.
@@ -109,6 +109,29 @@ pub fn beaten(
             high: behind.high,
             p_value: behind.p_value,
         })
+}
+
+/// What a race won outright beat, in the recommendation's words: "; the race dropped
+/// every other candidate: the closest, X, took 1.40x its time (1.10–1.80x)".
+pub fn beaten_words(next: &Alternative) -> String {
+    format!(
+        "; the race dropped every other candidate: the closest, {}, took {:.2}x its time ({:.2}–{:.2}x)",
+        next.case, next.factor, next.low, next.high
+    )
+}
+
+/// What a race won outright beat, as the recommendation's `runner_up`: the factor the
+/// race stored when it dropped it, against `better`, the pick.
+pub fn beaten_comparison(better: &CaseResult, next: &Alternative) -> Comparison {
+    Comparison {
+        better: better.case.id.clone(),
+        baseline: next.case.clone(),
+        factor: next.factor,
+        low: next.low,
+        high: next.high,
+        p_value: next.p_value,
+        significant: next.low > 1.0,
+    }
 }
 
 /// The durable goals, which a filesystem that keeps its files in memory cannot answer.

@@ -132,6 +132,26 @@ mod tests {
     use crate::analysis::advice::testkit::{Build, around, case, goal, latency_case};
     use crate::result::race::Left;
 
+    /// Case `id` of `result` as the race left it: dropped after two runs for `goal`,
+    /// shown `(factor, low, high)` times the time of `leader`.
+    fn dropped(result: &mut ResultFile, id: &str, (goal, leader): (&str, &str), (factor, low, high): (f64, f64, f64)) {
+        let case = result.cases.iter_mut().find(|c| c.case.id == id).expect("the case is in the result");
+        case.race = Some(crate::result::race::CaseRace {
+            runs: 2,
+            round: 2,
+            exit: crate::result::race::Exit::Slower,
+            behind: Some(crate::result::race::Behind {
+                goal: goal.into(),
+                leader: leader.into(),
+                factor,
+                low,
+                high,
+                p_value: 0.001,
+            }),
+            observed: 0,
+        });
+    }
+
     fn race(decision: Decision) -> RaceReport {
         RaceReport {
             budget_seconds: Some(30.0),
@@ -204,22 +224,7 @@ mod tests {
         report.goals[0].left =
             vec![Left { case: "pwritev empty 1MiB x1 t1 end".into(), factor: None, low: None, high: None }];
         raced.race = Some(report);
-        let behind = crate::result::race::Behind {
-            goal: "fastest".into(),
-            leader: "pwritev empty 1MiB x1 t1 end".into(),
-            factor: 3.31,
-            low: 2.88,
-            high: 3.80,
-            p_value: 0.001,
-        };
-        let dropped = raced.cases.iter_mut().find(|c| c.case.id == "write empty 1MiB t1 end").unwrap();
-        dropped.race = Some(crate::result::race::CaseRace {
-            runs: 2,
-            round: 2,
-            exit: crate::result::race::Exit::Slower,
-            behind: Some(behind),
-            observed: 0,
-        });
+        dropped(&mut raced, "write empty 1MiB t1 end", ("fastest", "pwritev empty 1MiB x1 t1 end"), (3.31, 2.88, 3.80));
         let answer = crate::analysis::advice::recommendations(&raced);
         let fastest = goal(&answer, "fastest");
         assert_eq!(fastest.best.case, "pwritev empty 1MiB x1 t1 end", "{}", fastest.text);
@@ -267,21 +272,8 @@ mod tests {
             left: vec![Left { case: "latency overwrite0 8B odsync".into(), factor: None, low: None, high: None }],
         }];
         raced.race = Some(report);
-        let dropped = raced.cases.iter_mut().find(|c| c.case.id == "latency append 8B odsync").unwrap();
-        dropped.race = Some(crate::result::race::CaseRace {
-            runs: 2,
-            round: 2,
-            exit: crate::result::race::Exit::Slower,
-            behind: Some(crate::result::race::Behind {
-                goal: "small-durable-commits".into(),
-                leader: "latency overwrite0 8B odsync".into(),
-                factor: 1.4,
-                low: 1.1,
-                high: 1.8,
-                p_value: 0.004,
-            }),
-            observed: 0,
-        });
+        let beaten = ("small-durable-commits", "latency overwrite0 8B odsync");
+        dropped(&mut raced, "latency append 8B odsync", beaten, (1.4, 1.1, 1.8));
         let answer = crate::analysis::advice::recommendations(&raced);
         let commits = goal(&answer, "small-durable-commits");
         assert_eq!(commits.best.case, "latency overwrite0 8B odsync", "{}", commits.text);

@@ -34,7 +34,7 @@ use crate::plan::catalog;
 use crate::plan::durability::{Commit, SyncCall};
 use crate::plan::{Case, Durability, FileState};
 use crate::result::glance::Certainty;
-use crate::result::{CaseResult, Comparison, Recommendation, ResultFile};
+use crate::result::{CaseResult, Recommendation, ResultFile};
 use crate::stats::significance::{Verdict, pooled_cv2};
 
 /// The goals answered from throughput cases.
@@ -195,12 +195,7 @@ fn throughput(measured: &Measured, goal: &Goal, finalists: Option<&[&str]>, warm
         .flatten();
     let (alternative, verdict) = if std::ptr::eq(chosen, fastest) {
         match &beaten {
-            Some(next) => {
-                text += &format!(
-                    "; the race dropped every other candidate: the closest, {}, took {:.2}x its time ({:.2}–{:.2}x)",
-                    next.case, next.factor, next.low, next.high
-                );
-            }
+            Some(next) => text += &glance::beaten_words(next),
             None => text += &runner_up_words(&against, measured.margin, goal.metric),
         }
         let runner_up = against.first().and_then(|(c, t)| t.map(|t| (*c, t)));
@@ -289,17 +284,9 @@ fn throughput(measured: &Measured, goal: &Goal, finalists: Option<&[&str]>, warm
     glance.caveats = caveats;
     glance.naive_itself = naive.is_some_and(|n| std::ptr::eq(n, chosen));
     glance.gain = naive.zip(naive_test).map(|(n, t)| glance::alternative(&t, action(n)));
-    let runner_up = alternative.map(|t| t.comparison()).or_else(|| {
-        beaten.as_ref().map(|next| Comparison {
-            better: chosen.case.id.clone(),
-            baseline: next.case.clone(),
-            factor: next.factor,
-            low: next.low,
-            high: next.high,
-            p_value: next.p_value,
-            significant: next.low > 1.0,
-        })
-    });
+    let runner_up = alternative
+        .map(|t| t.comparison())
+        .or_else(|| beaten.as_ref().map(|next| glance::beaten_comparison(chosen, next)));
     let verdict = verdict.or_else(|| beaten.as_ref().map(|_| Verdict::Faster));
     Some(Recommendation {
         goal: goal.key.to_string(),
