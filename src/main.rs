@@ -21,10 +21,16 @@ fn main() -> ExitCode {
                 let _ = error.print();
                 return ExitCode::from(if error.use_stderr() { 2 } else { 0 });
             }
-            // clap explains at length; the user gets the one line that matters.
+            // clap explains at length; the user gets the one line that matters, with the
+            // list a line ending in ':' announces ("…were not provided: --check <CMD>").
             let text = error.render().to_string();
-            let first = text.lines().next().unwrap_or("invalid command line").trim_start_matches("error: ");
-            eprintln!("writebench: {first}");
+            let mut lines = text.lines();
+            let mut first = lines.next().unwrap_or("invalid command line").trim_start_matches("error: ").to_string();
+            if first.ends_with(':') {
+                let listed: Vec<&str> = lines.take_while(|l| l.starts_with("  ")).map(str::trim).collect();
+                first = format!("{first} {}", listed.join(", "));
+            }
+            eprintln!("writebench: {}", first.trim_end());
             return ExitCode::from(2);
         }
     };

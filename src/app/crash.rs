@@ -11,6 +11,7 @@ use crate::cli::UsageError;
 use crate::cli::crash::CrashArgs;
 use crate::crash::check::{Budget, check};
 use crate::crash::filesystems::CrashFs;
+use crate::crash::subject::Subject;
 use crate::crash::workloads::Workload;
 use crate::lab::interrupt;
 use crate::lab::names::{Names, SHM};
@@ -32,16 +33,28 @@ pub(super) fn crash(args: &CrashArgs) -> Result<ExitCode, UsageError> {
         crash: Vec::new(),
         complete: true,
     };
-    let checked = check_all(&plan.configs, &plan.workloads, &budget)?;
+    let checked = check_all(&plan.configs, &plan.subjects, &budget)?;
     report.crash = checked.entries;
     report.complete = checked.complete;
+    if report.crash.is_empty() && checked.failed {
+        // Said on stderr, in one line: an empty table would add nothing.
+        return Ok(ExitCode::from(1));
+    }
     let mut stdout = std::io::stdout().lock();
     let _ = crate::export::crash::render_text(&report, &mut stdout);
     let written = crate::export::write_files(crate::export::CRASH_FORMATS, &report, &args.export.paths());
     if let Some(signal) = interrupt::received() {
         return Ok(ExitCode::from(128 + signal as u8));
     }
-    Ok(ExitCode::from(if checked.failed || !written { 1 } else { 0 }))
+    // A checker that could judge no state of a filesystem checked nothing there: an
+    // error, not a pass.
+    let mut unjudged = false;
+    for entry in report.crash.iter().filter(|e| e.states > 0 && e.checker_failed == e.states) {
+        let why = entry.checker_failure.as_deref().unwrap_or_default();
+        eprintln!("writebench: your checker judged none of the {} states on {}: {why}", entry.states, entry.fs);
+        unjudged = true;
+    }
+    Ok(ExitCode::from(if checked.failed || !written || unjudged { 1 } else { 0 }))
 }
 
 /// ", about 1 min 20 s left" from the time per recording so far (none before the first
@@ -67,11 +80,14 @@ pub(super) struct Checked {
     pub failed: bool,
 }
 
-/// Checks every workload on every configuration, with progress on stderr; tears
-/// everything down (also after SIGINT, SIGTERM or SIGHUP, seen between states).
+/// Checks every workload (or the user's program) on every configuration, with progress
+/// on stderr; tears everything down (also after SIGINT, SIGTERM or SIGHUP, seen between
+/// states). The user's program that cannot be checked (not found, failed before its
+/// first promise, past its limit) stops it all: it would fail the same way on every
+/// filesystem.
 pub(super) fn check_all(
     configs: &[(&'static CrashFs, String)],
-    workloads: &[Workload],
+    workloads: &[Subject],
     budget: &Budget,
 ) -> Result<Checked, UsageError> {
     interrupt::install()
@@ -93,7 +109,10 @@ pub(super) fn check_all(
         "writebench crash: {} ({} x {}), at most {} each",
         plural(total, "recording"),
         plural(configs.len(), "filesystem configuration"),
-        plural(workloads.len(), "workload"),
+        plural(
+            workloads.len(),
+            if matches!(workloads.first(), Some(Subject::Program(_))) { "program" } else { "workload" }
+        ),
         plural(budget.states, "state")
     );
     'all: for (fs, options) in configs {
@@ -115,18 +134,21 @@ pub(super) fn check_all(
                     eprintln!(
                         "[{done}/{total}] {} ({shown}) {}: {what}{}",
                         fs.name,
-                        workload.name,
+                        workload.shown(),
                         left(eta, done, total)
                     );
                     checked.entries.push(entry);
                 }
                 Err(error) => {
-                    eprintln!("writebench: crash check of {} ({shown}) {}: {error}", fs.name, workload.name);
+                    eprintln!("writebench: crash check of {} ({shown}) {}: {error}", fs.name, workload.shown());
                     if stop().is_some() {
                         checked.complete = false;
                         break 'all;
                     }
                     checked.failed = true;
+                    if matches!(workload, Subject::Program(_)) {
+                        break 'all;
+                    }
                 }
             }
         }
@@ -220,7 +242,8 @@ pub(super) fn check_cases(
         return Ok(Vec::new());
     }
     let budget = Budget { states: 24, seed, show_log: false };
-    let checked = check_all(&[config], &workloads, &budget)?;
+    let subjects: Vec<Subject> = workloads.into_iter().map(Subject::Workload).collect();
+    let checked = check_all(&[config], &subjects, &budget)?;
     if let Some(signal) = interrupt::received() {
         eprintln!("writebench: the crash check was interrupted by {}", interrupt::name(signal));
     }

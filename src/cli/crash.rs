@@ -5,6 +5,8 @@ use clap::Args;
 use crate::cli::export::{CrashExports, ExportArgs};
 use crate::cli::usage::UsageError;
 use crate::crash::filesystems::{self, CrashFs};
+use crate::crash::program::Program;
+use crate::crash::subject::Subject;
 use crate::crash::workloads::{self, Workload};
 
 pub const EXAMPLES: &str = "\
@@ -12,6 +14,8 @@ Examples:
   writebench crash                                   ext4, every workload
   writebench crash --fs ext4,xfs,btrfs --export-json crash.json
   writebench crash --mount-opt ext4=defaults --mount-opt ext4=barrier=0 --workloads end,replace
+  writebench crash --run 'python3 app.py' --check 'python3 check.py' --fs ext4,xfs
+                                                     your own program, judged by your checker
   writebench clean --yes                             after a killed check: its leftovers
 
 Each filesystem is made on a loop device over writebench's recorder (a FUSE file in
@@ -19,7 +23,15 @@ memory) that logs every block write and flush; each workload runs on it and note
 each call that promises durability returned; then power losses are simulated from the
 log (what was flushed, and any subset of what was not) and each is mounted, checked
 with the filesystem's checker and read back against the promises. Needs root and
-/dev/fuse. See docs/crash.md.";
+/dev/fuse. See docs/crash.md.
+
+With --run, the workload is your program: every line it prints is a promise (stamped
+with how far the device's log was when the line was read); in each simulated power
+loss your --check command runs in the recovered filesystem's root, with
+WB_CRASH_PROMISE (the last line said before the power went), WB_CRASH_PROMISES (a file
+of all of them) and WB_CRASH_STATE (the state in words): exit 0 means kept, another
+status broken (its first line says why). Both run in the filesystem's root; the
+directory you started writebench in is WB_CRASH_FROM (--run 'python3 \"$WB_CRASH_FROM/app.py\"').";
 
 #[derive(Debug, Args)]
 pub struct CrashArgs {
@@ -41,6 +53,25 @@ pub struct CrashArgs {
     /// direct+odsync).
     #[arg(long, value_name = "LIST")]
     pub workloads: Option<String>,
+
+    /// Your program, run once on each filesystem in its root (`sh -c CMD`; the directory
+    /// is also in WB_CRASH_DIR): each line it prints is a promise. Needs --check.
+    #[arg(long, value_name = "CMD", requires = "check", conflicts_with = "workloads")]
+    pub run: Option<String>,
+
+    /// Your checker, run in each crash state in the recovered filesystem's root (`sh -c
+    /// CMD`): exit 0 if every promise in WB_CRASH_PROMISES holds, else non-zero with
+    /// what is wrong in its first line.
+    #[arg(long, value_name = "CMD", requires = "run")]
+    pub check: Option<String>,
+
+    /// How long --run may take on one filesystem.
+    #[arg(long, value_name = "DURATION", default_value = "60s", requires = "run")]
+    pub timeout: String,
+
+    /// How long --check may take in one crash state.
+    #[arg(long, value_name = "DURATION", default_value = "10s", requires = "run")]
+    pub check_timeout: String,
 
     /// The most crash states checked for each workload on each filesystem and mount options.
     #[arg(long, value_name = "N", default_value_t = 24)]
@@ -64,7 +95,8 @@ pub struct CrashArgs {
 pub struct CrashPlan {
     /// Each filesystem with its mount options ("" for its defaults).
     pub configs: Vec<(&'static CrashFs, String)>,
-    pub workloads: Vec<Workload>,
+    /// The workloads, or the user's program alone.
+    pub subjects: Vec<Subject>,
     pub states: usize,
     pub seed: u64,
     pub show_log: bool,
@@ -103,6 +135,7 @@ impl CrashArgs {
             if own.is_empty() { configs.push((fs, String::new())) } else { configs.extend(own) }
         }
         let workloads = match &self.workloads {
+            None if self.run.is_some() => Vec::new(),
             None => workloads::all(),
             Some(list) => {
                 let mut out: Vec<Workload> = Vec::new();
@@ -123,7 +156,25 @@ impl CrashArgs {
         if self.states == 0 {
             return Err(UsageError("--states must be at least 1".into()));
         }
+        let mut subjects: Vec<Subject> = workloads.into_iter().map(Subject::Workload).collect();
+        if let (Some(run), Some(check)) = (&self.run, &self.check) {
+            for (flag, command) in [("--run", run), ("--check", check)] {
+                if command.trim().is_empty() {
+                    return Err(UsageError(format!("{flag} needs a command")));
+                }
+            }
+            let limit = |flag: &str, text: &str| {
+                crate::plan::units::parse_duration(text).map_err(|why| UsageError(format!("{flag}: {why}")))
+            };
+            subjects.push(Subject::Program(Program {
+                run: run.clone(),
+                check: check.clone(),
+                run_limit: limit("--timeout", &self.timeout)?,
+                check_limit: limit("--check-timeout", &self.check_timeout)?,
+                from: std::env::current_dir().unwrap_or_else(|_| "/".into()),
+            }));
+        }
         self.export.check()?;
-        Ok(CrashPlan { configs, workloads, states: self.states, seed: self.seed, show_log: self.show_log })
+        Ok(CrashPlan { configs, subjects, states: self.states, seed: self.seed, show_log: self.show_log })
     }
 }

@@ -1,7 +1,7 @@
 //! One recording (docs/crash.md): a filesystem made on a loop device over the recorder's
 //! image, the workload's files set up and synced, then the log cleared and the image kept
-//! as the base, the workload run with its promises noted, and everything torn down in
-//! reverse. Objects are named as the lab names its own (`lab::names`), so that
+//! as the base, the workload (or the user's program, which cannot see the recorder) run
+//! with its promises noted, and everything torn down in reverse. Objects are named as the lab names its own (`lab::names`), so that
 //! `writebench clean` finds what a killed check left.
 
 use std::os::fd::AsRawFd;
@@ -9,9 +9,11 @@ use std::path::{Path, PathBuf};
 
 use super::filesystems::CrashFs;
 use super::image::Image;
+use super::program::Ended;
 use super::promise::Ack;
 use super::recorder::{Entry, Recorder};
-use super::workloads::{self, Workload};
+use super::subject::Subject;
+use super::workloads;
 use crate::lab::names::Names;
 use crate::lab::objects::{Object, Objects};
 use crate::lab::shell::{Log, Step};
@@ -25,6 +27,8 @@ pub struct Recorded {
     pub acks: Vec<Ack>,
     /// The commands that built the filesystem.
     pub commands: Vec<String>,
+    /// How the user's program ended (None for a workload).
+    pub ended: Option<Ended>,
 }
 
 #[derive(Debug)]
@@ -56,9 +60,9 @@ pub fn mount_step(fs: &CrashFs, options: &str, device: &str, at: &Path) -> Step 
     step.arg(device).arg(at)
 }
 
-/// Records `workload` on a new `fs` mounted with `options`. The lab's mount root for
+/// Records `subject` on a new `fs` mounted with `options`. The lab's mount root for
 /// `names` must exist.
-pub fn record(fs: &CrashFs, options: &str, workload: &Workload, names: Names) -> Result<Recording, String> {
+pub fn record(fs: &CrashFs, options: &str, subject: &Subject, names: Names) -> Result<Recording, String> {
     // Dropped last to first: the filesystem and loop device, then the recorder, then
     // its directory.
     let mut outer = Objects::default();
@@ -79,22 +83,51 @@ pub fn record(fs: &CrashFs, options: &str, workload: &Workload, names: Names) ->
     inner.make_dir(&dir)?;
     log.run(mount_step(fs, options, &device, &dir))?;
     inner.push(Object::Mount(dir.clone()));
-    if let Some(why) = workloads::refusal(workload, &dir) {
-        return finish(inner, recorder, outer).map(|()| Recording::Refused(why));
+    if let Subject::Workload(workload) = subject {
+        if let Some(why) = workloads::refusal(workload, &dir) {
+            return finish(inner, recorder, outer).map(|()| Recording::Refused(why));
+        }
+        if let Err(error) = workloads::setup(workload, &dir) {
+            return Err(fail(error, inner, recorder, outer));
+        }
     }
-    workloads::setup(workload, &dir)?;
-    let root = std::fs::File::open(&dir).map_err(|e| format!("open {}: {}", dir.display(), crate::error::plain(&e)))?;
-    // SAFETY: syncfs on a descriptor we own: this filesystem only, never a global sync.
+    if let Err(error) = sync_fs(&dir) {
+        return Err(fail(error, inner, recorder, outer));
+    }
+    recorder.clear_log();
+    let base = recorder.image();
+    let position = || recorder.position();
+    let ran = match subject {
+        Subject::Workload(workload) => workloads::run(workload, &dir, &position).map(|acks| (acks, None)),
+        // The program cannot see the recorder's image (it would reach under the
+        // filesystem it is checked on).
+        Subject::Program(program) => program.record(&dir, vec![served.clone()], &position).map(|(a, e)| (a, Some(e))),
+    };
+    let (acks, ended) = match ran {
+        Ok(ran) => ran,
+        Err(error) => return Err(fail(error, inner, recorder, outer)),
+    };
+    let entries = recorder.entries(0);
+    finish(inner, recorder, outer)?;
+    Ok(Recording::Done(Recorded { base, entries, acks, commands: log.lines, ended }))
+}
+
+/// syncfs of the filesystem at `dir`: this filesystem only, never a global sync.
+fn sync_fs(dir: &Path) -> Result<(), String> {
+    let root = std::fs::File::open(dir).map_err(|e| format!("open {}: {}", dir.display(), crate::error::plain(&e)))?;
+    // SAFETY: syncfs on a descriptor we own.
     if unsafe { libc::syncfs(root.as_raw_fd()) } != 0 {
         return Err(format!("syncfs of {}: {}", dir.display(), crate::error::plain(&std::io::Error::last_os_error())));
     }
-    drop(root);
-    recorder.clear_log();
-    let base = recorder.image();
-    let acks = workloads::run(workload, &dir, &|| recorder.position())?;
-    let entries = recorder.entries(0);
-    finish(inner, recorder, outer)?;
-    Ok(Recording::Done(Recorded { base, entries, acks, commands: log.lines }))
+    Ok(())
+}
+
+/// `error`, after tearing everything down (and what the teardown could not do).
+fn fail(error: String, inner: Objects, recorder: Recorder, outer: Objects) -> String {
+    match finish(inner, recorder, outer) {
+        Ok(()) => error,
+        Err(also) => format!("{error}; {also}"),
+    }
 }
 
 /// Tears a recording's objects down in order; Err: every step that failed, one line.

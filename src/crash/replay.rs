@@ -23,6 +23,15 @@ pub struct Outcome {
     pub repair: Option<String>,
     /// The first promise broken, in words.
     pub broken: Option<String>,
+    /// Why the judge could not say (a user's checker that crashed or timed out).
+    pub failed: Option<String>,
+}
+
+/// What the judge of a state found in the mounted filesystem.
+#[derive(Debug, Clone, PartialEq, Eq, Default)]
+pub struct Judged {
+    pub broken: Option<String>,
+    pub failed: Option<String>,
 }
 
 /// Where states are checked: one image file and one mount point, reused state after state.
@@ -44,25 +53,26 @@ impl<'a> Replayer<'a> {
         }
     }
 
-    /// Checks `image` against the promises of `acks` made at a position up to `end`.
-    pub fn check(&self, image: &Image, acks: &[Ack], end: usize) -> Result<Outcome, String> {
+    /// Checks `image` with `judge`, given the mounted filesystem's root (Err: it could
+    /// not run at all, a signal came).
+    pub fn check(&self, image: &Image, judge: &dyn Fn(&Path) -> Result<Judged, String>) -> Result<Outcome, String> {
         write_image(&self.image, image)?;
         let mut objects = Objects::default();
         let mut log = Log::default();
         let device = self.fs.attach(&self.image, &mut objects, &mut log)?;
-        let broken = match mount_step(self.fs, &self.options, &device, &self.mount).run() {
-            Err(error) => Some(format!("the filesystem did not mount: {error}")),
+        let judged = match mount_step(self.fs, &self.options, &device, &self.mount).run() {
+            Err(error) => Judged { broken: Some(format!("the filesystem did not mount: {error}")), failed: None },
             Ok(_) => {
                 let mut mounted = Objects::default();
                 mounted.push(Object::Mount(self.mount.clone()));
-                let broken = judge(acks, end, &self.mount);
+                let judged = judge(&self.mount);
                 mounted.teardown().map_err(|failures| failures.join("; "))?;
-                broken
+                judged?
             }
         };
         let repair = run_checker(self.fs, &device)?;
         objects.teardown().map_err(|failures| failures.join("; "))?;
-        Ok(Outcome { repair, broken })
+        Ok(Outcome { repair, broken: judged.broken, failed: judged.failed })
     }
 }
 

@@ -8,7 +8,8 @@
 //!
 //! Which subsets are checked, within the budget: for every epoch none of its writes
 //! (which is also every write of the epoch before, judged against more returned calls),
-//! all of the last epoch's, each prefix, then seeded random subsets.
+//! all of the last epoch's, the writes received before each line a user's program said
+//! (the power lost right after it), each prefix, then seeded random subsets.
 
 use rand_xoshiro::Xoshiro256PlusPlus;
 use rand_xoshiro::rand_core::{Rng, SeedableRng};
@@ -46,8 +47,9 @@ pub fn epochs(entries: &[Entry]) -> Vec<(usize, usize)> {
     out
 }
 
-/// At most `budget` states of `entries`, the same for the same `seed`.
-pub fn choose(entries: &[Entry], budget: usize, seed: u64) -> Vec<CrashState> {
+/// At most `budget` states of `entries`, the same for the same `seed`. `said`: the log
+/// positions at which a user's program said its promises.
+pub fn choose(entries: &[Entry], said: &[usize], budget: usize, seed: u64) -> Vec<CrashState> {
     let epochs = epochs(entries);
     let last = epochs.len() - 1;
     let state = |epoch: usize, kept: Vec<usize>| {
@@ -55,12 +57,18 @@ pub fn choose(entries: &[Entry], budget: usize, seed: u64) -> Vec<CrashState> {
         CrashState { epoch, start, end, kept }
     };
     let writes = |epoch: usize| -> Vec<usize> { (epochs[epoch].0..epochs[epoch].1).collect() };
-    let mut tiers: Vec<Vec<CrashState>> = vec![Vec::new(); 4];
+    let mut tiers: Vec<Vec<CrashState>> = vec![Vec::new(); 5];
+    for &position in said {
+        // Its epoch: the writes received before it are kept, none after.
+        if let Some(epoch) = epochs.iter().position(|&(start, end)| start < position && position <= end) {
+            tiers[2].push(state(epoch, (epochs[epoch].0..position).collect()));
+        }
+    }
     for epoch in 0..epochs.len() {
         tiers[0].push(state(epoch, Vec::new()));
         let all = writes(epoch);
         for n in 1..all.len() {
-            tiers[2].push(state(epoch, all[..n].to_vec()));
+            tiers[3].push(state(epoch, all[..n].to_vec()));
         }
         let mut random = Xoshiro256PlusPlus::seed_from_u64(seed ^ (epoch as u64).wrapping_mul(0x9E37_79B9_7F4A_7C15));
         // Subsets that are neither empty, whole nor a prefix; a few per epoch, so that a
@@ -68,18 +76,24 @@ pub fn choose(entries: &[Entry], budget: usize, seed: u64) -> Vec<CrashState> {
         for _ in 0..all.len().min(8) {
             let kept: Vec<usize> = all.iter().copied().filter(|_| random.next_u64() & 1 == 1).collect();
             let prefix = kept.iter().enumerate().all(|(i, &index)| index == all[0] + i);
-            if !prefix && kept.len() < all.len() && !tiers[3].iter().any(|s| s.epoch == epoch && s.kept == kept) {
-                tiers[3].push(state(epoch, kept));
+            if !prefix && kept.len() < all.len() && !tiers[4].iter().any(|s| s.epoch == epoch && s.kept == kept) {
+                tiers[4].push(state(epoch, kept));
             }
         }
     }
     if epochs[last].1 > epochs[last].0 {
         tiers[1].push(state(last, writes(last)));
     }
-    let mut chosen = Vec::new();
+    let mut chosen: Vec<CrashState> = Vec::new();
     for tier in tiers {
+        let mut fresh: Vec<CrashState> = Vec::new();
+        for state in tier {
+            if !chosen.contains(&state) && !fresh.contains(&state) {
+                fresh.push(state);
+            }
+        }
         let room = budget.saturating_sub(chosen.len());
-        chosen.extend(spread(tier, room));
+        chosen.extend(spread(fresh, room));
     }
     chosen
 }
@@ -187,7 +201,7 @@ mod tests {
     #[test]
     fn the_choice_covers_every_flush_first_stays_in_budget_and_repeats_with_its_seed() {
         let entries = log();
-        let all = choose(&entries, 1000, 7);
+        let all = choose(&entries, &[], 1000, 7);
         let nones: Vec<usize> = all.iter().filter(|s| s.kept.is_empty()).map(|s| s.epoch).collect();
         assert_eq!(nones, vec![0, 1, 2], "every epoch with none of its writes kept");
         assert!(all.iter().any(|s| s.epoch == 2 && s.kept == vec![7]), "the whole log");
@@ -198,9 +212,23 @@ mod tests {
         let mut unique = all.clone();
         unique.dedup();
         assert_eq!(unique.len(), all.len());
-        assert_eq!(choose(&entries, 1000, 7), all);
-        let few = choose(&entries, 3, 7);
+        assert_eq!(choose(&entries, &[], 1000, 7), all);
+        let few = choose(&entries, &[], 3, 7);
         assert_eq!(few.len(), 3);
         assert!(few.iter().all(|s| s.kept.is_empty()), "the flush points come first");
+    }
+
+    #[test]
+    fn a_state_right_after_each_promise_comes_after_the_flush_points() {
+        let entries = log();
+        // Said after w2 and w3 were received (position 5), after the second flush
+        // (position 7: the state with none of epoch 2 kept, there already), and at the end.
+        let chosen = choose(&entries, &[5, 7, 8], 5, 7);
+        let after: Vec<(usize, Vec<usize>)> = chosen.iter().map(|s| (s.epoch, s.kept.clone())).collect();
+        assert_eq!(after, vec![(0, vec![]), (1, vec![]), (2, vec![]), (2, vec![7]), (1, vec![3, 4])]);
+        let all = choose(&entries, &[5, 7, 8], 1000, 7);
+        let mut unique = all.clone();
+        unique.dedup();
+        assert_eq!(unique.len(), all.len(), "no state twice");
     }
 }

@@ -14,6 +14,34 @@ fn options(entry: &CrashCheck) -> &str {
     if entry.mount_options.is_empty() { "defaults" } else { &entry.mount_options }
 }
 
+/// The workload column: the workload's name, or the user's command (`--run`), made
+/// short for the table where it is long (whole in the JSON): each path by its last part
+/// (`python3 "$WB_CRASH_FROM/app.py" wal` → `python3 app.py wal`), then cut.
+fn workload(entry: &CrashCheck) -> String {
+    const LONGEST: usize = 48;
+    let Some(command) = &entry.command else { return entry.workload.clone() };
+    if command.chars().count() <= LONGEST {
+        return command.clone();
+    }
+    let short: Vec<&str> =
+        command
+            .split_whitespace()
+            .map(|word| {
+                if word.contains('/') {
+                    word.trim_matches(['"', '\'']).rsplit('/').next().unwrap_or(word)
+                } else {
+                    word
+                }
+            })
+            .collect();
+    let short = short.join(" ");
+    if short.chars().count() <= LONGEST {
+        short
+    } else {
+        format!("{}…", short.chars().take(LONGEST - 1).collect::<String>())
+    }
+}
+
 /// The columns of every format: filesystem, mount options, workload, writes, flushes,
 /// promises, states, repairs, broken.
 const HEADER: [&str; 9] =
@@ -24,14 +52,14 @@ fn row(entry: &CrashCheck) -> [String; 9] {
         let mut cells: [String; 9] = Default::default();
         cells[0] = entry.fs.clone();
         cells[1] = options(entry).to_string();
-        cells[2] = entry.workload.clone();
+        cells[2] = workload(entry);
         cells[3] = format!("not run: {why}");
         return cells;
     }
     [
         entry.fs.clone(),
         options(entry).to_string(),
-        entry.workload.clone(),
+        workload(entry),
         entry.writes.to_string(),
         entry.flushes.to_string(),
         entry.promises.to_string(),
@@ -54,16 +82,30 @@ pub fn verdicts(entries: &[CrashCheck]) -> Vec<String> {
         let same: Vec<&CrashCheck> =
             entries.iter().filter(|e| e.fs == key.0 && e.mount_options == key.1 && e.refused.is_none()).collect();
         let states: usize = same.iter().map(|e| e.states).sum();
-        let broken: Vec<String> = same.iter().filter(|e| e.broken > 0).map(|e| e.workload.clone()).collect();
+        let broken: Vec<String> = same.iter().filter(|e| e.broken > 0).map(|e| workload(e)).collect();
         let repairs: usize = same.iter().map(|e| e.repairs).sum();
+        let failed: usize = same.iter().map(|e| e.checker_failed).sum();
+        let judged = states - failed;
         let name = format!("{} ({})", entry.fs, options(entry));
-        let mut line = if broken.is_empty() {
-            format!("{name}: no broken promise found in {states} states of {}", workloads(same.len()))
+        let of =
+            if same.iter().all(|e| e.command.is_some()) { "the program".to_string() } else { workloads(same.len()) };
+        let mut line = if judged == 0 && failed > 0 {
+            format!("{name}: nothing judged: your checker could not judge any of the {states} states")
+        } else if broken.is_empty() {
+            format!("{name}: no broken promise found in {judged} states of {of}")
+        } else if same.iter().all(|e| e.command.is_some()) {
+            format!(
+                "{name}: the program's promises broken in {} of {judged} states",
+                same.iter().map(|e| e.broken).sum::<usize>()
+            )
         } else {
             format!("{name}: promises broken by {} of {} ({})", broken.len(), workloads(same.len()), broken.join(", "))
         };
         if repairs > 0 {
             line.push_str(&format!("; the checker found {repairs} of {states} states in need of repair"));
+        }
+        if failed > 0 && judged > 0 {
+            line.push_str(&format!("; your checker could not judge {failed} of {states} states"));
         }
         out.push(line);
     }
@@ -74,15 +116,37 @@ fn workloads(n: usize) -> String {
     format!("{n} workload{}", if n == 1 { "" } else { "s" })
 }
 
-/// The examples of broken promises, one block per entry that has them.
-fn examples(entries: &[CrashCheck]) -> Vec<(String, &Vec<String>)> {
-    entries
-        .iter()
-        .filter(|e| !e.examples.is_empty())
-        .map(|e| {
-            (format!("{} ({}) {}: {} of {} states", e.fs, options(e), e.workload, e.broken, e.states), &e.examples)
-        })
-        .collect()
+/// The examples of broken promises, one block per entry that has them; a user's
+/// checker's first failure and how the program ended, where it did not end well.
+fn examples(entries: &[CrashCheck]) -> Vec<(String, Vec<String>)> {
+    let mut out = Vec::new();
+    for e in entries {
+        if !e.examples.is_empty() {
+            let title =
+                format!("{} ({}) {}: {} of {} states, for example", e.fs, options(e), workload(e), e.broken, e.states);
+            out.push((title, e.examples.clone()));
+        }
+        if let Some(failure) = &e.checker_failure {
+            let title = format!(
+                "{} ({}) {}: your checker failed in {} of {} states, first",
+                e.fs,
+                options(e),
+                workload(e),
+                e.checker_failed,
+                e.states
+            );
+            out.push((title, vec![failure.clone()]));
+        }
+        if let Some(exit) = e.program_exit.as_ref().filter(|exit| *exit != "exit status 0") {
+            let title = format!("{} ({}) {}: the program ended with {exit}", e.fs, options(e), workload(e));
+            let stderr = e.program_stderr.as_deref().and_then(|s| s.lines().rev().find(|l| !l.trim().is_empty()));
+            out.push((
+                title,
+                stderr.map(|line| format!("its standard error ended: {}", line.trim())).into_iter().collect(),
+            ));
+        }
+    }
+    out
 }
 
 /// The table for the terminal (stdout).
@@ -135,7 +199,7 @@ pub fn text_table(entries: &[CrashCheck], out: &mut dyn Write) -> io::Result<()>
     }
     // One example each on the terminal; the files have up to three.
     for (title, list) in examples(entries) {
-        writeln!(out, "\n{title}, for example:")?;
+        writeln!(out, "\n{title}:")?;
         for example in list.iter().take(1) {
             for (i, part) in super::text::wrap(example, 96).iter().enumerate() {
                 writeln!(out, "{}{part}", if i == 0 { "  - " } else { "    " })?;
@@ -174,7 +238,7 @@ pub fn markdown_table(entries: &[CrashCheck], out: &mut dyn Write) -> io::Result
         writeln!(out, "- {verdict}")?;
     }
     for (title, list) in examples(entries) {
-        writeln!(out, "\n**{title}**, for example:\n")?;
+        writeln!(out, "\n**{title}**:\n")?;
         for example in list {
             writeln!(out, "- {example}")?;
         }
@@ -225,9 +289,9 @@ pub fn html_section(entries: &[CrashCheck], facts: &str, out: &mut dyn Write) ->
     }
     writeln!(out, "</ul>")?;
     for (title, list) in examples(entries) {
-        writeln!(out, "<h3>{}, for example</h3><ul>", text(&title))?;
+        writeln!(out, "<h3>{}</h3><ul>", text(&title))?;
         for example in list {
-            writeln!(out, "<li>{}</li>", text(example))?;
+            writeln!(out, "<li>{}</li>", text(&example))?;
         }
         writeln!(out, "</ul>")?;
     }

@@ -7,15 +7,21 @@ use super::Tool;
 
 pub const CRASH_SCHEMA: &str = "writebench.crash.v1";
 
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
 pub struct CrashCheck {
     /// The filesystem, as `--fs` names it.
     pub fs: String,
     /// The mount options the workload ran under ("" for the filesystem's defaults).
     pub mount_options: String,
     /// The workload, named as `run` names the mode (`end`, `odsync`, …) or `latency` the
-    /// save pattern or commit (`replace`, `append+odsync`, …).
+    /// save pattern or commit (`replace`, `append+odsync`, …); `run` for the user's
+    /// program (`crash --run`).
     pub workload: String,
+    /// The user's program (`--run`) and its checker (`--check`), as given.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub command: Option<String>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub check_command: Option<String>,
     /// Why it did not run, where it could not (atomic writes not offered); the counts
     /// are then 0.
     #[serde(default, skip_serializing_if = "Option::is_none")]
@@ -37,11 +43,26 @@ pub struct CrashCheck {
     /// For repairs: the checker's first complaint, once.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub repair_example: Option<String>,
+    /// States the user's checker could not judge (it crashed, timed out or could not
+    /// start): counted neither kept nor broken; the first, in words.
+    #[serde(default, skip_serializing_if = "is_zero")]
+    pub checker_failed: usize,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub checker_failure: Option<String>,
+    /// How the user's program ended ("exit status 0") and the end of its standard error.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub program_exit: Option<String>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub program_stderr: Option<String>,
     /// Wall time of the recording and the states' checks.
     pub seconds: f64,
     /// The log in words, with the calls that returned (`--show-log`).
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub log: Vec<String>,
+}
+
+fn is_zero(n: &usize) -> bool {
+    *n == 0
 }
 
 /// The file `crash --export-json` writes.

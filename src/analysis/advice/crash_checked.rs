@@ -54,7 +54,7 @@ mod tests {
             examples: Vec::new(),
             repair_example: None,
             seconds: 0.1,
-            log: Vec::new(),
+            ..CrashCheck::default()
         }
     }
 

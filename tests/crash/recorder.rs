@@ -1,51 +1,14 @@
-//! The crash recorder (docs/crash.md) on real parts: its FUSE file written directly, and a
-//! real ext4 on a loop device over it. Needs root, losetup and mkfs.ext4; fails loudly
-//! without them.
+//! The crash recorder and the built-in workloads (docs/crash.md) on real parts: its FUSE
+//! file written directly, and real ext4 and xfs on a loop device over it.
 
 use std::fs::{File, OpenOptions};
 use std::os::fd::AsRawFd;
 use std::os::unix::fs::FileExt;
-use std::path::{Path, PathBuf};
 use std::process::Command;
 
+use super::{LAB_NAMES, Loop, Mounted, crash_command, leftovers_of, run};
+
 use writebench::crash::recorder::{Entry, Recorder};
-
-fn run(program: &str, args: &[&str]) -> String {
-    let output = Command::new(program).args(args).output().unwrap_or_else(|e| panic!("{program}: {e}"));
-    assert!(output.status.success(), "{program} {args:?}: {}", String::from_utf8_lossy(&output.stderr));
-    String::from_utf8_lossy(&output.stdout).trim().to_string()
-}
-
-/// A loop device over a file, detached on drop.
-struct Loop(String);
-
-impl Loop {
-    fn over(file: &Path) -> Loop {
-        Loop(run("losetup", &["--find", "--show", file.to_str().unwrap()]))
-    }
-}
-
-impl Drop for Loop {
-    fn drop(&mut self) {
-        let _ = Command::new("losetup").args(["-d", &self.0]).status();
-    }
-}
-
-/// A mount, undone on drop.
-struct Mounted(PathBuf);
-
-impl Mounted {
-    fn of(device: &str, at: &Path, options: &str) -> Mounted {
-        run("mount", &["-o", options, device, at.to_str().unwrap()]);
-        Mounted(at.to_path_buf())
-    }
-}
-
-impl Drop for Mounted {
-    fn drop(&mut self) {
-        let _ = Command::new("umount").arg(&self.0).status();
-    }
-}
 
 fn flushes(entries: &[Entry]) -> usize {
     entries.iter().filter(|e| **e == Entry::Flush).count()
@@ -128,37 +91,6 @@ fn ext4_on_a_loop_device_over_the_image_sends_its_writes_and_flushes() {
     let (syncfs, fsync) = flushed_with("barrier=0");
     assert_eq!((syncfs, fsync), (0, 0), "barrier=0: no flush reaches the device");
     recorder.stop().unwrap();
-}
-
-/// Every object of writebench process `pid` still there: mounts, loop devices, files in
-/// /dev/shm.
-fn leftovers_of(pid: u32) -> Vec<String> {
-    let mark = format!("writebench-lab-{pid}-");
-    let mut found: Vec<String> = std::fs::read_to_string("/proc/self/mounts")
-        .unwrap()
-        .lines()
-        .filter(|line| line.contains(&mark))
-        .map(|line| format!("mount {line}"))
-        .collect();
-    for entry in std::fs::read_dir("/sys/block").unwrap().flatten() {
-        if let Ok(backing) = std::fs::read_to_string(entry.path().join("loop/backing_file")) {
-            if backing.contains(&mark) {
-                found.push(format!("loop {} on {}", entry.file_name().to_string_lossy(), backing.trim()));
-            }
-        }
-    }
-    for entry in std::fs::read_dir("/dev/shm").unwrap().flatten() {
-        if entry.file_name().to_string_lossy().starts_with(&mark) {
-            found.push(format!("file {}", entry.path().display()));
-        }
-    }
-    found
-}
-
-fn crash_command(args: &[&str]) -> Command {
-    let mut command = Command::new(env!("CARGO_BIN_EXE_writebench"));
-    command.arg("crash").args(args).current_dir("/");
-    command
 }
 
 /// The expectations, on real ext4 and xfs: fsync-based workloads and `replace`
@@ -282,11 +214,6 @@ fn sigint_tears_everything_down_and_says_what_was_done() {
 /// After SIGKILL nothing can tear down: the recorder's FUSE mount, the filesystem on the
 /// loop device over it and the state image stay; `writebench clean` finds and removes
 /// them once the process is gone.
-/// `writebench clean` removes the lab-named objects of every process that is no running
-/// writebench, as this test binary is: the tests that clean and those that make such
-/// objects in this process take turns.
-static LAB_NAMES: std::sync::Mutex<()> = std::sync::Mutex::new(());
-
 #[test]
 fn after_sigkill_clean_removes_the_recorder_the_loop_device_and_the_mounts() {
     let mut child = crash_command(&["--fs", "ext4", "--states", "400", "--workloads", "odsync,append+odsync,osync"])
@@ -365,14 +292,15 @@ fn a_state_with_broken_metadata_is_reported_by_the_checker() {
     std::fs::create_dir_all(names.mount_point("crash-state")).unwrap();
     let ext4 = filesystems::by_name("ext4").unwrap();
     let replayer = Replayer::new(ext4, "", names);
-    let clean = replayer.check(&image, &[], 0);
+    let nothing_promised = |_: &std::path::Path| Ok(writebench::crash::replay::Judged::default());
+    let clean = replayer.check(&image, &nothing_promised);
     let mut broken = image.clone();
     broken.write(4096, &[0xa5; 4096]);
-    let corrupt = replayer.check(&broken, &[], 0);
+    let corrupt = replayer.check(&broken, &nothing_promised);
     let _ = std::fs::remove_file(&replayer.image);
     let _ = std::fs::remove_dir(names.mount_point("crash-state"));
     let _ = std::fs::remove_dir(&root);
-    assert_eq!(clean.unwrap(), writebench::crash::replay::Outcome { repair: None, broken: None });
+    assert_eq!(clean.unwrap(), writebench::crash::replay::Outcome { repair: None, broken: None, failed: None });
     let corrupt = corrupt.unwrap();
     assert!(corrupt.repair.as_deref().is_some_and(|r| r.contains("e2fsck")), "{corrupt:?}");
     let said = corrupt.repair.unwrap();

@@ -1,0 +1,274 @@
+//! The user's own program under the crash check (`crash --run CMD --check CMD`,
+//! docs/crash.md): its lines stamped as promises where the device's log was, the
+//! checker's environment, a checker that crashes, the time limits, the teardown, bad
+//! input, and the examples that ship (`examples/crash/`) on ext4 and xfs.
+
+use std::path::{Path, PathBuf};
+use std::process::Stdio;
+
+use serde_json::Value;
+
+use super::{crash_command, leftovers_of};
+
+/// What a `crash --run` call left.
+struct Checked {
+    code: Option<i32>,
+    stdout: String,
+    stderr: String,
+    /// The JSON export (Null when none was written).
+    json: Value,
+    pid: u32,
+}
+
+impl Checked {
+    fn entries(&self) -> &Vec<Value> {
+        self.json["crash"].as_array().unwrap_or_else(|| panic!("entries in the JSON: {}", self.stderr))
+    }
+
+    fn entry(&self, fs: &str) -> &Value {
+        let found = self.entries().iter().find(|e| e["fs"] == fs);
+        found.unwrap_or_else(|| panic!("{fs} in {}\n{}", self.json, self.stderr))
+    }
+}
+
+fn count(entry: &Value, field: &str) -> u64 {
+    entry[field].as_u64().unwrap_or(0)
+}
+
+/// `writebench crash --run RUN --check CHECK ARGS --export-json`, from /.
+fn crash_run(run: &str, check: &str, args: &[&str]) -> Checked {
+    let dir = tempfile::tempdir().unwrap();
+    let json = dir.path().join("crash.json");
+    let child = crash_command(&["--run", run, "--check", check, "--export-json", json.to_str().unwrap()])
+        .args(args)
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    let pid = child.id();
+    let output = child.wait_with_output().unwrap();
+    let json = std::fs::read(&json).ok().map_or(Value::Null, |bytes| serde_json::from_slice(&bytes).unwrap());
+    Checked {
+        code: output.status.code(),
+        stdout: String::from_utf8_lossy(&output.stdout).into_owned(),
+        stderr: String::from_utf8_lossy(&output.stderr).into_owned(),
+        json,
+        pid,
+    }
+}
+
+fn example(name: &str) -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR")).join("examples/crash").join(name)
+}
+
+/// A file in the test's temporary directory, out of the recorded filesystem, where a
+/// command notes what it saw.
+fn note(dir: &Path, name: &str) -> String {
+    dir.join(name).display().to_string()
+}
+
+/// A program that makes a file durable (fsync of the file and of the directory) and
+/// then says so, three times; a checker that notes its environment and what it sees,
+/// then checks the promised files. On ext4's defaults nothing is broken; every line sits
+/// after a flush in the log; the checker sees its promises as said before the power
+/// went, runs in the recovered filesystem's root, and neither the program nor the
+/// checker can see the recorder's images.
+#[test]
+fn promises_sit_after_their_flush_and_the_checker_sees_its_environment() {
+    let out = tempfile::tempdir().unwrap();
+    let saw = note(out.path(), "program-saw");
+    let log = note(out.path(), "checker.log");
+    let run = format!(
+        "ls -A /dev/shm/writebench-lab-$PPID-mnt/rec*/ | wc -l > {saw}; pwd >> {saw}; echo \"$WB_CRASH_DIR\" >> {saw}; \
+         for i in 1 2 3; do echo $i > f$i; sync f$i; sync .; echo \"wrote f$i\"; done"
+    );
+    let check = format!(
+        "echo \"$WB_CRASH_STATE|$WB_CRASH_PROMISE|$(wc -l < \"$WB_CRASH_PROMISES\")|$(tail -n 1 \"$WB_CRASH_PROMISES\")\
+         |$PWD|$WB_CRASH_DIR|$(wc -c < /dev/shm/writebench-lab-$PPID-crash-state-0.img)\" >> {log}; \
+         while read -r word file; do [ \"$(cat $file 2>/dev/null)\" = \"${{file#f}}\" ] || {{ echo \"$file lost\"; exit 1; }}; \
+         done < \"$WB_CRASH_PROMISES\""
+    );
+    let checked = crash_run(&run, &check, &["--fs", "ext4", "--states", "40", "--show-log"]);
+    assert_eq!(checked.code, Some(0), "{}\n{}", checked.stderr, checked.stdout);
+    assert_eq!(leftovers_of(checked.pid), Vec::<String>::new());
+    let entry = checked.entry("ext4");
+    assert_eq!(entry["workload"], "run");
+    assert_eq!(entry["command"], run.as_str());
+    assert_eq!(entry["check_command"], check.as_str());
+    assert_eq!(entry["program_exit"], "exit status 0");
+    assert_eq!(count(entry, "promises"), 3, "{entry}");
+    assert_eq!(count(entry, "broken"), 0, "{entry}");
+    assert_eq!(count(entry, "checker_failed"), 0, "{entry}");
+
+    // The program ran in the filesystem's root and saw nothing of the recorder.
+    let saw = std::fs::read_to_string(out.path().join("program-saw")).unwrap();
+    let saw: Vec<&str> = saw.lines().collect();
+    assert_eq!(saw[0], "0", "the recorder's directory is empty to the program");
+    assert!(saw[1].ends_with("/crash-ext4") && saw[1] == saw[2], "{saw:?}");
+
+    // Each line said sits after a flush received since the line before it.
+    let lines: Vec<&str> = entry["log"].as_array().unwrap().iter().map(|l| l.as_str().unwrap()).collect();
+    let mut flushed = false;
+    let mut said = 0;
+    for line in &lines {
+        if line.contains("<- the program said \"wrote f") {
+            assert!(flushed, "a promise with no flush since the one before:\n{}", lines.join("\n"));
+            flushed = false;
+            said += 1;
+        } else if line.contains(" flush ") {
+            flushed = true;
+        }
+    }
+    assert_eq!(said, 3, "{}", lines.join("\n"));
+
+    // The checker ran once per state, in the recovered filesystem's root, with the
+    // promises said before the power went, and could not read the state's image.
+    let seen = std::fs::read_to_string(out.path().join("checker.log")).unwrap();
+    let seen: Vec<Vec<&str>> = seen.lines().map(|l| l.split('|').collect()).collect();
+    assert_eq!(seen.len() as u64, count(entry, "states"), "{seen:?}");
+    for fields in &seen {
+        let [state, last, made, tail, pwd, dir, image] = fields[..] else { panic!("{fields:?}") };
+        assert!(state.starts_with("after flush ") || state.starts_with("before the first flush"), "{state}");
+        assert_eq!(last, tail, "WB_CRASH_PROMISE is the last line of WB_CRASH_PROMISES");
+        let made: usize = made.trim().parse().unwrap();
+        assert_eq!(last.is_empty(), made == 0, "{fields:?}");
+        assert!(pwd.ends_with("/crash-state") && pwd == dir, "{fields:?}");
+        assert_eq!(image.trim(), "0", "the state's image is hidden from the checker");
+    }
+    assert!(seen.iter().any(|f| f[1].is_empty()), "a state before any promise");
+    assert!(seen.iter().any(|f| f[1] == "wrote f3"), "a state after the last promise");
+}
+
+/// Without a sync, what a program says it wrote is lost: the checker's words are the
+/// example's, with the last promise made; a checker that crashes is reported as such and
+/// counted neither kept nor broken.
+#[test]
+fn a_broken_promise_is_told_in_the_checker_s_words_and_a_crashing_checker_is_no_verdict() {
+    let run = "for i in 1 2 3; do echo $i > f$i; echo \"wrote f$i\"; done";
+    let check = "n=$(wc -l < \"$WB_CRASH_PROMISES\"); found=$(ls f* 2>/dev/null | wc -l); \
+                 [ $found -ge $n ] || { echo \"$found files, $n promised\"; exit 1; }";
+    let checked = crash_run(run, check, &["--fs", "ext4"]);
+    assert_eq!(checked.code, Some(0), "{}", checked.stderr);
+    let entry = checked.entry("ext4");
+    assert!(count(entry, "broken") >= 1, "{entry}");
+    let example = entry["examples"][0].as_str().unwrap();
+    assert!(example.starts_with("power lost "), "{example}");
+    assert!(example.contains("after \"wrote f3\", the checker said: 0 files, 3 promised"), "{example}");
+    assert!(checked.stdout.contains("the program's promises broken in"), "{}", checked.stdout);
+
+    let synced = "for i in 1 2 3; do echo $i > f$i; sync f$i; echo \"wrote f$i\"; done";
+    let crashing = crash_run(synced, "kill -SEGV $$", &["--fs", "ext4", "--states", "3"]);
+    let entry = crashing.entry("ext4");
+    assert_eq!(count(entry, "broken"), 0, "{entry}");
+    assert_eq!(count(entry, "states"), 3, "{entry}");
+    assert_eq!(count(entry, "checker_failed"), 3, "{entry}");
+    assert!(entry["checker_failure"].as_str().unwrap().contains("killed by signal 11"), "{entry}");
+    assert!(crashing.stdout.contains("your checker could not judge any of the 3 states"), "{}", crashing.stdout);
+    assert_eq!(crashing.code, Some(1), "no state could be judged: {}", crashing.stderr);
+    assert_eq!(leftovers_of(crashing.pid), Vec::<String>::new());
+}
+
+/// A program past --timeout, a command not found and a checker past --check-timeout:
+/// one clear line (a checker's in the table), exit status 1, nothing left behind, and
+/// no wait for what the program left running.
+#[test]
+fn time_limits_a_missing_command_and_a_background_writer_leave_nothing_behind() {
+    let slow = crash_run("echo started; sleep 30", "true", &["--fs", "ext4", "--timeout", "1s"]);
+    assert_eq!(slow.code, Some(1), "{}", slow.stderr);
+    let error: Vec<&str> = slow.stderr.lines().filter(|l| l.starts_with("writebench: ")).collect();
+    assert_eq!(error.len(), 1, "{}", slow.stderr);
+    assert!(error[0].contains("the program did not finish within 1 s (--timeout), after 1 promises"), "{}", error[0]);
+    assert!(slow.stdout.is_empty(), "no table without a recording: {}", slow.stdout);
+    assert_eq!(leftovers_of(slow.pid), Vec::<String>::new());
+
+    let missing = crash_run("no-such-program-of-writebench --flag", "true", &["--fs", "ext4"]);
+    assert_eq!(missing.code, Some(1), "{}", missing.stderr);
+    let error: Vec<&str> = missing.stderr.lines().filter(|l| l.starts_with("writebench: ")).collect();
+    assert_eq!(error.len(), 1, "{}", missing.stderr);
+    assert!(error[0].contains("the program ended with exit status 127 before its first promise"), "{}", error[0]);
+    assert!(error[0].contains("not found"), "{}", error[0]);
+    assert_eq!(leftovers_of(missing.pid), Vec::<String>::new());
+
+    // A writer left running in the background holds the filesystem; the check ends it.
+    let mark = format!("{}.{}", 300 + std::process::id() % 1000, std::process::id());
+    let run = format!("setsid sleep {mark} & echo started");
+    let checked = crash_run(&run, "sleep 30", &["--fs", "ext4", "--states", "2", "--check-timeout", "300ms"]);
+    assert_eq!(checked.code, Some(1), "no state judged: {}", checked.stderr);
+    let entry = checked.entry("ext4");
+    assert!(count(entry, "states") >= 1 && count(entry, "checker_failed") == count(entry, "states"), "{entry}");
+    assert!(entry["checker_failure"].as_str().unwrap().contains("did not finish within 0.3 s"), "{entry}");
+    assert_eq!(leftovers_of(checked.pid), Vec::<String>::new());
+    let left = std::process::Command::new("pgrep").args(["-f", &format!("sleep {mark}")]).output().unwrap();
+    assert!(left.stdout.is_empty(), "the background writer was ended");
+}
+
+#[test]
+fn bad_options_are_refused_in_one_line() {
+    for (args, expected) in [
+        (vec!["--run", "true"], "were not provided: --check <CMD>"),
+        (vec!["--run", "true", "--check", "true", "--workloads", "end"], "--workloads"),
+        (vec!["--run", "true", "--check", "true", "--timeout", "soon"], "invalid duration 'soon'"),
+        (vec!["--run", " ", "--check", "true"], "--run needs a command"),
+    ] {
+        let mut full = vec!["crash"];
+        full.extend(args);
+        super::common::assert_usage_error(&full, expected);
+    }
+}
+
+/// The examples that ship, run as a user would: the save by rename without syncs is
+/// caught on xfs (whose rename reaches the device before the data); with its syncs it
+/// never is, on ext4 or xfs; the append-only log with fdatasync keeps its records.
+#[test]
+fn the_save_by_rename_and_log_examples_as_shipped() {
+    let run = |args: &str| format!("sh {} {args}", example("save-by-rename.sh").display());
+    let check = format!("sh {}", example("save-by-rename-check.sh").display());
+    let unsafe_save = crash_run(&run("nosync"), &check, &["--fs", "xfs", "--states", "60"]);
+    assert_eq!(unsafe_save.code, Some(0), "{}", unsafe_save.stderr);
+    let xfs = unsafe_save.entry("xfs");
+    assert!(count(xfs, "broken") >= 1, "the unsynced save is caught on xfs: {xfs}");
+    eprintln!("save by rename without syncs on xfs: {}", xfs["examples"][0]);
+
+    let safe = crash_run(&run("sync"), &check, &["--fs", "ext4,xfs", "--states", "60"]);
+    assert_eq!(safe.code, Some(0), "{}", safe.stderr);
+    for fs in ["ext4", "xfs"] {
+        let entry = safe.entry(fs);
+        assert!(count(entry, "states") >= 20 && count(entry, "broken") == 0, "{entry}");
+        assert_eq!(count(entry, "promises"), 7, "save 0 to save 6: {entry}");
+    }
+
+    let log = crash_run(
+        &format!("python3 {}", example("append-log.py").display()),
+        &format!("python3 {}", example("append-log-check.py").display()),
+        &["--fs", "ext4,xfs", "--states", "60"],
+    );
+    assert_eq!(log.code, Some(0), "{}", log.stderr);
+    for fs in ["ext4", "xfs"] {
+        let entry = log.entry(fs);
+        assert!(count(entry, "broken") == 0 && count(entry, "promises") == 12, "{entry}");
+    }
+}
+
+/// SQLite from Python, one row per commit: `synchronous=OFF` loses promised rows on ext4;
+/// `FULL` in WAL mode and `EXTRA` with the rollback journal keep every promised row on
+/// ext4 and xfs (docs/crash.md has what each setting does).
+#[test]
+fn sqlite_loses_rows_without_syncs_and_keeps_them_with_full_wal_and_extra_rollback() {
+    let run = |args: &str| format!("python3 {} {args}", example("sqlite-commit.py").display());
+    let check = format!("python3 {}", example("sqlite-check.py").display());
+    let off = crash_run(&run("delete off"), &check, &["--fs", "ext4", "--states", "40"]);
+    assert_eq!(off.code, Some(0), "{}", off.stderr);
+    let ext4 = off.entry("ext4");
+    assert!(count(ext4, "broken") >= 1, "synchronous=OFF loses promised rows: {ext4}");
+    eprintln!("synchronous=OFF on ext4: {}", ext4["examples"][0]);
+    for setting in ["wal full", "delete extra"] {
+        let kept = crash_run(&run(setting), &check, &["--fs", "ext4,xfs", "--states", "80"]);
+        assert_eq!(kept.code, Some(0), "{setting}: {}", kept.stderr);
+        for fs in ["ext4", "xfs"] {
+            let entry = kept.entry(fs);
+            assert!(count(entry, "states") >= 40, "{setting} {entry}");
+            assert_eq!(count(entry, "broken"), 0, "{setting} keeps every promised row on {fs}: {entry}");
+            assert_eq!(count(entry, "promises"), 16, "{entry}");
+        }
+    }
+}
