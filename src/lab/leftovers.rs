@@ -1,8 +1,10 @@
 //! What a lab killed with SIGKILL (or a power cut of its process) left behind: mounts
 //! under `/dev/shm/writebench-lab-<pid>-mnt/`, md arrays of its loop devices, loop
-//! devices on its images, the images in /dev/shm and the mount-point directories. Only
-//! objects of a pid that is no running writebench count; `writebench clean` lists them
-//! and removes them in teardown order.
+//! devices on its images, the images in /dev/shm and the mount-point directories, and
+//! the processes still working in those mounts (a user's program a killed `crash --run`
+//! was checking: it would keep them busy). Only objects of a pid that is no running
+//! writebench count; `writebench clean` lists them and removes them in teardown order,
+//! the processes first.
 
 use std::path::PathBuf;
 
@@ -12,6 +14,9 @@ use super::{loopdev, md};
 
 #[derive(Debug, Default, PartialEq, Eq)]
 pub struct Leftovers {
+    /// Processes whose working directory, root or an open file is in a mount of ours:
+    /// (pid, its name, the path).
+    pub processes: Vec<(u32, String, String)>,
     pub mounts: Vec<String>,
     pub arrays: Vec<String>,
     pub loops: Vec<(String, String)>,
@@ -27,6 +32,7 @@ impl Leftovers {
     /// One line per object, for the listing.
     pub fn lines(&self) -> Vec<String> {
         let mut lines = Vec::new();
+        lines.extend(self.processes.iter().map(|(pid, name, path)| format!("process {pid} ({name}) using {path}")));
         lines.extend(self.mounts.iter().map(|m| format!("mount {m}")));
         lines.extend(self.arrays.iter().map(|a| format!("md array {a}")));
         lines.extend(self.loops.iter().map(|(device, image)| format!("loop device {device} on {image}")));
@@ -35,8 +41,9 @@ impl Leftovers {
         lines
     }
 
-    /// Removes everything, mounts first; Err: the steps that failed.
+    /// Removes everything, processes and mounts first; Err: the steps that failed.
     pub fn remove(&self) -> Result<(), Vec<String>> {
+        end_processes(&self.processes);
         let mut order: Vec<Object> = Vec::new();
         // Deepest mount first, then the arrays, the loop devices, the files, the
         // directories (deepest first): the reverse of how a lab makes them.
@@ -82,6 +89,7 @@ pub fn find_where(wanted: impl Fn(u32) -> bool) -> Leftovers {
         ..Leftovers::default()
     };
     found.mounts.dedup();
+    found.processes = processes_in(&|path: &str| gone(names::mount_pid(path)));
     found.arrays = md::arrays().into_iter().filter(|(_, members)| gone(md::owner(members))).map(|(d, _)| d).collect();
     // A loop device rests on an image in /dev/shm (the lab's), or on the file a
     // mount of ours serves (the crash check's recorder: `<mount root>/recN/image`).
@@ -110,6 +118,48 @@ pub fn find_where(wanted: impl Fn(u32) -> bool) -> Leftovers {
     found.images.sort();
     found.dirs.sort();
     found
+}
+
+/// The processes (not this one) whose working directory, root or an open file has a
+/// path `ours` accepts: (pid, name, the first such path).
+fn processes_in(ours: &dyn Fn(&str) -> bool) -> Vec<(u32, String, String)> {
+    let own = std::process::id();
+    let mut found = Vec::new();
+    let Ok(entries) = std::fs::read_dir("/proc") else { return found };
+    for pid in entries.flatten().filter_map(|e| e.file_name().to_str()?.parse::<u32>().ok()) {
+        if pid == own {
+            continue;
+        }
+        let proc = PathBuf::from(format!("/proc/{pid}"));
+        let mut links = vec![proc.join("cwd"), proc.join("root")];
+        if let Ok(fds) = std::fs::read_dir(proc.join("fd")) {
+            links.extend(fds.flatten().map(|fd| fd.path()));
+        }
+        let held = links.iter().filter_map(|link| std::fs::read_link(link).ok()).find_map(|target| {
+            let target = target.to_string_lossy().into_owned();
+            ours(&target).then_some(target)
+        });
+        if let Some(path) = held {
+            let name = std::fs::read_to_string(proc.join("comm")).unwrap_or_default().trim_end().to_string();
+            found.push((pid, name, path));
+        }
+    }
+    found
+}
+
+/// Kills `processes` and waits (up to 2 s) until they are gone, so that their mounts
+/// come off.
+fn end_processes(processes: &[(u32, String, String)]) {
+    for (pid, _, _) in processes {
+        // SAFETY: a plain kill of a process listed as holding a leftover mount.
+        unsafe { libc::kill(*pid as i32, libc::SIGKILL) };
+    }
+    let deadline = std::time::Instant::now() + std::time::Duration::from_secs(2);
+    while processes.iter().any(|(pid, _, _)| PathBuf::from(format!("/proc/{pid}/cwd")).exists())
+        && std::time::Instant::now() < deadline
+    {
+        std::thread::sleep(std::time::Duration::from_millis(10));
+    }
 }
 
 /// `writebench clean`'s part for the lab: lists the leftovers and removes them once
@@ -158,6 +208,7 @@ mod tests {
         assert!(Leftovers::default().is_empty());
         assert!(Leftovers::default().remove().is_ok());
         let found = Leftovers {
+            processes: vec![(77, "python3".into(), "/dev/shm/writebench-lab-9-mnt/crash-ext4".into())],
             mounts: vec!["/dev/shm/writebench-lab-9-mnt/ext4".into()],
             loops: vec![("/dev/loop9".into(), "/dev/shm/writebench-lab-9-ext4-0.img".into())],
             ..Leftovers::default()
@@ -165,6 +216,7 @@ mod tests {
         assert_eq!(
             found.lines(),
             [
+                "process 77 (python3) using /dev/shm/writebench-lab-9-mnt/crash-ext4",
                 "mount /dev/shm/writebench-lab-9-mnt/ext4",
                 "loop device /dev/loop9 on /dev/shm/writebench-lab-9-ext4-0.img"
             ]

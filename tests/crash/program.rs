@@ -272,3 +272,37 @@ fn sqlite_loses_rows_without_syncs_and_keeps_them_with_full_wal_and_extra_rollba
         }
     }
 }
+
+/// After SIGKILL nothing can tear down, and the program writebench was checking goes on
+/// working in the filesystem on the recorder: `writebench clean` lists it, ends it, and
+/// then removes the mounts, loop devices and files as for the built-in workloads.
+#[test]
+fn after_sigkill_clean_ends_the_program_and_removes_the_rest() {
+    let out = tempfile::tempdir().unwrap();
+    let started = out.path().join("started");
+    let mark = format!("{}.{}", 600 + std::process::id() % 1000, std::process::id());
+    let run = format!("echo begun > data; sync data; touch {}; sleep {mark}", started.display());
+    // The turn first: the program must still be running when it is killed.
+    let _turn = super::LAB_NAMES.lock().unwrap_or_else(|p| p.into_inner());
+    let mut child = crash_command(&["--run", &run, "--check", "true", "--fs", "ext4", "--timeout", "5m"])
+        .stdout(Stdio::null())
+        .stderr(Stdio::null())
+        .spawn()
+        .unwrap();
+    let pid = child.id();
+    let deadline = std::time::Instant::now() + std::time::Duration::from_secs(30);
+    while !started.exists() {
+        assert!(std::time::Instant::now() < deadline, "the program never started");
+        std::thread::sleep(std::time::Duration::from_millis(10));
+    }
+    child.kill().unwrap();
+    child.wait().unwrap();
+    let clean =
+        std::process::Command::new(env!("CARGO_BIN_EXE_writebench")).args(["clean", "/tmp", "--yes"]).output().unwrap();
+    let said = String::from_utf8_lossy(&clean.stdout);
+    assert!(clean.status.success(), "{said}{}", String::from_utf8_lossy(&clean.stderr));
+    assert!(said.contains("(sleep) using /dev/shm/writebench-lab-"), "{said}");
+    assert_eq!(leftovers_of(pid), Vec::<String>::new(), "{said}{}", String::from_utf8_lossy(&clean.stderr));
+    let left = std::process::Command::new("pgrep").args(["-f", &format!("sleep {mark}")]).output().unwrap();
+    assert!(left.stdout.is_empty(), "the program was ended");
+}
