@@ -306,3 +306,33 @@ fn after_sigkill_clean_ends_the_program_and_removes_the_rest() {
     let left = std::process::Command::new("pgrep").args(["-f", &format!("sleep {mark}")]).output().unwrap();
     assert!(left.stdout.is_empty(), "the program was ended");
 }
+
+/// SIGINT while the program runs: it is ended with whatever it started, everything is
+/// torn down, and writebench says so and ends with 128 + 2.
+#[test]
+fn sigint_while_the_program_runs_ends_it_and_tears_everything_down() {
+    let out = tempfile::tempdir().unwrap();
+    let started = out.path().join("started");
+    let mark = format!("{}.{}", 900 + std::process::id() % 1000, std::process::id());
+    let run = format!("(sleep {mark}) & touch {}; wait", started.display());
+    let child = crash_command(&["--run", &run, "--check", "true", "--fs", "ext4", "--timeout", "5m"])
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    let pid = child.id();
+    let deadline = std::time::Instant::now() + std::time::Duration::from_secs(30);
+    while !started.exists() {
+        assert!(std::time::Instant::now() < deadline, "the program never started");
+        std::thread::sleep(std::time::Duration::from_millis(10));
+    }
+    // SAFETY: kill of our own child.
+    unsafe { libc::kill(pid as i32, libc::SIGINT) };
+    let output = child.wait_with_output().unwrap();
+    let stderr = String::from_utf8_lossy(&output.stderr);
+    assert_eq!(output.status.code(), Some(130), "{stderr}");
+    assert!(stderr.contains("interrupted by SIGINT"), "{stderr}");
+    assert_eq!(leftovers_of(pid), Vec::<String>::new());
+    let left = std::process::Command::new("pgrep").args(["-f", &format!("sleep {mark}")]).output().unwrap();
+    assert!(left.stdout.is_empty(), "what the program started was ended");
+}
