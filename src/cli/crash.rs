@@ -73,9 +73,11 @@ pub struct CrashArgs {
     #[arg(long, value_name = "DURATION", default_value = "10s", requires = "run")]
     pub check_timeout: String,
 
-    /// The most crash states checked for each workload on each filesystem and mount options.
-    #[arg(long, value_name = "N", default_value_t = 24)]
-    pub states: usize,
+    /// The most crash states checked for each workload (or your program) on each
+    /// filesystem and mount options [default: 24 a workload, 100 for --run: one program
+    /// is checked where 18 workloads would be].
+    #[arg(long, value_name = "N")]
+    pub states: Option<usize>,
 
     /// Seed of the sample of subsets of unflushed writes (the same seed, the same states).
     #[arg(long, value_name = "N", default_value_t = 1)]
@@ -89,6 +91,12 @@ pub struct CrashArgs {
     #[command(flatten)]
     pub export: ExportArgs<CrashExports>,
 }
+
+/// The default of `--states` for each built-in workload, and for the user's program,
+/// which is checked alone where the workloads are 18: a program that commits often has
+/// as many flushes as states to spread them over.
+const WORKLOAD_STATES: usize = 24;
+const PROGRAM_STATES: usize = 100;
 
 /// What to check, validated.
 #[derive(Debug)]
@@ -153,7 +161,8 @@ impl CrashArgs {
                 out
             }
         };
-        if self.states == 0 {
+        let states = self.states.unwrap_or(if self.run.is_some() { PROGRAM_STATES } else { WORKLOAD_STATES });
+        if states == 0 {
             return Err(UsageError("--states must be at least 1".into()));
         }
         let mut subjects: Vec<Subject> = workloads.into_iter().map(Subject::Workload).collect();
@@ -175,6 +184,31 @@ impl CrashArgs {
             }));
         }
         self.export.check()?;
-        Ok(CrashPlan { configs, subjects, states: self.states, seed: self.seed, show_log: self.show_log })
+        Ok(CrashPlan { configs, subjects, states, seed: self.seed, show_log: self.show_log })
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::cli::{Cli, Command};
+    use clap::Parser;
+
+    fn plan(argv: &[&str]) -> CrashPlan {
+        match Cli::try_parse_from(argv).unwrap().command {
+            Command::Crash(args) => args.plan().unwrap(),
+            _ => unreachable!(),
+        }
+    }
+
+    #[test]
+    fn a_program_is_checked_alone_in_more_states_than_each_workload() {
+        assert_eq!(plan(&["writebench", "crash"]).states, WORKLOAD_STATES);
+        let program = plan(&["writebench", "crash", "--run", "./app", "--check", "./check", "--timeout", "2m"]);
+        assert_eq!(program.states, PROGRAM_STATES);
+        let [Subject::Program(p)] = &program.subjects[..] else { panic!("{:?}", program.subjects) };
+        assert_eq!((p.run.as_str(), p.check.as_str()), ("./app", "./check"));
+        assert_eq!((p.run_limit.as_secs(), p.check_limit.as_secs()), (120, 10));
+        assert_eq!(plan(&["writebench", "crash", "--run", "a", "--check", "b", "--states", "7"]).states, 7);
     }
 }
