@@ -87,13 +87,13 @@ pub fn verdicts(entries: &[CrashCheck]) -> Vec<String> {
         let failed: usize = same.iter().map(|e| e.checker_failed).sum();
         let judged = states - failed;
         let name = format!("{} ({})", entry.fs, options(entry));
-        let of =
-            if same.iter().all(|e| e.command.is_some()) { "the program".to_string() } else { workloads(same.len()) };
+        let program = !same.is_empty() && same.iter().all(|e| e.command.is_some());
+        let of = if program { "the program".to_string() } else { workloads(same.len()) };
         let mut line = if judged == 0 && failed > 0 {
             format!("{name}: nothing judged: your checker could not judge any of the {states} states")
         } else if broken.is_empty() {
             format!("{name}: no broken promise found in {judged} states of {of}")
-        } else if same.iter().all(|e| e.command.is_some()) {
+        } else if program {
             format!(
                 "{name}: the program's promises broken in {} of {judged} states",
                 same.iter().map(|e| e.broken).sum::<usize>()
@@ -102,7 +102,8 @@ pub fn verdicts(entries: &[CrashCheck]) -> Vec<String> {
             format!("{name}: promises broken by {} of {} ({})", broken.len(), workloads(same.len()), broken.join(", "))
         };
         if repairs > 0 {
-            line.push_str(&format!("; the checker found {repairs} of {states} states in need of repair"));
+            let whose = if program { "the filesystem's checker" } else { "the checker" };
+            line.push_str(&format!("; {whose} found {repairs} of {states} states in need of repair"));
         }
         if failed > 0 && judged > 0 {
             line.push_str(&format!("; your checker could not judge {failed} of {states} states"));
@@ -296,4 +297,48 @@ pub fn html_section(entries: &[CrashCheck], facts: &str, out: &mut dyn Write) ->
         writeln!(out, "</ul>")?;
     }
     writeln!(out, "</section>")
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn program(states: usize, broken: usize, failed: usize, repairs: usize) -> CrashCheck {
+        CrashCheck {
+            fs: "xfs".into(),
+            workload: "run".into(),
+            command: Some("python3 \"$WB_CRASH_FROM/sqlite-commit.py\" delete full".into()),
+            check_command: Some("python3 check.py".into()),
+            states,
+            broken,
+            checker_failed: failed,
+            repairs,
+            ..CrashCheck::default()
+        }
+    }
+
+    #[test]
+    fn a_program_s_verdict_counts_the_states_its_checker_judged() {
+        assert_eq!(
+            verdicts(&[program(10, 0, 0, 0)]),
+            ["xfs (defaults): no broken promise found in 10 states of the program"]
+        );
+        assert_eq!(
+            verdicts(&[program(10, 2, 3, 1)]),
+            ["xfs (defaults): the program's promises broken in 2 of 7 states; the filesystem's checker found 1 of 10 \
+                 states in need of repair; your checker could not judge 3 of 10 states"]
+        );
+        assert_eq!(
+            verdicts(&[program(4, 0, 4, 0)]),
+            ["xfs (defaults): nothing judged: your checker could not judge any of the 4 states"]
+        );
+        let refused = CrashCheck { refused: Some("no atomic writes".into()), ..program(0, 0, 0, 0) };
+        let mut refused_workload = refused.clone();
+        refused_workload.command = None;
+        assert_eq!(
+            verdicts(&[refused_workload]),
+            ["xfs (defaults): no broken promise found in 0 states of 0 workloads"]
+        );
+        assert_eq!(workload(&program(1, 0, 0, 0)), "python3 sqlite-commit.py delete full", "paths by their last part");
+    }
 }
