@@ -87,7 +87,7 @@ pub(super) struct Checked {
 /// filesystem.
 pub(super) fn check_all(
     configs: &[(&'static CrashFs, String)],
-    workloads: &[Subject],
+    subjects: &[Subject],
     budget: &Budget,
 ) -> Result<Checked, UsageError> {
     interrupt::install()
@@ -98,7 +98,7 @@ pub(super) fn check_all(
     objects.make_dir(&names.mount_point("crash-state")).map_err(UsageError)?;
     objects.push(Object::Image(names.image("crash-state", 0)));
 
-    let total = configs.len() * workloads.len();
+    let total = configs.len() * subjects.len();
     let started = Instant::now();
     let mut checked = Checked { entries: Vec::new(), complete: true, failed: false };
     let stop = || interrupt::received().map(|signal| format!("interrupted by {}", interrupt::name(signal)));
@@ -110,19 +110,19 @@ pub(super) fn check_all(
         plural(total, "recording"),
         plural(configs.len(), "filesystem configuration"),
         plural(
-            workloads.len(),
-            if matches!(workloads.first(), Some(Subject::Program(_))) { "program" } else { "workload" }
+            subjects.len(),
+            if matches!(subjects.first(), Some(Subject::Program(_))) { "program" } else { "workload" }
         ),
         plural(budget.states, "state")
     );
     'all: for (fs, options) in configs {
-        for workload in workloads {
+        for subject in subjects {
             if stop().is_some() {
                 checked.complete = false;
                 break 'all;
             }
             let shown = if options.is_empty() { "defaults" } else { options };
-            match check(fs, options, workload, budget, names, &stop) {
+            match check(fs, options, subject, budget, names, &stop) {
                 Ok(entry) => {
                     let done = checked.entries.len() + 1;
                     let per = started.elapsed().as_secs_f64() / done as f64;
@@ -134,19 +134,19 @@ pub(super) fn check_all(
                     eprintln!(
                         "[{done}/{total}] {} ({shown}) {}: {what}{}",
                         fs.name,
-                        workload.shown(),
+                        subject.shown(),
                         left(eta, done, total)
                     );
                     checked.entries.push(entry);
                 }
                 Err(error) => {
-                    eprintln!("writebench: crash check of {} ({shown}) {}: {error}", fs.name, workload.shown());
+                    eprintln!("writebench: crash check of {} ({shown}) {}: {error}", fs.name, subject.shown());
                     if stop().is_some() {
                         checked.complete = false;
                         break 'all;
                     }
                     checked.failed = true;
-                    if matches!(workload, Subject::Program(_)) {
+                    if matches!(subject, Subject::Program(_)) {
                         break 'all;
                     }
                 }

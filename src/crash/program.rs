@@ -26,13 +26,12 @@ pub struct Program {
 }
 
 /// How the program's recording ended, for the report.
-#[derive(Debug, Clone, PartialEq)]
+#[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Ended {
     /// "exit status 0".
     pub status: String,
     /// Its standard error (the last 16 KiB).
     pub stderr: String,
-    pub seconds: f64,
 }
 
 /// What one state's checker said.
@@ -88,7 +87,7 @@ impl Program {
                 first_error()
             ));
         }
-        let ended = Ended { status: sandbox::status_words(&status), stderr: ran.stderr, seconds: ran.seconds };
+        let ended = Ended { status: sandbox::status_words(&status), stderr: ran.stderr };
         Ok((ran.lines, ended))
     }
 

@@ -51,7 +51,6 @@ pub struct Ran<T> {
     pub lines: Vec<T>,
     /// Its standard error (the last 16 KiB).
     pub stderr: String,
-    pub seconds: f64,
 }
 
 /// How much of standard error is kept.
@@ -117,7 +116,7 @@ pub fn run<T: Send>(spec: &Spec, on_line: &(dyn Fn(String) -> T + Sync)) -> Resu
         drop(held);
         let lines = output.join().unwrap_or_default();
         let stderr = errors.join().unwrap_or_default();
-        Ok(Ran { end, lines, stderr, seconds: started.elapsed().as_secs_f64() })
+        Ok(Ran { end, lines, stderr })
     })
 }
 
@@ -244,15 +243,8 @@ fn send_namespace(socket: libc::c_int) -> io::Result<()> {
         if fd < 0 {
             return Err(io::Error::last_os_error());
         }
-        let mut byte = [0u8; 1];
-        let mut iov = libc::iovec { iov_base: byte.as_mut_ptr().cast(), iov_len: 1 };
-        // u64s: a control message must be aligned as its header.
-        let mut space = [0u64; 8];
-        let mut message: libc::msghdr = std::mem::zeroed();
-        message.msg_iov = &mut iov;
-        message.msg_iovlen = 1;
-        message.msg_control = space.as_mut_ptr().cast();
-        message.msg_controllen = libc::CMSG_SPACE(size_of::<libc::c_int>() as u32) as _;
+        let (mut byte, mut iov, mut space) = ([0u8; 1], empty_iovec(), [0u64; 8]);
+        let message = fd_message(&mut byte, &mut iov, &mut space);
         let header = libc::CMSG_FIRSTHDR(&message);
         (*header).cmsg_level = libc::SOL_SOCKET;
         (*header).cmsg_type = libc::SCM_RIGHTS;
@@ -271,14 +263,8 @@ fn send_namespace(socket: libc::c_int) -> io::Result<()> {
 fn receive_namespace(socket: &OwnedFd) -> Option<File> {
     // SAFETY: recvmsg into buffers of this stack; a descriptor received is owned at once.
     unsafe {
-        let mut byte = [0u8; 1];
-        let mut iov = libc::iovec { iov_base: byte.as_mut_ptr().cast(), iov_len: 1 };
-        let mut space = [0u64; 8];
-        let mut message: libc::msghdr = std::mem::zeroed();
-        message.msg_iov = &mut iov;
-        message.msg_iovlen = 1;
-        message.msg_control = space.as_mut_ptr().cast();
-        message.msg_controllen = size_of_val(&space) as _;
+        let (mut byte, mut iov, mut space) = ([0u8; 1], empty_iovec(), [0u64; 8]);
+        let mut message = fd_message(&mut byte, &mut iov, &mut space);
         if libc::recvmsg(socket.as_raw_fd(), &mut message, libc::MSG_DONTWAIT | libc::MSG_CMSG_CLOEXEC) < 1 {
             return None;
         }
@@ -289,6 +275,25 @@ fn receive_namespace(socket: &OwnedFd) -> Option<File> {
         let fd = std::ptr::read_unaligned(libc::CMSG_DATA(header).cast::<libc::c_int>());
         Some(File::from_raw_fd(fd))
     }
+}
+
+fn empty_iovec() -> libc::iovec {
+    libc::iovec { iov_base: std::ptr::null_mut(), iov_len: 0 }
+}
+
+/// The message that carries one descriptor, sent and received alike: one byte of data
+/// (`byte`, through `iov`) and room for one `SCM_RIGHTS` record in `space` (u64s: a
+/// control message is aligned as its header). Every buffer is the caller's, on its stack:
+/// the child builds it between fork and exec, where nothing may be allocated.
+fn fd_message(byte: &mut [u8; 1], iov: &mut libc::iovec, space: &mut [u64; 8]) -> libc::msghdr {
+    *iov = libc::iovec { iov_base: byte.as_mut_ptr().cast(), iov_len: 1 };
+    // SAFETY: msghdr is plain data, all zeros its empty value; CMSG_SPACE is arithmetic.
+    let mut message: libc::msghdr = unsafe { std::mem::zeroed() };
+    message.msg_iov = iov;
+    message.msg_iovlen = 1;
+    message.msg_control = space.as_mut_ptr().cast();
+    message.msg_controllen = unsafe { libc::CMSG_SPACE(size_of::<libc::c_int>() as u32) } as _;
+    message
 }
 
 fn socket_pair() -> io::Result<(OwnedFd, OwnedFd)> {

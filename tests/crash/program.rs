@@ -67,6 +67,27 @@ fn note(dir: &Path, name: &str) -> String {
     dir.join(name).display().to_string()
 }
 
+/// A `sleep` command no other test runs (its argument names this test process and
+/// `base`), so that [`still_running`] finds this one only.
+fn unique_sleep(base: u32) -> String {
+    let pid = std::process::id();
+    format!("sleep {}.{pid}", base + pid % 1000)
+}
+
+fn still_running(command: &str) -> bool {
+    let found = std::process::Command::new("pgrep").args(["-f", command]).output().expect("pgrep (procps)");
+    !found.stdout.is_empty()
+}
+
+/// Waits (up to 30 s) until the program has made `started`.
+fn wait_until_started(started: &Path) {
+    let deadline = std::time::Instant::now() + std::time::Duration::from_secs(30);
+    while !started.exists() {
+        assert!(std::time::Instant::now() < deadline, "the program never started");
+        std::thread::sleep(std::time::Duration::from_millis(10));
+    }
+}
+
 /// A program that makes a file durable (fsync of the file and of the directory) and
 /// then says so, three times; a checker that notes its environment and what it sees,
 /// then checks the promised files. On ext4's defaults nothing is broken; every line sits
@@ -190,16 +211,15 @@ fn time_limits_a_missing_command_and_a_background_writer_leave_nothing_behind() 
     assert_eq!(leftovers_of(missing.pid), Vec::<String>::new());
 
     // A writer left running in the background holds the filesystem; the check ends it.
-    let mark = format!("{}.{}", 300 + std::process::id() % 1000, std::process::id());
-    let run = format!("setsid sleep {mark} & echo started");
+    let sleep = unique_sleep(300);
+    let run = format!("setsid {sleep} & echo started");
     let checked = crash_run(&run, "sleep 30", &["--fs", "ext4", "--states", "2", "--check-timeout", "300ms"]);
     assert_eq!(checked.code, Some(1), "no state judged: {}", checked.stderr);
     let entry = checked.entry("ext4");
     assert!(count(entry, "states") >= 1 && count(entry, "checker_failed") == count(entry, "states"), "{entry}");
     assert!(entry["checker_failure"].as_str().unwrap().contains("did not finish within 0.3 s"), "{entry}");
     assert_eq!(leftovers_of(checked.pid), Vec::<String>::new());
-    let left = std::process::Command::new("pgrep").args(["-f", &format!("sleep {mark}")]).output().unwrap();
-    assert!(left.stdout.is_empty(), "the background writer was ended");
+    assert!(!still_running(&sleep), "the background writer was ended");
 }
 
 #[test]
@@ -280,8 +300,8 @@ fn sqlite_loses_rows_without_syncs_and_keeps_them_with_full_wal_and_extra_rollba
 fn after_sigkill_clean_ends_the_program_and_removes_the_rest() {
     let out = tempfile::tempdir().unwrap();
     let started = out.path().join("started");
-    let mark = format!("{}.{}", 600 + std::process::id() % 1000, std::process::id());
-    let run = format!("echo begun > data; sync data; touch {}; sleep {mark}", started.display());
+    let sleep = unique_sleep(600);
+    let run = format!("echo begun > data; sync data; touch {}; {sleep}", started.display());
     // The turn first: the program must still be running when it is killed.
     let _turn = super::LAB_NAMES.lock().unwrap_or_else(|p| p.into_inner());
     let mut child = crash_command(&["--run", &run, "--check", "true", "--fs", "ext4", "--timeout", "5m"])
@@ -290,11 +310,7 @@ fn after_sigkill_clean_ends_the_program_and_removes_the_rest() {
         .spawn()
         .unwrap();
     let pid = child.id();
-    let deadline = std::time::Instant::now() + std::time::Duration::from_secs(30);
-    while !started.exists() {
-        assert!(std::time::Instant::now() < deadline, "the program never started");
-        std::thread::sleep(std::time::Duration::from_millis(10));
-    }
+    wait_until_started(&started);
     child.kill().unwrap();
     child.wait().unwrap();
     let clean =
@@ -303,8 +319,7 @@ fn after_sigkill_clean_ends_the_program_and_removes_the_rest() {
     assert!(clean.status.success(), "{said}{}", String::from_utf8_lossy(&clean.stderr));
     assert!(said.contains("(sleep) using /dev/shm/writebench-lab-"), "{said}");
     assert_eq!(leftovers_of(pid), Vec::<String>::new(), "{said}{}", String::from_utf8_lossy(&clean.stderr));
-    let left = std::process::Command::new("pgrep").args(["-f", &format!("sleep {mark}")]).output().unwrap();
-    assert!(left.stdout.is_empty(), "the program was ended");
+    assert!(!still_running(&sleep), "the program was ended");
 }
 
 /// SIGINT while the program runs: it is ended with whatever it started, everything is
@@ -313,19 +328,15 @@ fn after_sigkill_clean_ends_the_program_and_removes_the_rest() {
 fn sigint_while_the_program_runs_ends_it_and_tears_everything_down() {
     let out = tempfile::tempdir().unwrap();
     let started = out.path().join("started");
-    let mark = format!("{}.{}", 900 + std::process::id() % 1000, std::process::id());
-    let run = format!("(sleep {mark}) & touch {}; wait", started.display());
+    let sleep = unique_sleep(900);
+    let run = format!("({sleep}) & touch {}; wait", started.display());
     let child = crash_command(&["--run", &run, "--check", "true", "--fs", "ext4", "--timeout", "5m"])
         .stdout(Stdio::piped())
         .stderr(Stdio::piped())
         .spawn()
         .unwrap();
     let pid = child.id();
-    let deadline = std::time::Instant::now() + std::time::Duration::from_secs(30);
-    while !started.exists() {
-        assert!(std::time::Instant::now() < deadline, "the program never started");
-        std::thread::sleep(std::time::Duration::from_millis(10));
-    }
+    wait_until_started(&started);
     // SAFETY: kill of our own child.
     unsafe { libc::kill(pid as i32, libc::SIGINT) };
     let output = child.wait_with_output().unwrap();
@@ -333,6 +344,5 @@ fn sigint_while_the_program_runs_ends_it_and_tears_everything_down() {
     assert_eq!(output.status.code(), Some(130), "{stderr}");
     assert!(stderr.contains("interrupted by SIGINT"), "{stderr}");
     assert_eq!(leftovers_of(pid), Vec::<String>::new());
-    let left = std::process::Command::new("pgrep").args(["-f", &format!("sleep {mark}")]).output().unwrap();
-    assert!(left.stdout.is_empty(), "what the program started was ended");
+    assert!(!still_running(&sleep), "what the program started was ended");
 }
