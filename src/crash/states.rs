@@ -11,6 +11,8 @@
 //! all of the last epoch's, the writes received before each line a user's program said
 //! (the power lost right after it), each prefix, then seeded random subsets.
 
+use std::collections::HashSet;
+
 use rand_xoshiro::Xoshiro256PlusPlus;
 use rand_xoshiro::rand_core::{Rng, SeedableRng};
 
@@ -19,7 +21,7 @@ use super::promise::thousands;
 use super::recorder::Entry;
 
 /// One simulated power loss.
-#[derive(Debug, Clone, PartialEq, Eq)]
+#[derive(Debug, Clone, PartialEq, Eq, Hash)]
 pub struct CrashState {
     /// The epoch: flushes received before the power went.
     pub epoch: usize,
@@ -84,16 +86,20 @@ pub fn choose(entries: &[Entry], said: &[usize], budget: usize, seed: u64) -> Ve
     if epochs[last].1 > epochs[last].0 {
         tiers[1].push(state(last, writes(last)));
     }
+    // A state already chosen, or twice in a tier (two lines said at one position, a
+    // prefix that is also the state after a line), is taken once: by hash, as a long
+    // epoch has thousands of prefixes.
     let mut chosen: Vec<CrashState> = Vec::new();
+    let mut taken: HashSet<CrashState> = HashSet::new();
     for tier in tiers {
-        let mut fresh: Vec<CrashState> = Vec::new();
-        for state in tier {
-            if !chosen.contains(&state) && !fresh.contains(&state) {
-                fresh.push(state);
-            }
-        }
+        let mut in_tier: HashSet<CrashState> = HashSet::new();
+        let fresh: Vec<CrashState> =
+            tier.into_iter().filter(|state| !taken.contains(state) && in_tier.insert(state.clone())).collect();
         let room = budget.saturating_sub(chosen.len());
-        chosen.extend(spread(fresh, room));
+        for state in spread(fresh, room) {
+            taken.insert(state.clone());
+            chosen.push(state);
+        }
     }
     chosen
 }
