@@ -1,10 +1,10 @@
-//! The runners of C, Python, Go and Zig (docs/runtimes.md), driven by the real binary:
+//! The runners of C, Python, Go, Zig, Java and Node.js (docs/runtimes.md), driven by the real binary:
 //! one set of protocol tests run against every runner. Each writes every method at one
 //! and at three threads, and writebench reads back every byte; a runner's error is the
 //! case's error with the OS text; a missing toolchain makes its cases unsupported
 //! without failing the run; latency gives percentiles for every runtime.
 //!
-//! These need cc, python3, go and zig (or the ziglang package): CI installs them
+//! These need cc, python3, go, zig (or the ziglang package), javac and java, and node: CI installs them
 //! (.ci/run), and a missing one fails here with the reason rather than skipping.
 
 mod common;
@@ -14,12 +14,33 @@ use std::process::Command;
 use common::{LoopFs, Tmpfs, read_json, stderr_of, writebench};
 
 /// Every runner and its methods (docs/runtimes.md).
-const RUNNERS: [(&str, &str); 4] = [
+const RUNNERS: [(&str, &str); 6] = [
     ("c", "write,pwrite,writev,pwritev,fwrite,mmap"),
     ("python", "write,pwrite,writev,pwritev,fileio,buffered,mmap"),
     ("go", "write,pwrite,bufio,io_uring"),
     ("zig", "write,pwrite,io_uring"),
+    ("java", "stream,buffered,channel,channel-direct,pwrite,mmap,async"),
+    ("node", "writeSync,promises,stream,write-callback"),
 ];
+
+/// The runners that place their writers (`cpus`): Java and Node.js have no
+/// sched_setaffinity.
+const PLACING: [&str; 4] = ["c", "python", "go", "zig"];
+
+/// Each runtime's plainest method, at the file position.
+fn plainest(runtime: &str) -> &'static str {
+    match runtime {
+        "java" => "stream",
+        "node" => "writeSync",
+        _ => "write",
+    }
+}
+
+/// The methods whose runner has requests in flight or a stream that ends in its own
+/// time, and so no every:N (the catalogue's `every: false`).
+fn without_every(runtime: &str, method: &str) -> bool {
+    matches!((runtime, method), (_, "io_uring") | ("java", "async") | ("node", "write-callback" | "stream"))
+}
 
 /// Runs `writebench run DIR ARGS --export-json` and returns its cases.
 fn run(dir: &std::path::Path, args: &[&str]) -> (std::process::Output, Vec<serde_json::Value>) {
@@ -81,10 +102,10 @@ fn every_runner_writes_every_byte_of_every_method_at_one_and_three_threads() {
                     // Stores into a map are no write(2): open flags do not apply; the
                     // runners' io_uring refuses every:N (native links fsyncs, they do not).
                     let refused = (method == "mmap" && case["durability"] == "odsync")
-                        || (method == "io_uring" && case["durability"] == "every:7");
+                        || (without_every(runtime, method) && case["durability"] == "every:7");
                     if refused {
                         assert_eq!(case["status"], "unsupported", "{}", case["id"]);
-                        if method == "io_uring" {
+                        if method != "mmap" {
                             let error = case["error"].as_str().unwrap_or_default();
                             assert!(error.contains("not implemented in this runtime's runner"), "{error}");
                         }
@@ -115,7 +136,7 @@ fn every_runners_writers_start_where_native_writers_would() {
     assert!(cpus >= 2, "this test needs two CPUs to place two writers (CI has them); here {cpus}");
     let tmp = Tmpfs::mount("64M");
     let dir = tmp.path();
-    for (runtime, _) in RUNNERS {
+    for runtime in PLACING {
         let (calls, output) = common::strace(
             "sched_setaffinity",
             &[
@@ -191,10 +212,15 @@ fn runners_write_with_o_direct_on_ext4() {
                 "--verify",
             ],
         );
-        assert!(output.status.success(), "{runtime}: {}", stderr_of(&output));
+        // Every Node.js case is refused: nothing measured is exit status 1.
+        let expected = if runtime == "node" { 1 } else { 0 };
+        assert_eq!(output.status.code(), Some(expected), "{runtime}: {}", stderr_of(&output));
         for case in &cases {
-            let buffered = ["fwrite", "buffered", "bufio", "mmap"].contains(&case["method"].as_str().unwrap());
-            if buffered {
+            let method = case["method"].as_str().unwrap();
+            // Java's streams have no O_DIRECT, nor does its asynchronous channel (it
+            // copies into unaligned buffers); Node.js cannot align a Buffer.
+            let no_direct = runtime == "node" || (runtime == "java" && ["stream", "async"].contains(&method));
+            if no_direct || ["fwrite", "buffered", "bufio", "mmap"].contains(&method) {
                 // mmap: stores into a map are no write(2), so O_DIRECT does not apply.
                 // The language's own buffer cannot be aligned for O_DIRECT: refused up front.
                 assert_eq!(case["status"], "unsupported", "{}", case["id"]);
@@ -217,7 +243,7 @@ fn a_runners_error_is_the_cases_error_with_the_os_text() {
                 "--runtimes",
                 runtime,
                 "--methods",
-                "write",
+                plainest(runtime),
                 "--threads",
                 "1",
                 "--states",
@@ -253,7 +279,8 @@ fn without_a_toolchain_its_cases_are_unsupported_and_the_run_goes_on() {
     let cache = tempfile::tempdir().unwrap();
     let json = cache.path().join("r.json");
     let output = Command::new(env!("CARGO_BIN_EXE_writebench"))
-        .args(["run", tmp.path().to_str().unwrap(), "--runtimes", "native,c,python,go,zig", "--methods", "write"])
+        .args(["run", tmp.path().to_str().unwrap(), "--runtimes", "native,c,python,go,zig,java,node"])
+        .args(["--methods", "write,stream,writeSync"])
         .args(["--chunks", "64KiB", "--size", "1MiB", "--states", "empty", "--durability", "none", "--threads", "1"])
         .args(["--repeat", "2", "--warmup", "0", "--quiet", "--export-json", json.to_str().unwrap()])
         // No toolchain on PATH, and a cache with no runner built.
@@ -264,7 +291,9 @@ fn without_a_toolchain_its_cases_are_unsupported_and_the_run_goes_on() {
     assert_eq!(output.status.code(), Some(0), "{}", stderr_of(&output));
     let result = read_json(&json);
     let cases = result["cases"].as_array().unwrap();
-    assert_eq!(cases.len(), 5, "one case per runtime");
+    // write for native, C, Python, Go and Zig; stream for Java (and for Node.js, which
+    // has writeSync too).
+    assert_eq!(cases.len(), 8, "{:?}", cases.iter().map(|c| &c["id"]).collect::<Vec<_>>());
     let by = |runtime: &str| cases.iter().find(|c| c["runtime"] == runtime).unwrap();
     assert_eq!(by("native")["status"], "ok");
     assert_eq!(by("go")["status"], "unsupported");
@@ -272,11 +301,13 @@ fn without_a_toolchain_its_cases_are_unsupported_and_the_run_goes_on() {
     assert_eq!(by("c")["error"], "cc: not found");
     assert_eq!(by("python")["error"], "python3: not found");
     assert!(by("zig")["error"].as_str().unwrap().starts_with("zig: not found"), "{}", by("zig")["error"]);
+    assert_eq!(by("java")["error"], "javac: not found");
+    assert_eq!(by("node")["error"], "node: not found");
     assert_eq!(result["options"]["runtime_toolchains"]["go"]["unsupported"], "go: not found");
 }
 
 #[test]
-fn latency_gives_percentiles_for_every_runtime_and_each_python_file_object() {
+fn latency_gives_percentiles_for_every_runtime_and_each_file_object() {
     let tmp = Tmpfs::mount("64M");
     let out = tempfile::tempdir().unwrap();
     let json = out.path().join("l.json");
@@ -284,7 +315,7 @@ fn latency_gives_percentiles_for_every_runtime_and_each_python_file_object() {
         "latency",
         tmp.path().to_str().unwrap(),
         "--runtimes",
-        "native,c,python,go,zig",
+        "native,c,python,go,zig,java,node",
         "--durability",
         "osync,every:3",
         "--count",
@@ -299,9 +330,10 @@ fn latency_gives_percentiles_for_every_runtime_and_each_python_file_object() {
     assert!(output.status.success(), "{}", stderr_of(&output));
     let result = read_json(&json);
     let cases = result["cases"].as_array().unwrap();
-    // Per mode: overwrite0 by each of 5 runtimes; append by native, c, zig (write),
-    // python (write, fileio, buffered) and go (write, bufio).
-    assert_eq!(cases.len(), 2 * (5 + 3 + 3 + 2), "{:?}", cases.iter().map(|c| &c["id"]).collect::<Vec<_>>());
+    // Per mode: overwrite0 by each of 7 runtimes; append by native, c, zig (write),
+    // python (write, fileio, buffered), go (write, bufio), java (stream, buffered,
+    // channel) and node (writeSync, promises).
+    assert_eq!(cases.len(), 2 * (7 + 3 + 3 + 2 + 3 + 2), "{:?}", cases.iter().map(|c| &c["id"]).collect::<Vec<_>>());
     for case in cases {
         assert_eq!(case["status"], "ok", "{}: {}", case["id"], case["error"]);
         let latency = &case["latency_ns"];
@@ -315,5 +347,100 @@ fn latency_gives_percentiles_for_every_runtime_and_each_python_file_object() {
     }
     let ids: Vec<&str> = cases.iter().map(|c| c["id"].as_str().unwrap()).collect();
     assert!(ids.contains(&"latency python buffered append 100B osync"), "{ids:?}");
+    assert!(ids.contains(&"latency java channel append 100B osync"), "{ids:?}");
+    assert!(ids.contains(&"latency node promises append 100B osync"), "{ids:?}");
+    assert!(ids.contains(&"latency node writeSync overwrite0 100B osync"), "{ids:?}");
     assert!(ids.contains(&"latency append 100B osync"), "native keeps its ids: {ids:?}");
+}
+
+/// Every runner syncs where its mode says, with the call the mode names, seen by strace
+/// on the timed file itself: one fsync or one fdatasync at the end, a fsync after every
+/// fourth of 16 calls, none with O_DSYNC or O_SYNC, whose opens carry the flag.
+#[test]
+fn every_runner_syncs_where_its_mode_says() {
+    let tmp = Tmpfs::mount("64M");
+    let modes = ["end", "end-fdatasync", "every:4", "odsync", "osync"];
+    for (runtime, methods) in RUNNERS {
+        let out = tempfile::tempdir().unwrap();
+        let json = out.path().join("r.json");
+        let (calls, output) = common::strace(
+            "openat,fsync,fdatasync",
+            &[
+                "run",
+                tmp.path().to_str().unwrap(),
+                "--runtimes",
+                runtime,
+                "--methods",
+                methods,
+                "--threads",
+                "1",
+                "--states",
+                "sparse",
+                "--chunks",
+                "4KiB",
+                "--qd",
+                "2",
+                "--iov",
+                "1",
+                "--size",
+                "64KiB",
+                "--durability",
+                &modes.join(","),
+                "--repeat",
+                "1",
+                "--warmup",
+                "0",
+                "--no-calibrate",
+                "--quiet",
+                "--export-json",
+                json.to_str().unwrap(),
+            ],
+        );
+        assert!(output.status.success(), "{runtime}: {}", stderr_of(&output));
+        let cases = read_json(&json)["cases"].as_array().unwrap().clone();
+        assert!(cases.len() >= methods.split(',').count() * 3, "{runtime}: {}", cases.len());
+        for (index, case) in cases.iter().enumerate() {
+            let (method, mode) = (case["method"].as_str().unwrap(), case["durability"].as_str().unwrap());
+            if (method == "mmap" && mode.starts_with('o')) || (without_every(runtime, method) && mode == "every:4") {
+                assert_eq!(case["status"], "unsupported", "{}", case["id"]);
+                continue;
+            }
+            assert_eq!(case["status"], "ok", "{}: {}", case["id"], case["error"]);
+            // The timed run's file, as strace -y prints a descriptor or an open's path,
+            // in the runner's calls: writebench's main thread (the first traced) syncs
+            // every file itself after the run, untimed, so that the next run starts clean.
+            let name = format!("case{index:04}-run0-f0.dat");
+            let writebench = calls[0].tid;
+            let of_file = |call: &str| {
+                calls
+                    .iter()
+                    .filter(|c| c.tid != writebench)
+                    .filter(|c| {
+                        c.line.starts_with(call)
+                            && (c.line.contains(&format!("/{name}>")) || c.line.contains(&format!("/{name}\"")))
+                    })
+                    .count()
+            };
+            let (fsyncs, fdatasyncs) = (of_file("fsync("), of_file("fdatasync("));
+            let expected = match mode {
+                "end" => (1, 0),
+                // A map's data sync is msync, which names no descriptor.
+                "end-fdatasync" if method == "mmap" => (0, 0),
+                "end-fdatasync" => (0, 1),
+                "every:4" => (4, 0),
+                _ => (0, 0),
+            };
+            assert_eq!((fsyncs, fdatasyncs), expected, "{}: (fsync, fdatasync) on {name}", case["id"]);
+            if let Some(flag) =
+                [("odsync", "O_DSYNC"), ("osync", "O_SYNC")].iter().find(|(m, _)| *m == mode).map(|(_, f)| *f)
+            {
+                let opens: Vec<&str> = calls
+                    .iter()
+                    .filter(|c| c.line.starts_with("openat(") && c.line.contains(&name))
+                    .map(|c| c.line.as_str())
+                    .collect();
+                assert!(opens.iter().any(|line| line.contains(flag)), "{}: opens of {name}: {opens:?}", case["id"]);
+            }
+        }
+    }
 }

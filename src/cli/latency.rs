@@ -65,9 +65,11 @@ pub struct LatencyArgs {
     #[arg(long, default_value_t = 100, value_name = "N")]
     pub warmup: u64,
 
-    /// Runtimes, comma-separated: native, c, python, go, zig. Each times its own calls:
-    /// pwrite at offset 0; write at the file position, and also Python's io.FileIO and
-    /// buffered open() (flushed each time), and Go's bufio (flushed) [default: native].
+    /// Runtimes, comma-separated: native, c, python, go, zig, java, node. Each times its
+    /// own calls: pwrite at offset 0 (node: writeSync at 0); write at the file position,
+    /// and also Python's io.FileIO and buffered open() (flushed each time), Go's bufio
+    /// (flushed), Java's stream, buffered (flushed) and channel, and Node's writeSync
+    /// and awaited FileHandle.write [default: native].
     #[arg(long, value_name = "LIST")]
     pub runtimes: Option<String>,
 

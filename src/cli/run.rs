@@ -64,9 +64,10 @@ pub struct RunArgs {
     #[arg(long, value_name = "LIST", help = methods_help())]
     pub methods: Option<String>,
 
-    /// Runtimes, comma-separated: native (writebench's own calls), c, python, go, zig.
-    /// Each method is also written by each named runtime that has it, side by side;
-    /// python's fileio and buffered and go's bufio join when --methods is not given.
+    /// Runtimes, comma-separated: native (writebench's own calls), c, python, go, zig,
+    /// java, node. Each method is also written by each named runtime that has it, side
+    /// by side; the methods a runtime alone has (python's fileio, go's bufio, java's
+    /// channel, node's writeSync...) join when --methods is not given.
     /// A runtime whose toolchain is missing gives unsupported cases [default: native].
     #[arg(long, value_name = "LIST")]
     pub runtimes: Option<String>,

@@ -12,7 +12,7 @@ use std::collections::BTreeMap;
 
 use super::figures::{Finding, Measured, Metric, Side, Test, holm_adjusted, test};
 use super::words::{factor, p_value};
-use crate::plan::catalog::NATIVE;
+use crate::plan::catalog::{self, NATIVE};
 use crate::plan::units::format_size;
 use crate::stats::significance::Verdict;
 
@@ -23,7 +23,18 @@ pub const SMALL_CALL: u64 = 4096;
 pub fn overheads(measured: &Measured) -> Vec<Finding> {
     let mut families: BTreeMap<String, Vec<Test>> = BTreeMap::new();
     for &case in measured.cases.iter().filter(|c| c.case.runtime != NATIVE) {
-        let Some(native) = measured.twin(case, |d| d.runtime = NATIVE.into()) else { continue };
+        // Against native's method of the same system calls: the twin of the same name,
+        // or `write` for Java's `channel`, `pwrite` for Node's `write-callback`, with
+        // no requests in flight where native's has none.
+        let Some(counterpart) = catalog::counterpart(&case.case.runtime, &case.case.method) else { continue };
+        let native = measured.twin(case, |d| {
+            d.runtime = NATIVE.into();
+            d.method = counterpart.name.into();
+            if !counterpart.queued {
+                d.queue_depth = None;
+            }
+        });
+        let Some(native) = native else { continue };
         let tested = test(Side::new(native, Metric::Buffered), Side::new(case, Metric::Buffered));
         families.entry(case.case.runtime.clone()).or_default().extend(tested);
     }
@@ -56,15 +67,24 @@ fn sentence(test: &Test, family: usize, margin: f64) -> String {
         dims.push("a file each".to_string());
     }
     dims.push(case.durability.name());
+    if let Some(depth) = case.queue_depth {
+        dims.insert(1, format!("qd{depth}"));
+    }
     let who = format!("{} {}, {} calls ({})", case.runtime, case.method, format_size(call), dims.join(", "));
+    // "native" where the runner's method is native's twin, else the native method it
+    // is measured against: "over native write".
+    let native = match &test.from.case.case.method {
+        method if *method == case.method => "native".to_string(),
+        method => format!("native {method}"),
+    };
     // factor = native's mean time / the runner's: below 1 where the runner is slower.
     let f = test.factor;
     let corrected =
         if family > 1 { format!(", {family} comparisons with native taken together") } else { String::new() };
     let tie = match test.verdict(margin) {
         Verdict::Faster | Verdict::Slower => String::new(),
-        Verdict::Tied => format!(": within {:.0} % of native{corrected}", margin * 100.0),
-        Verdict::Undecided => format!(": undecided against native{corrected}; more runs would tell"),
+        Verdict::Tied => format!(": within {:.0} % of {native}{corrected}", margin * 100.0),
+        Verdict::Undecided => format!(": undecided against {native}{corrected}; more runs would tell"),
     };
     if call <= SMALL_CALL {
         let calls_per_writer = case.bytes.div_ceil(call) as f64 / f64::from(case.threads.max(1));
@@ -73,7 +93,7 @@ fn sentence(test: &Test, family: usize, margin: f64) -> String {
         let extra = runner_ns - native_ns;
         let sign = if extra >= 0.0 { "+" } else { "−" };
         format!(
-            "{who}: {sign}{} ns per call over native ({} against {} ns per call; {} the time, {}–{}, {}){tie}",
+            "{who}: {sign}{} ns per call over {native} ({} against {} ns per call; {} the time, {}–{}, {}){tie}",
             round_ns(extra.abs()),
             round_ns(runner_ns),
             round_ns(native_ns),
@@ -84,7 +104,7 @@ fn sentence(test: &Test, family: usize, margin: f64) -> String {
         )
     } else {
         format!(
-            "{who}: {} native's throughput ({}–{}, {}){tie}",
+            "{who}: {} {native}'s throughput ({}–{}, {}){tie}",
             factor(f.factor),
             factor(f.low).trim_end_matches('x'),
             factor(f.high),
@@ -170,6 +190,32 @@ mod tests {
     fn a_runner_without_a_native_twin_says_nothing() {
         let result = Build::new().add(runner("write empty 4KiB t1 end", "go"), &around(1.0)).done();
         assert!(overheads(&Measured::of(&result)).is_empty());
+    }
+
+    #[test]
+    fn a_method_without_a_twin_is_measured_against_the_native_call_it_makes() {
+        // Java's channel makes write(2) calls; Node's write-callback pwrite(2) calls,
+        // several in flight, against native pwrite's one at a time.
+        let result = Build::new()
+            .add(case("write empty 4KiB t1 end"), &around(0.5))
+            .add(runner("channel empty 4KiB t1 end", "java"), &around(1.0))
+            .add(case("pwrite empty 1MiB t1 end"), &around(0.4))
+            .add(runner("write-callback empty 1MiB qd4 t1 end", "node"), &around(0.8))
+            .done();
+        let findings = overheads(&Measured::of(&result));
+        let texts: Vec<&str> = findings.iter().map(|f| f.observation.text.as_str()).collect();
+        assert_eq!(texts.len(), 2, "{texts:?}");
+        assert!(
+            texts.iter().any(|t| t.starts_with("java channel, 4 KiB calls (empty, t1, end): +")
+                && t.contains("ns per call over native write (")),
+            "{texts:?}"
+        );
+        assert!(
+            texts.iter().any(|t| t.starts_with(
+                "node write-callback, 1 MiB calls (empty, qd4, t1, end): 0.50x native pwrite's throughput"
+            )),
+            "{texts:?}"
+        );
     }
 
     #[test]

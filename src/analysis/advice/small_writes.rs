@@ -8,6 +8,7 @@ use std::collections::BTreeMap;
 
 use super::figures::{Finding, Metric, Side};
 use super::words::{micros, per_second};
+use crate::plan::catalog::NATIVE;
 use crate::plan::latency::{Pattern, is_latency_case, is_not_durable_save, pattern_of};
 use crate::plan::units::format_size;
 use crate::result::{CaseResult, Figure, ResultFile, Status};
@@ -40,12 +41,18 @@ pub fn pattern(case: &CaseResult) -> String {
 }
 
 /// What tells the cases of one line apart: a write's durability mode, a save's
-/// pattern, said not durable when it is not.
-fn variant(case: &CaseResult) -> String {
+/// pattern, said not durable when it is not; with the runtime and its call where the
+/// line has other runtimes' cases (`--runtimes`): "native osync", "java channel osync".
+fn variant(case: &CaseResult, runtimes: bool) -> String {
+    let who = match (runtimes, case.case.runtime.as_str()) {
+        (false, _) => String::new(),
+        (true, NATIVE) => "native ".to_string(),
+        (true, runtime) => format!("{runtime} {} ", case.case.method),
+    };
     match pattern_of(&case.case).filter(|p| p.is_save()) {
-        Some(save) if is_not_durable_save(&case.case) => format!("{} (not durable)", save.name()),
-        Some(save) => save.name().to_string(),
-        None => case.case.durability.to_string(),
+        Some(save) if is_not_durable_save(&case.case) => format!("{who}{} (not durable)", save.name()),
+        Some(save) => format!("{who}{}", save.name()),
+        None => format!("{who}{}", case.case.durability),
     }
 }
 
@@ -73,9 +80,10 @@ pub fn per_pattern(result: &ResultFile) -> Vec<Finding> {
     for (pattern, group) in groups {
         let mut parts = Vec::new();
         let mut figures = Vec::new();
+        let runtimes = group.iter().any(|case| case.case.runtime != NATIVE);
         for case in &group {
             let (ops, p99) = (case.ops_per_second.unwrap_or(0.0), p99_ns(case).unwrap_or(0.0));
-            parts.push(format!("{} {} ({})", variant(case), per_second(ops), micros(p99)));
+            parts.push(format!("{} {} ({})", variant(case, runtimes), per_second(ops), micros(p99)));
             figures.extend(Side::new(case, Metric::Operations).figure());
             figures.push(figure(case, "p99_ns", p99));
         }
@@ -112,6 +120,23 @@ mod tests {
         );
         assert_eq!(findings[0].observation.figures.len(), 4);
         assert!(findings[0].observation.comparison.is_none(), "side by side: nothing is claimed");
+    }
+
+    #[test]
+    fn with_other_runtimes_each_mode_names_its_runtime_and_call() {
+        let mut java = latency_case("append", "osync");
+        java.runtime = "java".into();
+        java.method = "channel".into();
+        java.id = "latency java channel append 8B osync".into();
+        let result = Build::new()
+            .latency(latency_case("append", "osync"), 1_600_000.0, 3_800)
+            .latency(java, 57_000.0, 55_000)
+            .done();
+        let findings = per_pattern(&result);
+        assert_eq!(
+            findings[0].observation.text,
+            "write of 8 B appended, writes/s (p99): native osync 1.60 M (3.80 µs), java channel osync 57.0 k (55.0 µs)"
+        );
     }
 
     #[test]

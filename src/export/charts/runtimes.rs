@@ -1,31 +1,64 @@
 //! Runtimes side by side: the same strategy written by the native core and by each
-//! child runtime (C, Python, Go, Zig). No chart when every case is native.
+//! child runtime (C, Python, Go, Zig, Java, Node.js), each method of a runtime against
+//! the native method that makes the same system calls (`catalog::counterpart`: Java's
+//! `channel` beside native `write`). No chart when every case is native.
 
 use super::bars::{BarChart, Group};
 use super::{Chart, ERROR_BARS, Estimate, Naming, throughput_cases};
 use crate::plan::Case;
+use crate::plan::catalog::{self, NATIVE};
 use crate::result::{CaseResult, ResultFile};
 use crate::stats::Summary;
 
-/// Everything that makes a strategy but its runtime.
-fn strategy(case: &Case) -> (&str, crate::plan::FileState, u64, u32, Option<u32>, u32, u32, String, u64) {
-    let Case { method, state, chunk_bytes, iov, queue_depth, threads, files, durability, bytes, .. } = case;
-    (method, *state, *chunk_bytes, *iov, *queue_depth, *threads, *files, durability.name(), *bytes)
+/// The case as native would write it: its counterpart method, and no requests in
+/// flight where that method has none. Everything but the runtime makes a strategy.
+fn as_native(case: &Case) -> Case {
+    let mut native = case.clone();
+    native.runtime = NATIVE.to_string();
+    if let Some(counterpart) = catalog::counterpart(&case.runtime, &case.method) {
+        native.method = counterpart.name.to_string();
+        if !counterpart.queued {
+            native.queue_depth = None;
+        }
+    }
+    native
+}
+
+/// The strategy a case is a bar of.
+fn strategy(case: &Case) -> (String, crate::plan::FileState, u64, u32, Option<u32>, u32, u32, String, u64) {
+    let Case { method, state, chunk_bytes, iov, queue_depth, threads, files, durability, bytes, .. } = as_native(case);
+    (method, state, chunk_bytes, iov, queue_depth, threads, files, durability.name(), bytes)
+}
+
+/// A bar's series: the runtime, with its method where that is no twin of native's
+/// ("java channel", "node write-callback qd4").
+fn series(case: &Case) -> String {
+    let native = as_native(case);
+    if native.method == case.method {
+        return case.runtime.clone();
+    }
+    let depth = if native.queue_depth != case.queue_depth {
+        case.queue_depth.map(|depth| format!(" qd{depth}")).unwrap_or_default()
+    } else {
+        String::new()
+    };
+    format!("{} {}{depth}", case.runtime, case.method)
 }
 
 pub fn chart(result: &ResultFile) -> Option<Chart> {
     let cases: Vec<(&CaseResult, Summary)> = throughput_cases(result).collect();
-    let mut runtimes: Vec<&str> = Vec::new();
+    let mut keys: Vec<String> = Vec::new();
     for (case, _) in &cases {
-        if !runtimes.contains(&case.case.runtime.as_str()) {
-            runtimes.push(&case.case.runtime);
+        let key = series(&case.case);
+        if !keys.contains(&key) {
+            keys.push(key);
         }
     }
-    if runtimes.len() < 2 {
+    if keys.len() < 2 {
         return None;
     }
     // Native first: the others are read against it.
-    runtimes.sort_by_key(|runtime| (*runtime != crate::plan::catalog::NATIVE, *runtime));
+    keys.sort_by(|a, b| (a != NATIVE, a).cmp(&(b != NATIVE, b)));
     let mut rows: Vec<&Case> = Vec::new();
     for (case, _) in &cases {
         let runs_in = cases.iter().filter(|(other, _)| strategy(&other.case) == strategy(&case.case)).count();
@@ -39,34 +72,32 @@ pub fn chart(result: &ResultFile) -> Option<Chart> {
     let naming = Naming { state: true, chunk: true, threads: true, durability: true };
     let groups = rows
         .iter()
-        .map(|row| {
-            let mut native = (*row).clone();
-            native.runtime = crate::plan::catalog::NATIVE.to_string();
-            Group {
-                label: naming.name(&native),
-                bars: runtimes
-                    .iter()
-                    .map(|runtime| {
-                        cases
-                            .iter()
-                            .find(|(c, _)| c.case.runtime == *runtime && strategy(&c.case) == strategy(row))
-                            .map(|(_, stats)| Estimate::gbps(stats))
-                    })
-                    .collect(),
-            }
+        .map(|row| Group {
+            label: naming.name(&as_native(row)),
+            bars: keys
+                .iter()
+                .map(|key| {
+                    cases
+                        .iter()
+                        .find(|(c, _)| series(&c.case) == *key && strategy(&c.case) == strategy(row))
+                        .map(|(_, stats)| Estimate::gbps(stats))
+                })
+                .collect(),
         })
         .collect();
     let chart = BarChart {
         value_desc: "buffered throughput (GB/s)".into(),
         row_desc: "strategy".into(),
-        keys: runtimes.iter().map(|runtime| runtime.to_string()).collect(),
+        keys,
         groups,
         log: false,
     };
     let id = "chart-runtimes".to_string();
     let title = "Runtimes side by side".to_string();
     let caption = "Buffered throughput of the same strategy written by each runtime, mean with its 95 % \
-                   confidence interval; only strategies measured by more than one runtime."
+                   confidence interval; a runtime's method that is no native method's twin stands beside \
+                   the native call it makes (Java's channel beside write); only strategies measured by \
+                   more than one runtime."
         .to_string();
     let caption = format!("{caption} {ERROR_BARS}");
     let svg = chart.render(&id, &title).unwrap_or_else(|error| format!("<p>chart not drawn: {error}</p>"));
@@ -96,6 +127,20 @@ mod tests {
         let native = measured("write", FileState::Empty, 4096, "end", 1, Layout::OneFile, t);
         let chart = chart(&result(vec![python, c, native])).unwrap();
         assert_eq!(texts_in(&chart.svg, "wb-legend"), vec!["native", "c", "python"]);
+        assert_eq!(elements_in(&chart.svg, "wb-series"), 3);
+        assert!(texts_in(&chart.svg, "wb-axes").contains(&"write empty 4 KiB 1 thread sync end".to_string()));
+    }
+
+    #[test]
+    fn a_method_without_a_twin_stands_beside_the_native_call_it_makes() {
+        let t = &[1.0, 1.1];
+        let native = measured("write", FileState::Empty, 4096, "end", 1, Layout::OneFile, t);
+        let mut channel = measured("channel", FileState::Empty, 4096, "end", 1, Layout::OneFile, &[2.0, 2.1]);
+        channel.case.runtime = "java".into();
+        let mut write_sync = measured("writeSync", FileState::Empty, 4096, "end", 1, Layout::OneFile, &[3.0, 3.1]);
+        write_sync.case.runtime = "node".into();
+        let chart = chart(&result(vec![write_sync, channel, native])).unwrap();
+        assert_eq!(texts_in(&chart.svg, "wb-legend"), vec!["native", "java channel", "node writeSync"]);
         assert_eq!(elements_in(&chart.svg, "wb-series"), 3);
         assert!(texts_in(&chart.svg, "wb-axes").contains(&"write empty 4 KiB 1 thread sync end".to_string()));
     }

@@ -1,4 +1,4 @@
-//! The runners of the other runtimes (C, Python, Go, Zig): one small program per
+//! The runners of the other runtimes (C, Python, Go, Zig, Java, Node.js): one small program per
 //! language, embedded in the binary, built on demand into the user's cache, started
 //! once per case, and driven over the protocol of docs/runtimes.md. Which runtimes there
 //! are, their methods and their toolchains are the catalogue's (`plan::catalog`); this

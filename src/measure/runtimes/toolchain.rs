@@ -62,7 +62,7 @@ fn prepare(runtime: &str, toolchain: &Toolchain, root: &Path) -> Result<Launch, 
     let dir = root.join(format!("{runtime}-{:016x}", key(toolchain, &version)));
     let (command, compiled) = match toolchain.build {
         Build::Compile(_) => (vec!["runner".to_string()], true),
-        Build::Interpret(command) => (expand(command, &tool), false),
+        Build::Interpret(command) | Build::CompileThenRun(_, command) => (expand(command, &tool), false),
     };
     // An interpreter reads its script from the directory, its working directory.
     let launch = |dir: &Path| Launch {
@@ -99,7 +99,11 @@ fn build(runtime: &str, toolchain: &Toolchain, tool: &[String], dir: &Path) -> R
     for (name, text) in toolchain.sources {
         std::fs::write(dir.join(name), text).map_err(|e| format!("{runtime}: cannot write {name}: {e}"))?;
     }
-    let Build::Compile(command) = toolchain.build else { return Ok(()) };
+    let (command, makes_runner) = match toolchain.build {
+        Build::Compile(command) => (command, true),
+        Build::CompileThenRun(command, _) => (command, false),
+        Build::Interpret(_) => return Ok(()),
+    };
     let words = expand(command, tool);
     let output = Command::new(&words[0])
         .args(&words[1..])
@@ -108,7 +112,7 @@ fn build(runtime: &str, toolchain: &Toolchain, tool: &[String], dir: &Path) -> R
         .stdin(Stdio::null())
         .output()
         .map_err(|e| format!("{runtime}: cannot run {}: {e}", words[0]))?;
-    if output.status.success() && dir.join("runner").exists() {
+    if output.status.success() && (!makes_runner || dir.join("runner").exists()) {
         return Ok(());
     }
     let text = String::from_utf8_lossy(&output.stderr);
@@ -221,6 +225,29 @@ mod tests {
         assert_eq!(first, second);
         assert_eq!(std::fs::metadata(&runner).unwrap().modified().unwrap(), built, "not built again");
         assert!(first.version.to_lowercase().contains("cc") || !first.version.is_empty());
+    }
+
+    #[test]
+    fn a_compiled_then_run_runner_is_built_once_and_started_by_its_run_command() {
+        // As Java's: classes compiled into the directory, then a command that runs them.
+        static TWO_STEPS: Toolchain = Toolchain {
+            sources: &[("r.c", "int main(void) { return 0; }\n")],
+            version: &[&["cc", "--version"]],
+            build: Build::CompileThenRun(&["{tool}", "-o", "prog", "r.c"], &["sh", "-c", "./prog"]),
+            env: &[],
+        };
+        let root = tempfile::tempdir().unwrap();
+        let launch = prepare("two-steps", &TWO_STEPS, root.path()).unwrap();
+        assert_eq!(
+            (launch.program.as_path(), launch.args.as_slice()),
+            (Path::new("sh"), &["-c".to_string(), "./prog".to_string()][..])
+        );
+        assert!(launch.dir.join("prog").exists(), "compiled into its directory");
+        let status = Command::new(&launch.program).args(&launch.args).current_dir(&launch.dir).status().unwrap();
+        assert!(status.success());
+        let broken = Toolchain { sources: &[("r.c", "int main(void) { return missing(; }\n")], ..TWO_STEPS };
+        let reason = prepare("broken", &broken, root.path()).unwrap_err();
+        assert!(reason.starts_with("broken: the runner did not build: "), "{reason}");
     }
 
     #[test]

@@ -40,7 +40,7 @@ impl Family {
             Family::Vectored => "Vectorized writing",
             Family::Parallel => "Parallel writing",
             Family::Simple => "Simple writing",
-            Family::Asynchronous => "Asynchronous writing (io_uring)",
+            Family::Asynchronous => "Asynchronous writing (requests in flight)",
             Family::Creation => "File creation (open + call + close)",
         }
     }
@@ -109,6 +109,15 @@ pub struct Method {
     /// Whether `writebehind:SIZE` applies: calls through a descriptor at offsets the
     /// method knows after each call.
     pub write_behind: bool,
+    /// The native method that makes the same system calls: a runner's cost is measured
+    /// against it (docs/runtimes.md). A twin's is its own name; Python's `fileio`, Go's
+    /// `bufio` or Java's `channel` say `write`, Java's `async` and Node's
+    /// `write-callback` `pwrite`.
+    pub counterpart: &'static str,
+    /// Why O_DIRECT cannot be asked of it, where its language's API has no way (Java's
+    /// `java.io` streams open without it; JavaScript cannot place a Buffer at an aligned
+    /// address).
+    pub no_direct: Option<&'static str>,
     /// Whether `every:N` is implemented: native io_uring links a fsync to each batch's
     /// last write (`measure::methods::io_uring`), the Go and Zig runners' io_uring do not.
     pub every: bool,
@@ -136,6 +145,8 @@ const fn method(name: &'static str, family: Family) -> Method {
         buffer: None,
         per_call_flags: false,
         write_behind: false,
+        counterpart: name,
+        no_direct: None,
         every: true,
         creation: None,
         simplicity: match family {
@@ -176,9 +187,13 @@ impl Method {
             }
             _ => {}
         }
+        if let Some(reason) = self.no_direct.filter(|_| durability.direct) {
+            return Some(format!("{name}: {reason}"));
+        }
         if !self.every && durability.every().is_some() {
+            let native = if name == "io_uring" { " (native io_uring has it)" } else { "" };
             return Some(format!(
-                "{name}: every:N is not implemented in this runtime's runner (native io_uring has it); use end, osync or odsync"
+                "{name}: every:N is not implemented in this runtime's runner{native}; use end, osync or odsync"
             ));
         }
         // Stores into a map do not go through write(2), so the open flags mean nothing
@@ -275,6 +290,12 @@ pub fn find(runtime: &str, name: &str) -> Option<&'static Method> {
 pub fn by_name(name: &str) -> Option<&'static Method> {
     // Native comes first: its entry where it has one, else the one runtime's that does.
     RUNTIMES.iter().flat_map(|runtime| runtime.methods).find(|method| method.name == name)
+}
+
+/// The native method `runtime`'s `method` is measured against: its twin, or the one
+/// that makes the same system calls (`Method::counterpart`).
+pub fn counterpart(runtime: &str, method: &str) -> Option<&'static Method> {
+    find(NATIVE, find(runtime, method)?.counterpart)
 }
 
 /// The methods no native method is a twin of, in the order the table shows them: by

@@ -10,8 +10,22 @@ fn names_are_unique_and_found() {
     assert!(by_name("mmap-private").is_none());
     assert_eq!(find(NATIVE, "pwritev").unwrap().name, "pwritev");
     assert!(find("cobol", "pwritev").is_none(), "keyed by runtime too");
-    assert_eq!(own().iter().map(|m| m.name).collect::<Vec<_>>(), ["fileio", "buffered", "bufio"]);
-    assert_eq!(runtime_names(), [NATIVE, "c", "python", "go", "zig"]);
+    assert_eq!(
+        own().iter().map(|m| m.name).collect::<Vec<_>>(),
+        [
+            "fileio",
+            "buffered",
+            "bufio",
+            "stream",
+            "channel",
+            "channel-direct",
+            "async",
+            "writeSync",
+            "promises",
+            "write-callback"
+        ]
+    );
+    assert_eq!(runtime_names(), [NATIVE, "c", "python", "go", "zig", "java", "node"]);
 }
 
 #[test]
@@ -22,8 +36,9 @@ fn every_runtime_lists_each_method_once_and_twins_keep_their_natives_shape() {
             assert_eq!(names.iter().filter(|other| *other == name).count(), 1, "{} {name}", runtime.name);
         }
         for method in runtime.methods {
-            // The plan asks by name (`by_name`): a twin must not answer otherwise.
-            let Some(twin) = find(NATIVE, method.name) else { continue };
+            // The plan asks by name (`by_name`): a method of the same name in another
+            // runtime (native's twin, or Java's and Node's `stream`) must not answer otherwise.
+            let twin = by_name(method.name).unwrap();
             let shape = |m: &Method| (m.family, m.vectored, m.queued, m.shares_file, m.file_per_thread, m.needs_size);
             assert_eq!(shape(method), shape(twin), "{} {}", runtime.name, method.name);
         }
@@ -63,6 +78,15 @@ fn refusals_come_from_the_data() {
         "fwrite: the language's own buffer is not aligned for O_DIRECT"
     );
     assert!(find("go", "io_uring").unwrap().durability_refusal(mode("every:4")).unwrap().contains("every:N"));
+    assert_eq!(
+        find("java", "async").unwrap().durability_refusal(mode("every:4")).unwrap(),
+        "async: every:N is not implemented in this runtime's runner; use end, osync or odsync"
+    );
+    // Where a language's API has no O_DIRECT, its methods say so; its others take it.
+    assert!(find("java", "stream").unwrap().durability_refusal(mode("direct")).unwrap().contains("java.io"));
+    assert_eq!(find("java", "channel").unwrap().durability_refusal(mode("direct+end")), None);
+    assert!(find("node", "writeSync").unwrap().durability_refusal(mode("direct")).unwrap().contains("align a Buffer"));
+    assert_eq!(find("node", "writeSync").unwrap().durability_refusal(mode("odsync")), None);
     assert_eq!(by_name("io_uring").unwrap().durability_refusal(mode("every:4")), None);
     assert!(mmap.durability_refusal(mode("osync")).unwrap().contains("bypass write(2)"));
     assert!(by_name("ftruncate").unwrap().durability_refusal(mode("osync")).unwrap().contains("only none and end"));

@@ -9,6 +9,9 @@ pub enum Build {
     Compile(&'static [&'static str]),
     /// Run by this interpreter command from the cache directory.
     Interpret(&'static [&'static str]),
+    /// Compiled in the cache directory by the first command, then run from there by the
+    /// second (Java: `javac`, then `java` with the classes).
+    CompileThenRun(&'static [&'static str], &'static [&'static str]),
 }
 
 /// A runtime's runner: its sources and how to build and start it. In commands,
