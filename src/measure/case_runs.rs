@@ -137,7 +137,7 @@ fn source_refusal(case: &Case, source: DataSource) -> Option<String> {
         && catalog::by_name(&case.method).is_none_or(|m| m.creation.is_none()))
     .then(|| {
         format!(
-            "--source memory: the {} runner writes from its one 8 MiB buffer, which stays in the CPU caches",
+            "--source memory: the {} runner writes from the source writebench hands it, just written and not flushed from the CPU caches",
             case.runtime
         )
     })

@@ -35,7 +35,10 @@ fn data_from_memory_is_said_read_back_whole_and_refused_where_a_runner_cannot() 
         } else {
             assert_eq!(case["status"], "unsupported", "{}", case["id"]);
             let error = case["error"].as_str().unwrap();
-            assert!(error.starts_with("--source memory: the c runner writes from its one 8 MiB buffer"), "{error}");
+            assert!(
+                error.starts_with("--source memory: the c runner writes from the source writebench hands it"),
+                "{error}"
+            );
         }
     }
     // The default: cached, said as such.
