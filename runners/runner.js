@@ -250,6 +250,31 @@ function loopCallback(file, buf, offset, chunk, qd) {
   });
 }
 
+/** The part's calls through the method's API, for the timed span and the warm-up: a
+ *  promise for the asynchronous methods, nothing for writeSync, whose loop must not give
+ *  the event loop a turn. */
+function writeLoop(job, file, stream, buf, offset, pacer) {
+  switch (job.method) {
+    case 'writeSync':
+      return loopWriteSync(file, buf, job.chunk, pacer, job.everycall);
+    case 'promises':
+      return loopPromises(file, buf, job.chunk, pacer, job.everycall);
+    case 'stream':
+      return loopStream(stream, buf, job.chunk);
+    case 'write-callback':
+      return loopCallback(file, buf, offset, job.chunk, job.qd);
+    default:
+      throw new Failure(`the node runner has no method ${job.method}`);
+  }
+}
+
+/** A write stream over an open descriptor, which writebench's protocol closes itself. */
+function newStream(fd, start) {
+  const stream = fs.createWriteStream('', { fd, autoClose: false, start });
+  stream.on('error', () => {}); // seen through once(); never an uncaught 'error'
+  return stream;
+}
+
 // ---- the JIT's warm-up ----
 
 // Calls, bytes and seconds after which a loop counts as compiled by V8's optimizing tier.
@@ -272,25 +297,9 @@ async function warmUp(job, buf, offset) {
     if (job.method === 'promises') file.fh = await fsp.open('/dev/null', O_WRONLY);
     const started = now();
     for (let calls = 0, bytes = 0; calls < WARM_CALLS && bytes < WARM_BYTES && now() - started < WARM_SECONDS;) {
-      switch (job.method) {
-        case 'writeSync':
-          loopWriteSync(file, buf, job.chunk, null, null);
-          break;
-        case 'promises':
-          await loopPromises(file, buf, job.chunk, null, null);
-          break;
-        case 'stream': {
-          const stream = fs.createWriteStream('', { fd: file.fd, autoClose: false, start: 0 });
-          stream.on('error', () => {});
-          await loopStream(stream, buf, job.chunk);
-          break;
-        }
-        case 'write-callback':
-          await loopCallback(file, buf, offset, job.chunk, job.qd);
-          break;
-        default:
-          return;
-      }
+      const stream = job.method === 'stream' ? newStream(file.fd, 0) : null;
+      const pending = writeLoop(job, file, stream, buf, offset, null);
+      if (pending) await pending;
       calls += Math.ceil(buf.length / job.chunk);
       bytes += buf.length;
     }
@@ -333,10 +342,7 @@ async function writePart(ctx) {
       }
     }
     const setupStart = now();
-    if (job.method === 'stream') {
-      stream = fs.createWriteStream(file.path || '', { fd: file.fd, autoClose: false, start: offset });
-      stream.on('error', () => {}); // seen through once(); never an uncaught 'error'
-    }
+    if (job.method === 'stream') stream = newStream(file.fd, offset);
     setup = now() - setupStart;
   } catch (e) {
     error = failure('set-up', e);
@@ -351,20 +357,8 @@ async function writePart(ctx) {
   const start = now();
   try {
     if (error) throw error;
-    switch (job.method) {
-      case 'writeSync':
-        loopWriteSync(file, buf, job.chunk, pacer, call);
-        break;
-      case 'promises':
-        await loopPromises(file, buf, job.chunk, pacer, call);
-        break;
-      case 'stream':
-        await loopStream(stream, buf, job.chunk);
-        break;
-      case 'write-callback':
-        await loopCallback(file, buf, offset, job.chunk, job.qd);
-        break;
-    }
+    const pendingLoop = writeLoop(job, file, stream, buf, offset, pacer);
+    if (pendingLoop) await pendingLoop;
     // Awaited only when it is a promise: writeSync's span gets no turn of the event loop.
     const pending = pacer && pacer.atEnd() ? syncFile(file, call) : null;
     if (pending) await pending;

@@ -270,6 +270,19 @@ impl Case {
         self
     }
 
+    /// The case as native writes it: its runtime's method's native counterpart (the
+    /// twin, or the call it makes: Java's `channel` is `write`), with no requests in
+    /// flight where that has none. The id stays the runner's.
+    pub fn as_native(&self) -> Case {
+        let counterpart = catalog::counterpart(&self.runtime, &self.method);
+        let mut native = Case { runtime: catalog::NATIVE.to_string(), ..self.clone() };
+        if let Some(counterpart) = counterpart {
+            native.method = counterpart.name.to_string();
+            native.queue_depth = self.queue_depth.filter(|_| counterpart.queued);
+        }
+        native
+    }
+
     /// The same case with `depth` requests in flight (queued methods).
     pub fn with_queue_depth(mut self, depth: u32) -> Case {
         self.queue_depth = Some(depth);

@@ -24,15 +24,16 @@ pub fn overheads(measured: &Measured) -> Vec<Finding> {
     let mut families: BTreeMap<String, Vec<Test>> = BTreeMap::new();
     for &case in measured.cases.iter().filter(|c| c.case.runtime != NATIVE) {
         // Against native's method of the same system calls: the twin of the same name,
-        // or `write` for Java's `channel`, `pwrite` for Node's `write-callback`, with
-        // no requests in flight where native's has none.
-        let Some(counterpart) = catalog::counterpart(&case.case.runtime, &case.case.method) else { continue };
+        // or `write` for Java's `channel`, `pwrite` for Node's `write-callback`; none
+        // for a method the catalogue does not know (a result of another version).
+        if catalog::find(&case.case.runtime, &case.case.method).is_none() {
+            continue;
+        }
+        let as_native = case.case.as_native();
         let native = measured.twin(case, |d| {
-            d.runtime = NATIVE.into();
-            d.method = counterpart.name.into();
-            if !counterpart.queued {
-                d.queue_depth = None;
-            }
+            d.runtime = as_native.runtime;
+            d.method = as_native.method;
+            d.queue_depth = as_native.queue_depth;
         });
         let Some(native) = native else { continue };
         let tested = test(Side::new(native, Metric::Buffered), Side::new(case, Metric::Buffered));

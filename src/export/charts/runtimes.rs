@@ -6,34 +6,21 @@
 use super::bars::{BarChart, Group};
 use super::{Chart, ERROR_BARS, Estimate, Naming, throughput_cases};
 use crate::plan::Case;
-use crate::plan::catalog::{self, NATIVE};
+use crate::plan::catalog::NATIVE;
 use crate::result::{CaseResult, ResultFile};
 use crate::stats::Summary;
 
-/// The case as native would write it: its counterpart method, and no requests in
-/// flight where that method has none. Everything but the runtime makes a strategy.
-fn as_native(case: &Case) -> Case {
-    let mut native = case.clone();
-    native.runtime = NATIVE.to_string();
-    if let Some(counterpart) = catalog::counterpart(&case.runtime, &case.method) {
-        native.method = counterpart.name.to_string();
-        if !counterpart.queued {
-            native.queue_depth = None;
-        }
-    }
-    native
-}
-
-/// The strategy a case is a bar of.
+/// The strategy a case is a bar of: everything of the case as native writes it
+/// (`Case::as_native`) but the runtime.
 fn strategy(case: &Case) -> (String, crate::plan::FileState, u64, u32, Option<u32>, u32, u32, String, u64) {
-    let Case { method, state, chunk_bytes, iov, queue_depth, threads, files, durability, bytes, .. } = as_native(case);
+    let Case { method, state, chunk_bytes, iov, queue_depth, threads, files, durability, bytes, .. } = case.as_native();
     (method, state, chunk_bytes, iov, queue_depth, threads, files, durability.name(), bytes)
 }
 
 /// A bar's series: the runtime, with its method where that is no twin of native's
 /// ("java channel", "node write-callback qd4").
 fn series(case: &Case) -> String {
-    let native = as_native(case);
+    let native = case.as_native();
     if native.method == case.method {
         return case.runtime.clone();
     }
@@ -73,7 +60,7 @@ pub fn chart(result: &ResultFile) -> Option<Chart> {
     let groups = rows
         .iter()
         .map(|row| Group {
-            label: naming.name(&as_native(row)),
+            label: naming.name(&row.as_native()),
             bars: keys
                 .iter()
                 .map(|key| {
