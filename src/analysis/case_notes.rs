@@ -173,7 +173,7 @@ pub fn cpu_note(result: &CaseResult) -> Option<String> {
     if !result.cpu_bound {
         return None;
     }
-    let shares: Vec<f64> = result.runs.iter().map(|run| run.cpu_share).collect();
+    let shares: Vec<f64> = result.runs.iter().filter_map(|run| run.cpu_share).collect();
     let share = crate::stats::median(&shares);
     Some(format!("CPU-bound (writers on CPU {:.0} % of the time)", 100.0 * share.min(1.0)))
 }

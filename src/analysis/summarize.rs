@@ -27,8 +27,9 @@ pub fn measured(case: Case, mut runs: Vec<Run>, cpus: usize) -> CaseResult {
     for run in &mut runs {
         run.cpu_share = cpu_share(run, cpus);
     }
-    let shares: Vec<f64> = runs.iter().map(|run| run.cpu_share).collect();
-    let cpu_bound = !runs.is_empty() && median(&shares) >= CPU_BOUND;
+    // Only where every run's CPU time was read: a median of some would speak for all.
+    let shares: Option<Vec<f64>> = runs.iter().map(|run| run.cpu_share).collect();
+    let cpu_bound = shares.is_some_and(|shares| !shares.is_empty() && median(&shares) >= CPU_BOUND);
     let bytes = case.bytes as f64;
     let syncs = case.durability.syncs();
     // Stonewalled runs: the times scaled to the case's bytes (Run::write_time). The runs
@@ -82,11 +83,13 @@ pub fn creations_per_call(result: &mut ResultFile) {
     }
 }
 
-/// A run's CPU share (see [`Run::cpu_share`]) with `cpus` CPUs to run on.
-pub fn cpu_share(run: &Run, cpus: usize) -> f64 {
+/// A run's CPU share (see [`Run::cpu_share`]) with `cpus` CPUs to run on; None where
+/// its CPU time was not read.
+pub fn cpu_share(run: &Run, cpus: usize) -> Option<f64> {
     let writers = run.thread_seconds.len().clamp(1, cpus.max(1)) as f64;
     let seconds = run.durable_seconds() * writers;
-    if seconds > 0.0 { (run.user_seconds + run.sys_seconds) / seconds } else { 0.0 }
+    let cpu = run.cpu_seconds()?;
+    Some(if seconds > 0.0 { cpu / seconds } else { 0.0 })
 }
 
 /// A latency case whose runs are loops of `per_loop` operations each: its operations
@@ -233,18 +236,31 @@ mod tests {
             write_seconds: 1.0,
             sync_seconds: 1.0,
             thread_seconds: vec![1.0; 4],
-            user_seconds: 1.0,
-            sys_seconds: 2.0,
+            user_seconds: Some(1.0),
+            sys_seconds: Some(2.0),
             ..Run::default()
         };
-        assert_eq!(cpu_share(&run, 8), 3.0 / 8.0);
+        assert_eq!(cpu_share(&run, 8), Some(3.0 / 8.0));
         // On 2 CPUs only two of them can run at once.
-        assert_eq!(cpu_share(&run, 2), 3.0 / 4.0);
-        assert_eq!(cpu_share(&Run::default(), 2), 0.0);
-        let busy = Run { write_seconds: 1.0, thread_seconds: vec![1.0], user_seconds: 0.95, ..Run::default() };
-        let idle = Run { write_seconds: 1.0, thread_seconds: vec![1.0], user_seconds: 0.5, ..Run::default() };
+        assert_eq!(cpu_share(&run, 2), Some(3.0 / 4.0));
+        let no_time = Run { user_seconds: Some(0.0), sys_seconds: Some(0.0), ..Run::default() };
+        assert_eq!(cpu_share(&no_time, 2), Some(0.0));
+        let no_cpu = Run::default();
+        assert_eq!(cpu_share(&no_cpu, 2), None, "no CPU time read: no share, not 0");
+        let run_of = |user: f64| Run {
+            write_seconds: 1.0,
+            thread_seconds: vec![1.0],
+            user_seconds: Some(user),
+            sys_seconds: Some(0.0),
+            ..Run::default()
+        };
+        let (busy, idle) = (run_of(0.95), run_of(0.5));
         assert!(measured(case("none", 1), vec![busy.clone(), busy.clone(), idle.clone()], 2).cpu_bound);
-        assert!(!measured(case("none", 1), vec![busy, idle.clone(), idle], 2).cpu_bound);
+        assert!(!measured(case("none", 1), vec![busy.clone(), idle.clone(), idle], 2).cpu_bound);
+        // A run whose CPU time was not read makes no case CPU-bound, and has no share.
+        let unread = measured(case("none", 1), vec![busy.clone(), busy, Run { write_seconds: 1.0, ..no_cpu }], 2);
+        assert!(!unread.cpu_bound);
+        assert_eq!(unread.runs[2].cpu_share, None);
     }
 
     #[test]

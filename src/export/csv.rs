@@ -108,9 +108,10 @@ pub fn render(result: &ResultFile, out: &mut dyn Write) -> io::Result<()> {
                 if syncs && !creation { (bytes / run.durable_seconds()).to_string() } else { String::new() },
                 if creation { (run.write_seconds * 1e6).to_string() } else { String::new() },
                 if creation && syncs { (run.durable_seconds() * 1e6).to_string() } else { String::new() },
-                run.user_seconds.to_string(),
-                run.sys_seconds.to_string(),
-                run.cpu_share.to_string(),
+                // An empty cell where the CPU time was not read (DuckDB reads NULL).
+                run.user_seconds.map(|s| s.to_string()).unwrap_or_default(),
+                run.sys_seconds.map(|s| s.to_string()).unwrap_or_default(),
+                run.cpu_share.map(|s| s.to_string()).unwrap_or_default(),
                 // A new file's one span (docs/answer.md), where the run timed it.
                 run.new_file_seconds.map(|s| s.to_string()).unwrap_or_default(),
                 run.new_file_durable_seconds.map(|s| s.to_string()).unwrap_or_default(),
@@ -136,4 +137,36 @@ pub fn render(result: &ResultFile, out: &mut dyn Write) -> io::Result<()> {
         }
     }
     writer.flush()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::export::charts::tests::{measured, result};
+    use crate::plan::{FileState, Layout};
+
+    /// The CPU columns of each row, as text.
+    fn cpu_cells(result: &ResultFile) -> Vec<[String; 3]> {
+        let mut out = Vec::new();
+        render(result, &mut out).unwrap();
+        let mut reader = csv::Reader::from_reader(out.as_slice());
+        let at = |name: &str| HEADER.iter().position(|h| *h == name).unwrap();
+        let (user, sys, share) = (at("user_seconds"), at("sys_seconds"), at("cpu_share"));
+        reader
+            .records()
+            .map(|row| row.unwrap())
+            .map(|row| [&row[user], &row[sys], &row[share]].map(String::from))
+            .collect()
+    }
+
+    #[test]
+    fn cpu_time_not_read_is_an_empty_cell_not_a_zero() {
+        let mut case = measured("write", FileState::Empty, 4096, "none", 1, Layout::OneFile, &[1.0, 1.0]);
+        case.runs[0].user_seconds = Some(0.25);
+        case.runs[0].sys_seconds = Some(0.5);
+        case.runs[0].cpu_share = Some(0.75);
+        let cells = cpu_cells(&result(vec![case]));
+        assert_eq!(cells[0], ["0.25", "0.5", "0.75"]);
+        assert_eq!(cells[1], ["", "", ""], "a run with no CPU time read");
+    }
 }

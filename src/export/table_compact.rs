@@ -89,7 +89,7 @@ pub fn row(result: &CaseResult, usual_size: u64) -> Row {
                 Some(durable) => shown(&durable),
                 None => "—".to_string(),
             };
-            let shares: Vec<f64> = result.runs.iter().map(|run| run.cpu_share).collect();
+            let shares: Vec<f64> = result.runs.iter().filter_map(|run| run.cpu_share).collect();
             let mut notes = detail_notes(result);
             // Too wide a range says more than "noisy", and is said instead of it.
             let noisy = poorly.is_none() && noise_note(result).is_some();
@@ -431,7 +431,7 @@ mod tests {
         let bound = |share: f64| {
             let mut result = measured("end", &[1.0, 1.0]);
             result.cpu_bound = true;
-            result.runs.iter_mut().for_each(|run| run.cpu_share = share);
+            result.runs.iter_mut().for_each(|run| run.cpu_share = Some(share));
             result
         };
         let text = rendered(&[row(&bound(0.97), 1 << 30), row(&bound(1.0), 1 << 30)]);

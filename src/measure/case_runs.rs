@@ -12,7 +12,7 @@ use crate::context::device::BlockDevice;
 use crate::error::CallError;
 use crate::measure::creation;
 use crate::measure::durability::{Pacing, direct_refusal};
-use crate::measure::executor::{Execution, Executor, InProcess};
+use crate::measure::executor::{Cpu, Execution, Executor, InProcess};
 use crate::measure::fd;
 use crate::measure::hygiene::{RunFiles, status_of};
 use crate::measure::methods::{self, CreateCall, Job, Part, Stonewall, fsync_all};
@@ -315,10 +315,11 @@ impl WriteCase<'_> {
                 .iter()
                 .filter(|other| other.rank as usize != ranks.rank())
                 .filter(|other| ranks.hosts.get(other.rank as usize).is_some_and(|host| host == ranks.host))
-                .map(|other| other.user_seconds + other.sys_seconds)
+                .map(|other| other.cpu_seconds().unwrap_or(0.0))
                 .sum(),
             None if case.runtime == NATIVE => 0.0,
-            None => run.user_seconds + run.sys_seconds,
+            // A runner that cannot read its CPU time leaves it in the others' share.
+            None => run.cpu_seconds().unwrap_or(0.0),
         };
         // Over the window the samples span: a new file's whole span, else the timed spans.
         let window = run.new_file_durable_seconds.or(run.new_file_seconds).unwrap_or_else(|| run.durable_seconds());
@@ -461,7 +462,7 @@ fn run_of(execution: &Execution) -> Run {
         // No sync call, no sync time: not the few nanoseconds between two clock reads.
         None => (written - start + close, 0.0),
     };
-    let cpu = parts.iter().fold(execution.cpu, |cpu, part| cpu.plus(part.cpu));
+    let cpu = Cpu::sum(std::iter::once(execution.cpu).chain(parts.iter().map(|part| part.cpu)));
     // Every part reports what it wrote under --stonewall (the case's bytes: the caller's).
     let stonewall =
         parts.iter().map(|part| part.written).collect::<Option<Vec<(u64, bool)>>>().map(|written| Stonewalled {
@@ -476,8 +477,8 @@ fn run_of(execution: &Execution) -> Run {
         sync_seconds,
         setup_seconds: execution.setup_seconds,
         thread_seconds: parts.iter().map(|part| part.end - start).collect(),
-        user_seconds: cpu.user,
-        sys_seconds: cpu.sys,
+        user_seconds: cpu.map(|cpu| cpu.user),
+        sys_seconds: cpu.map(|cpu| cpu.sys),
         ring: execution.ring.clone(),
         ranks: execution.ranks.clone(),
         ..Run::default()

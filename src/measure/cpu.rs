@@ -71,6 +71,12 @@ impl Cpu {
     pub fn plus(self, other: Cpu) -> Cpu {
         Cpu { user: self.user + other.user, sys: self.sys + other.sys }
     }
+
+    /// The sum of threads' CPU times, or None where any one was not read: a part
+    /// of the sum would be a figure for less than it says.
+    pub fn sum(times: impl IntoIterator<Item = Option<Cpu>>) -> Option<Cpu> {
+        times.into_iter().try_fold(Cpu::default(), |sum, time| Some(sum.plus(time?)))
+    }
 }
 
 #[cfg(test)]

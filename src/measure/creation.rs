@@ -119,8 +119,8 @@ fn create_once(name: &str, case: &Case, create: CreateCall, scratch: &Scratch) -
         sync_seconds,
         setup_seconds: 0.0,
         thread_seconds: vec![write_seconds],
-        user_seconds: cpu.user,
-        sys_seconds: cpu.sys,
+        user_seconds: Some(cpu.user),
+        sys_seconds: Some(cpu.sys),
         ..Run::default()
     })
 }

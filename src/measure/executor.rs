@@ -41,8 +41,9 @@ pub struct PartTimes {
     pub end: f64,
     /// Its own sync returned (file-per-thread layouts with an `end` mode).
     pub synced: Option<f64>,
-    /// The writer thread's CPU time over its part and its sync.
-    pub cpu: Cpu,
+    /// The writer thread's CPU time over its part and its sync; None where the
+    /// writer could not read it (a runner with no per-thread CPU clock).
+    pub cpu: Option<Cpu>,
     /// Under `--stonewall`: the bytes it wrote, and whether the wall stopped it.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub written: Option<(u64, bool)>,
@@ -64,8 +65,9 @@ pub struct Execution {
     pub sync: Option<Interval>,
     /// The closing steps after the parts and the sync (munmap, close).
     pub close: Option<Interval>,
-    /// CPU time of the executing thread over the sync and the closing steps.
-    pub cpu: Cpu,
+    /// CPU time of the executing thread over the sync and the closing steps; None
+    /// where it could not be read.
+    pub cpu: Option<Cpu>,
     /// What an io_uring run submitted (see [`Prepared::ring_record`]).
     pub ring: Option<crate::result::RingRecord>,
     /// Under `--mpi`: each rank's own times and CPU, on the run's common axis (empty
@@ -151,7 +153,7 @@ impl InProcess {
             } else {
                 None
             };
-            Ok(PartTimes { start, end, synced, cpu: CpuClock::now().since(cpu), written: None })
+            Ok(PartTimes { start, end, synced, cpu: Some(CpuClock::now().since(cpu)), written: None })
         };
         if count == 1 {
             return Ok(vec![write(0)?]);
@@ -254,7 +256,7 @@ impl InProcess {
             parts,
             sync,
             close,
-            cpu,
+            cpu: Some(cpu),
             ring: prepared.ring_record(),
             ranks: Vec::new(),
         })

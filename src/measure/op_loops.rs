@@ -181,7 +181,7 @@ impl Measured {
         plan: &LatencyPlan,
         loop_seconds: f64,
         sync_seconds: f64,
-        cpu: Cpu,
+        cpu: Option<Cpu>,
         operations: Histogram<u64>,
         syncs: Histogram<u64>,
     ) -> Measured {
@@ -190,8 +190,8 @@ impl Measured {
             sync_seconds,
             setup_seconds: 0.0,
             thread_seconds: vec![loop_seconds],
-            user_seconds: cpu.user,
-            sys_seconds: cpu.sys,
+            user_seconds: cpu.map(|cpu| cpu.user),
+            sys_seconds: cpu.map(|cpu| cpu.sys),
             ops_per_second: Some(plan.per_loop() as f64 / loop_seconds),
             latency_ns: Some(summary(&operations)),
             ..Run::default()
@@ -277,7 +277,7 @@ fn measure(name: &str, how: &How, source: &Source, scratch: &Scratch) -> Result<
         sync_fd(SyncCall::Fsync, fd)?;
     }
     let loop_seconds = (loop_ended - loop_started).as_secs_f64();
-    Ok(Measured::of_loop(plan, loop_seconds, sync_seconds, cpu, operations, syncs))
+    Ok(Measured::of_loop(plan, loop_seconds, sync_seconds, Some(cpu), operations, syncs))
 }
 
 /// The saves of one case, each timed whole, and the check that the target holds the
@@ -321,7 +321,7 @@ fn saves(saver: &Saver, target: &str, how: &How, source: &Source, scratch: &Scra
         scratch.sync_name(target).map_err(|e| CallError::new(format!("fsync of {target}"), e))?;
         scratch.sync_dir().map_err(|e| CallError::new("fsync of the scratch directory", e))?;
     }
-    Ok(Measured::of_loop(plan, loop_seconds, 0.0, cpu, operations, histogram()))
+    Ok(Measured::of_loop(plan, loop_seconds, 0.0, Some(cpu), operations, histogram()))
 }
 
 /// Whether `held`, the target read back, is exactly the last save: `size` bytes of the
@@ -521,7 +521,7 @@ mod tests {
             assert!(run.write_seconds >= operations * 0.99, "{mode}: {run:?} vs {operations}");
             // Hundreds of system calls take CPU time, and one thread cannot use more than
             // the wall time (plus the clock's and getrusage's granularity).
-            let cpu = run.user_seconds + run.sys_seconds;
+            let cpu = run.cpu_seconds().unwrap();
             assert!(cpu > 0.0, "{mode}: CPU time read, not a 0 standing in for it: {run:?}");
             assert!(cpu <= run.write_seconds + run.sync_seconds + 0.01, "{mode}: {run:?}");
         }

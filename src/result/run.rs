@@ -59,14 +59,19 @@ pub struct Run {
     /// CPU time over write + sync: each writer thread's over its part (and its own
     /// sync), plus the executing thread's over the one sync and the closing steps
     /// (thread CPU clocks, split as getrusage splits); latency cases, the thread's over the timed loop.
-    pub user_seconds: f64,
-    pub sys_seconds: f64,
+    /// Absent where the writers' CPU time could not be read (a runtime with no
+    /// per-thread CPU clock, docs/runtimes.md): never a 0 standing in for it.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub user_seconds: Option<f64>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub sys_seconds: Option<f64>,
     /// The CPU share: `user_seconds + sys_seconds` over the CPU time the writers could
     /// have had, write + sync seconds times the writers that could run at once (their
     /// number, at most this machine's CPUs). Near 1: the calls and copies kept them
-    /// busy (CPU-bound); low: they waited, for the device or for each other.
-    #[serde(default)]
-    pub cpu_share: f64,
+    /// busy (CPU-bound); low: they waited, for the device or for each other. Absent
+    /// with the CPU time.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub cpu_share: Option<f64>,
     /// /proc/meminfo's Dirty and Writeback just before the run's timed spans and just
     /// after them, in bytes (all of the machine's, not only this run's): a run that
     /// starts with much dirty data shares the device with earlier work's writeback.
@@ -149,9 +154,11 @@ pub struct RankRun {
     /// the mode has no sync.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub synced_seconds: Option<f64>,
-    /// CPU time of its writers and of its executing thread.
-    pub user_seconds: f64,
-    pub sys_seconds: f64,
+    /// CPU time of its writers and of its executing thread; absent where not read.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub user_seconds: Option<f64>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub sys_seconds: Option<f64>,
     /// Bytes the rank wrote.
     pub bytes: u64,
 }
@@ -163,7 +170,19 @@ impl RankRun {
     }
 }
 
+impl RankRun {
+    /// Its CPU time, user and system, where it was read.
+    pub fn cpu_seconds(&self) -> Option<f64> {
+        Some(self.user_seconds? + self.sys_seconds?)
+    }
+}
+
 impl Run {
+    /// The writers' CPU time, user and system, where it was read.
+    pub fn cpu_seconds(&self) -> Option<f64> {
+        Some(self.user_seconds? + self.sys_seconds?)
+    }
+
     /// Write and sync: the span the durable figure divides by.
     pub fn durable_seconds(&self) -> f64 {
         self.write_seconds + self.sync_seconds

@@ -46,7 +46,8 @@ pub fn carried_over(measured: &Measured) -> Option<Finding> {
             let Some(before) = run.sequence.checked_sub(1).and_then(|s| by_sequence.get(&s)) else { continue };
             let waiting = run.dirty_before_bytes.unwrap_or(0) + run.writeback_before_bytes.unwrap_or(0);
             let device = before.device.as_ref().map_or(0, |d| d.bytes_written);
-            pairs.push((deviation, before.sys_seconds, (waiting + device) as f64));
+            let Some(kernel) = before.sys_seconds else { continue };
+            pairs.push((deviation, kernel, (waiting + device) as f64));
         }
     }
     if pairs.len() < MIN_PAIRS {
@@ -135,7 +136,7 @@ mod tests {
                 run.sequence = (2 * index + number) as u64;
                 let noise = 1.0 + 0.02 * ((run.sequence * 7919 % 11) as f64 / 11.0);
                 run.write_seconds = noise * if number == 1 { slow } else { 1.0 };
-                run.sys_seconds = if number == 0 { 0.5 } else { 0.01 };
+                run.sys_seconds = Some(if number == 0 { 0.5 } else { 0.01 });
             }
         }
         result

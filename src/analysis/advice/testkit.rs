@@ -123,10 +123,13 @@ impl Build {
         let runs = write_seconds
             .iter()
             .zip(sync_seconds)
-            // Preparation recorded as free unless `prepared` says otherwise.
+            // Preparation recorded as free unless `prepared` says otherwise; CPU time
+            // read (as every native run reads it), none.
             .map(|(&write_seconds, &sync_seconds)| Run {
                 write_seconds,
                 sync_seconds,
+                user_seconds: Some(0.0),
+                sys_seconds: Some(0.0),
                 prepare_seconds: Some(0.0),
                 prepare_sync_seconds: Some(0.0),
                 ..Run::default()

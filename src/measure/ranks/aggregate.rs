@@ -41,7 +41,6 @@ pub fn combine(ranks: &[RankExecution]) -> Execution {
     // Each rank's shift onto the common axis.
     let shift = |rank: &RankExecution| if one_host { rank.origin_monotonic - first_origin } else { 0.0 };
     let mut parts = Vec::new();
-    let mut cpu = Cpu::default();
     let mut rank_runs = Vec::with_capacity(ranks.len());
     let (mut syncs, mut closes) = (false, false);
     let (mut written, mut durable, mut closed) = (f64::NEG_INFINITY, f64::NEG_INFINITY, f64::NEG_INFINITY);
@@ -61,19 +60,17 @@ pub fn combine(ranks: &[RankExecution]) -> Execution {
         written = written.max(end);
         closed = closed.max(rank_end);
         durable = durable.max(rank_synced.unwrap_or(rank_end));
-        let mut rank_cpu = execution.cpu;
+        let rank_cpu = Cpu::sum(std::iter::once(execution.cpu).chain(execution.parts.iter().map(|part| part.cpu)));
         for part in &execution.parts {
-            rank_cpu = rank_cpu.plus(part.cpu);
             parts.push(PartTimes { start: part.start + at, end: part.end + at, synced: None, ..*part });
         }
-        cpu = cpu.plus(execution.cpu);
         rank_runs.push(RankRun {
             rank: index as u32,
             start_seconds: start,
             end_seconds: rank_end,
             synced_seconds: rank_synced,
-            user_seconds: rank_cpu.user,
-            sys_seconds: rank_cpu.sys,
+            user_seconds: rank_cpu.map(|cpu| cpu.user),
+            sys_seconds: rank_cpu.map(|cpu| cpu.sys),
             bytes: rank.bytes,
         });
     }
@@ -94,7 +91,8 @@ pub fn combine(ranks: &[RankExecution]) -> Execution {
         parts,
         sync,
         close,
-        cpu,
+        // The executing threads'; each part carries its writer's.
+        cpu: Cpu::sum(ranks.iter().map(|r| r.execution.cpu)),
         ring: ranks.first().and_then(|r| r.execution.ring.clone()),
         ranks: rank_runs,
     }
@@ -105,7 +103,7 @@ mod tests {
     use super::*;
 
     fn part(start: f64, end: f64, synced: Option<f64>) -> PartTimes {
-        PartTimes { start, end, synced, cpu: Cpu { user: 0.5, sys: 0.25 }, written: None }
+        PartTimes { start, end, synced, cpu: Some(Cpu { user: 0.5, sys: 0.25 }), written: None }
     }
 
     fn rank(parts: Vec<PartTimes>, sync: Option<Interval>, origin: f64, host: &str) -> RankExecution {
@@ -115,7 +113,7 @@ mod tests {
             parts,
             sync,
             close: None,
-            cpu: Cpu { user: 0.0, sys: 0.125 },
+            cpu: Some(Cpu { user: 0.0, sys: 0.125 }),
             ring: None,
             ranks: Vec::new(),
         };
@@ -135,10 +133,10 @@ mod tests {
         let per_rank: Vec<(f64, f64, Option<f64>)> =
             combined.ranks.iter().map(|r| (r.start_seconds, r.end_seconds, r.synced_seconds)).collect();
         assert_eq!(per_rank, [(0.0, 2.0, Some(2.25)), (0.5, 2.5, Some(3.5))]);
-        assert_eq!(combined.ranks[1].user_seconds, 0.5);
-        assert_eq!(combined.ranks[1].sys_seconds, 0.375);
+        assert_eq!(combined.ranks[1].user_seconds, Some(0.5));
+        assert_eq!(combined.ranks[1].sys_seconds, Some(0.375));
         assert_eq!(combined.ranks[0].bytes_per_second(), 500.0);
-        assert_eq!(combined.cpu, Cpu { user: 0.0, sys: 0.25 });
+        assert_eq!(combined.cpu, Some(Cpu { user: 0.0, sys: 0.25 }));
         assert_eq!(combined.setup_seconds, 100.5);
     }
 

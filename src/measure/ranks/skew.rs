@@ -43,14 +43,15 @@ mod tests {
         let executions: Vec<RankExecution> = (0..ranks)
             .map(|_| {
                 let exit = (rng.next_u64() >> 11) as f64 / (1u64 << 53) as f64 * skew;
-                let part = PartTimes { start: 0.0, end: seconds, synced: None, cpu: Cpu::default(), written: None };
+                let part =
+                    PartTimes { start: 0.0, end: seconds, synced: None, cpu: Some(Cpu::default()), written: None };
                 let execution = Execution {
                     setup_seconds: 0.0,
                     lead_seconds: 0.0,
                     parts: vec![part],
                     sync: None,
                     close: None,
-                    cpu: Cpu::default(),
+                    cpu: Some(Cpu::default()),
                     ring: None,
                     ranks: Vec::new(),
                 };

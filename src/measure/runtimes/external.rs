@@ -140,6 +140,12 @@ pub fn runner_error(runtime: &str, text: &str, errno: Option<i32>) -> CallError 
     }
 }
 
+/// A runner's CPU time for a thread: None where it replied none (Node.js has no
+/// per-thread CPU clock), never a 0 standing in for it.
+pub(super) fn cpu_of(user: Option<f64>, sys: Option<f64>) -> Option<Cpu> {
+    Some(Cpu { user: user?, sys: sys? })
+}
+
 /// A reply's execution, checked against the job.
 fn execution_of(reply: Reply, parts: usize) -> Result<Execution, String> {
     let replied = reply.parts.ok_or("no parts")?;
@@ -153,7 +159,7 @@ fn execution_of(reply: Reply, parts: usize) -> Result<Execution, String> {
         if !sane {
             return Err(format!("a part's times do not make sense: {part:?}"));
         }
-        let cpu = Cpu { user: part.user.unwrap_or(0.0), sys: part.sys.unwrap_or(0.0) };
+        let cpu = cpu_of(part.user, part.sys);
         times.push(PartTimes { start: part.start, end: part.end, synced: part.synced, cpu, written: None });
     }
     for pair in [reply.sync, reply.close].into_iter().flatten() {
@@ -170,7 +176,7 @@ fn execution_of(reply: Reply, parts: usize) -> Result<Execution, String> {
         parts: times,
         sync: interval(reply.sync),
         close: interval(reply.close),
-        cpu: Cpu { user: reply.user.unwrap_or(0.0), sys: reply.sys.unwrap_or(0.0) },
+        cpu: cpu_of(reply.user, reply.sys),
         ring: None,
         ranks: Vec::new(),
     })
@@ -241,7 +247,11 @@ mod tests {
         let good = r#"{"run":1,"setup":0.5,"parts":[{"start":1.0,"end":2.0,"synced":null,"user":0.1,"sys":0.2}],"sync":[2.0,2.5],"close":null,"user":0.0,"sys":0.01}"#;
         let execution = execution_of(serde_json::from_str(good).unwrap(), 1).unwrap();
         assert_eq!(execution.sync, Some(Interval { start: 2.0, end: 2.5 }));
-        assert_eq!(execution.parts[0].cpu, Cpu { user: 0.1, sys: 0.2 });
+        assert_eq!(execution.parts[0].cpu, Some(Cpu { user: 0.1, sys: 0.2 }));
+        // A runner with no per-thread CPU clock replies null: no CPU time, not 0.
+        let unread = good.replace("\"user\":0.1,\"sys\":0.2", "\"user\":null,\"sys\":null");
+        let unread = execution_of(serde_json::from_str(&unread).unwrap(), 1).unwrap();
+        assert_eq!((unread.parts[0].cpu, unread.cpu), (None, Some(Cpu { user: 0.0, sys: 0.01 })));
         assert!(execution_of(serde_json::from_str(good).unwrap(), 2).unwrap_err().contains("2 expected"));
         let backwards = good.replace("\"end\":2.0", "\"end\":0.5");
         assert!(execution_of(serde_json::from_str(&backwards).unwrap(), 1).is_err());

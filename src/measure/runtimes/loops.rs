@@ -7,7 +7,7 @@ use std::path::Path;
 use serde::Deserialize;
 
 use super::child::Child;
-use super::external::{cpus_line, durability_words, path_line, runner_error};
+use super::external::{cpu_of, cpus_line, durability_words, path_line, runner_error};
 use super::toolchain::Launch;
 use crate::error::CallError;
 use crate::measure::executor::Cpu;
@@ -23,7 +23,8 @@ pub struct Samples {
     pub loop_seconds: f64,
     /// The `end` sync, 0 without one.
     pub sync_seconds: f64,
-    pub cpu: Cpu,
+    /// None where the runner could not read its thread's CPU time.
+    pub cpu: Option<Cpu>,
 }
 
 /// The request: `count` timed operations of `source.len()` bytes after `warmup` more.
@@ -91,6 +92,6 @@ pub fn measure(runtime: &str, launch: &Launch, request: &Request) -> Result<Samp
         syncs: reply.syncs.unwrap_or_default().into_iter().map(|ns| ns.max(1)).collect(),
         loop_seconds: end - start,
         sync_seconds,
-        cpu: Cpu { user: reply.user.unwrap_or(0.0), sys: reply.sys.unwrap_or(0.0) },
+        cpu: cpu_of(reply.user, reply.sys),
     })
 }
