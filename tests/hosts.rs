@@ -331,8 +331,15 @@ fn two_ranks_on_two_hosts_write_a_dispersed_volume_that_a_third_host_reads_back_
     let result = read_json(&json);
     assert_eq!(rank_hosts(&result), ["wb-node1", "wb-node2"]);
     assert_eq!(result["target"]["fs_type"], "fuse.glusterfs", "{}", result["target"]);
+    // The volume's layout, asked of its server once (`gluster volume info`).
+    assert_eq!(result["target"]["volume"], "GlusterFS disperse volume disperse, 1 x (2 + 1) = 3 bricks");
     let cases = result["cases"].as_array().unwrap();
     assert_eq!(cases.len(), 4, "two layouts, two states");
+    // The ranks' goal weighs one shared file against a file each (docs/answer.md).
+    let goals: Vec<&str> = result["answer"].as_array().unwrap().iter().map(|r| r["goal"].as_str().unwrap()).collect();
+    assert_eq!(goals, ["ranks-one-file"], "{}", result["answer"]);
+    let stdout = String::from_utf8_lossy(&output.stdout);
+    assert!(stdout.contains("Many ranks producing one file:"), "{stdout}");
     let source = Source::new(result["options"]["seed"].as_u64().unwrap());
     let scratch = hosts.entries("wb-node3", "disperse");
     assert_eq!(scratch.len(), 1, "one kept scratch directory: {scratch:?}");

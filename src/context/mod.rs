@@ -11,6 +11,7 @@ pub mod features;
 pub mod fstype;
 pub mod page_reporting;
 pub mod statvfs;
+pub mod volume;
 
 use std::collections::BTreeMap;
 use std::os::fd::AsRawFd;
@@ -193,6 +194,10 @@ pub struct TargetInfo {
     /// That chain in words: "ext4 on /dev/loop3, a file on tmpfs".
     #[serde(default, skip_serializing_if = "String::is_empty")]
     pub backing_chain: String,
+    /// A distributed filesystem's layout of the volume ([`volume`]): "GlusterFS disperse
+    /// volume data, 1 x (2 + 1) = 3 bricks"; absent for the others.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub volume: Option<String>,
 }
 
 impl TargetInfo {
@@ -291,6 +296,7 @@ pub fn target(path: &Path, probe_file: Option<&Path>) -> TargetInfo {
     let fs_type = fstype::resolve(magic, mount.as_ref().map(|m| m.fs_type.as_str()));
     let compression = features::compression(&fs_type, mount.as_ref().map_or("", |m| m.options.as_str()), &canonical);
     let found = backing::of_path(&backing::Live::new(mountinfo.clone()), &canonical.to_string_lossy());
+    let volume = mount.as_ref().and_then(|m| volume::layout(&fs_type, &m.device));
     TargetInfo {
         path: canonical.display().to_string(),
         fs_type,
@@ -310,6 +316,7 @@ pub fn target(path: &Path, probe_file: Option<&Path>) -> TargetInfo {
         compression,
         backing: found.backing,
         backing_chain: found.chain,
+        volume,
     }
 }
 

@@ -33,7 +33,8 @@ pub fn render_header(result: &ResultFile, out: &mut dyn Write) -> io::Result<()>
     let mut lines = vec![
         format!(
             "# writebench on {} ({}): {measured} strategies measured, {size} per run{time}",
-            target.path, target.fs_type
+            target.path,
+            crate::export::document::filesystem(target)
         ),
         "figures: bytes (or operations) over the mean run time, with its 95 % range in brackets".to_string(),
     ];

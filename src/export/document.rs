@@ -9,7 +9,16 @@ use crate::stats::Summary;
 
 /// "writebench on /dev/shm (tmpfs)".
 pub fn title(result: &ResultFile) -> String {
-    format!("writebench on {} ({})", one_line(&result.target.path), one_line(&result.target.fs_type))
+    format!("writebench on {} ({})", one_line(&result.target.path), filesystem(&result.target))
+}
+
+/// The filesystem's type, with a distributed one's volume layout: "fuse.glusterfs:
+/// GlusterFS disperse volume data, 1 x (2 + 1) = 3 bricks".
+pub fn filesystem(target: &TargetInfo) -> String {
+    match &target.volume {
+        Some(volume) => format!("{}: {}", one_line(&target.fs_type), one_line(volume)),
+        None => one_line(&target.fs_type),
+    }
 }
 
 /// Where a run's data came from (`--source`), in the header's words: a result from
@@ -78,6 +87,9 @@ pub fn context_facts(result: &ResultFile) -> Vec<(&'static str, String)> {
         ("mount point", one_line(&target.mount_point)),
         ("mount options", one_line(&target.mount_options)),
     ];
+    if let Some(volume) = &target.volume {
+        facts.push(("volume", one_line(volume)));
+    }
     let alignment = match (target.dio_mem_align, target.dio_offset_align) {
         (Some(memory), Some(offset)) => format!("memory {memory} B, offset {offset} B"),
         _ => "unknown".to_string(),
@@ -132,6 +144,7 @@ pub fn goal_title(goal: &str) -> String {
         "small-durable-commits" => "Small durable commits".to_string(),
         "crash-safe-saves" => "Crash-safe saves of a whole file".to_string(),
         "threads-one-file" => "Many threads producing one file".to_string(),
+        "ranks-one-file" => "Many ranks producing one file".to_string(),
         "rewrite-in-place" => "Rewriting a file in place".to_string(),
         other => one_line(other),
     }

@@ -51,6 +51,11 @@ pub(super) fn writers(case: &CaseResult) -> u32 {
     case.case.threads * case.case.ranks.unwrap_or(1)
 }
 
+/// MPI ranks writing the case together (1 without `--mpi`).
+fn ranks(case: &CaseResult) -> u32 {
+    case.case.ranks.unwrap_or(1)
+}
+
 /// Modes whose buffered figure is the write alone: the page cache, or one sync after.
 fn buffered_alone(durability: Durability) -> bool {
     matches!(durability.commit, Commit::None | Commit::End(_))
@@ -61,7 +66,7 @@ fn rewrite(case: &CaseResult) -> bool {
     case.case.state == FileState::Overwrite
 }
 
-pub(super) const GOALS: [Goal; 4] = [
+pub(super) const GOALS: [Goal; 5] = [
     Goal {
         key: "fastest",
         metric: Metric::NewFile,
@@ -75,7 +80,17 @@ pub(super) const GOALS: [Goal; 4] = [
     Goal {
         key: "threads-one-file",
         metric: Metric::NewFile,
-        answers: |c| writers(c) > 1 && c.case.files == 1 && buffered_alone(c.case.durability) && !rewrite(c),
+        answers: |c| {
+            ranks(c) == 1 && writers(c) > 1 && c.case.files == 1 && buffered_alone(c.case.durability) && !rewrite(c)
+        },
+    },
+    // A job's ranks produce one dataset: one shared file (N-1), or a file each (N-N),
+    // set side by side by the job's own figure, the ranks' bytes over the earliest
+    // rank's start to the last rank's end (docs/scale.md). Fewer files is simpler.
+    Goal {
+        key: "ranks-one-file",
+        metric: Metric::NewFile,
+        answers: |c| ranks(c) > 1 && buffered_alone(c.case.durability) && !rewrite(c),
     },
     Goal {
         key: "rewrite-in-place",
@@ -85,7 +100,8 @@ pub(super) const GOALS: [Goal; 4] = [
 ];
 
 /// Goals in the order the issue asks them: fastest, durable at the end, small durable
-/// commits, crash-safe saves, many threads into one file, rewriting in place; a goal
+/// commits, crash-safe saves, many threads into one file, many ranks into one file (or a
+/// file each), rewriting in place; a goal
 /// the result has no case for is left out.
 pub fn recommendations(result: &ResultFile) -> Vec<Recommendation> {
     let measured = Measured::of(result);

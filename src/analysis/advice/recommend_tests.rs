@@ -1,6 +1,7 @@
 //! recommend.rs's tests, in a file of their own to keep recommend.rs within ~600 lines.
 use super::*;
 use crate::analysis::advice::testkit::{Build, around, case, goal, latency_case};
+use crate::plan::RankLayout;
 use crate::result::glance::Certainty;
 
 /// The acceptance's doctored result: the best 10 % faster than the runner-up at
@@ -255,7 +256,33 @@ fn one_thread_of_each_of_two_ranks_into_one_file_is_many_writers_not_one() {
     shared.ranks = Some(2);
     let result = Build::new().add(shared, &around(0.5)).done();
     let goals: Vec<String> = recommendations(&result).into_iter().map(|r| r.goal).collect();
-    assert_eq!(goals, ["threads-one-file"]);
+    assert_eq!(goals, ["ranks-one-file"]);
+}
+
+/// Ranks into one shared file against a file each: the job's own figures side by side,
+/// the shared file picked unless it is shown slower (fewer files is simpler).
+#[test]
+fn ranks_weigh_one_shared_file_against_a_file_each() {
+    let of = |layout| case("pwrite empty 1MiB t1 end").with_ranks(2, layout);
+    let answer = |shared: f64, each: f64| {
+        let result = Build::new()
+            .add(of(RankLayout::SharedFile), &around(shared))
+            .add(of(RankLayout::FilePerRank), &around(each))
+            .done();
+        let answer = recommendations(&result);
+        assert_eq!(answer.iter().map(|r| r.goal.as_str()).collect::<Vec<_>>(), ["ranks-one-file"]);
+        answer.into_iter().next().unwrap().text
+    };
+    // A file each twice as fast: it is the answer, said as such.
+    let text = answer(1.0, 0.5);
+    assert!(text.starts_with("pwrite in 1 MiB calls from 2 ranks, a file each, into empty files"), "{text}");
+    assert!(
+        text.contains("faster than the runner-up, pwrite empty 1MiB r2 t1 end"),
+        "the shared file beside it: {text}"
+    );
+    // As fast: the one shared file, the simpler.
+    let text = answer(0.5, 0.5);
+    assert!(text.starts_with("pwrite in 1 MiB calls from 2 ranks into an empty file"), "{text}");
 }
 
 #[test]

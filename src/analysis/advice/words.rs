@@ -249,10 +249,14 @@ pub fn strategy(case: &Case, with_sync: bool) -> String {
         Some(Family::Mapped) => format!("{} (MAP_SHARED), copied in {chunk} pieces", case.method),
         _ => format!("{} in {chunk} calls", case.method),
     };
-    let threads = match (case.threads, case.files) {
-        (1, _) => String::new(),
-        (n, 1) => format!(" from {n} threads"),
-        (n, _) => format!(" from {n} threads, a file each,"),
+    let threads = match (case.ranks.filter(|&r| r > 1), case.threads, case.files) {
+        (Some(r), 1, 1) => format!(" from {r} ranks"),
+        (Some(r), t, 1) => format!(" from {r} ranks of {t} threads"),
+        (Some(r), 1, _) => format!(" from {r} ranks, a file each,"),
+        (Some(r), t, _) => format!(" from {r} ranks of {t} threads, a file per rank,"),
+        (None, 1, _) => String::new(),
+        (None, n, 1) => format!(" from {n} threads"),
+        (None, n, _) => format!(" from {n} threads, a file each,"),
     };
     let into = match (case.files, case.state) {
         (1, FileState::Overwrite) => " over a fully written file".to_string(),
@@ -274,10 +278,19 @@ pub fn short(case: &Case) -> String {
     if let Some(depth) = case.queue_depth {
         words += &format!(", {depth} in flight");
     }
-    match (case.threads, case.files) {
-        (1, _) => {}
-        (n, 1) => words += &format!(", {n} threads"),
-        (n, _) => words += &format!(", {n} threads, a file each"),
+    match (case.ranks.filter(|&r| r > 1), case.threads, case.files) {
+        (Some(r), t, files) => {
+            words += &format!(", {r} ranks");
+            if t > 1 {
+                words += &format!(" of {t} threads");
+            }
+            if files > 1 {
+                words += ", a file each";
+            }
+        }
+        (None, 1, _) => {}
+        (None, n, 1) => words += &format!(", {n} threads"),
+        (None, n, _) => words += &format!(", {n} threads, a file each"),
     }
     let file = match case.state {
         FileState::Empty => Some("empty"),
@@ -408,6 +421,28 @@ mod tests {
         );
         assert_eq!(mode("direct+every:4".parse().unwrap()), "O_DIRECT with an fsync every 4 calls");
         assert_eq!(mode("none".parse().unwrap()), "page cache only");
+    }
+
+    #[test]
+    fn ranks_are_said_with_their_files() {
+        use crate::plan::RankLayout::{FilePerRank, SharedFile};
+        let pwrite = || case("pwrite empty 1MiB t1 none");
+        let shared = pwrite().with_ranks(4, SharedFile);
+        assert_eq!(strategy(&shared, true), "pwrite in 1 MiB calls from 4 ranks into an empty file");
+        assert_eq!(short(&shared), "pwrite 1 MiB, 4 ranks, empty");
+        let each = pwrite().with_ranks(4, FilePerRank);
+        assert_eq!(strategy(&each, true), "pwrite in 1 MiB calls from 4 ranks, a file each, into empty files");
+        assert_eq!(short(&each), "pwrite 1 MiB, 4 ranks, a file each, empty");
+        let threads = case("pwrite empty 1MiB t2 none").with_ranks(2, FilePerRank);
+        assert_eq!(
+            strategy(&threads, true),
+            "pwrite in 1 MiB calls from 2 ranks of 2 threads, a file per rank, into empty files"
+        );
+        // One rank is one process: its threads are said as threads.
+        assert_eq!(
+            short(&case("pwrite empty 1MiB t2 none").with_ranks(1, SharedFile)),
+            "pwrite 1 MiB, 2 threads, empty"
+        );
     }
 
     #[test]
