@@ -73,6 +73,17 @@ fn left_by(pid: u32, md_before: &[String]) -> Vec<String> {
         }
     }
     left.extend(md_arrays().into_iter().filter(|md| !md_before.contains(md)).map(|md| format!("md array {md}")));
+    // A GlusterFS row's hosts: every process of theirs names its host in its environment.
+    for entry in std::fs::read_dir("/proc").unwrap().flatten() {
+        let environ = std::fs::read(entry.path().join("environ")).unwrap_or_default();
+        let tagged = environ
+            .split(|&b| b == 0)
+            .any(|e| e.starts_with(b"WRITEBENCH_LAB_HOST=") && e.windows(mark.len()).any(|w| w == mark.as_bytes()));
+        if tagged {
+            let comm = std::fs::read_to_string(entry.path().join("comm")).unwrap_or_default();
+            left.push(format!("process {} ({}) of a lab host", entry.file_name().to_string_lossy(), comm.trim()));
+        }
+    }
     if Path::new("/dev/md").is_dir() {
         for entry in std::fs::read_dir("/dev/md").unwrap().flatten() {
             let name = entry.file_name().to_string_lossy().into_owned();
@@ -297,6 +308,82 @@ fn after_sigkill_clean_removes_what_the_lab_left() {
 
     let cleaned = Command::new(env!("CARGO_BIN_EXE_writebench")).args(["clean", path, "--yes"]).output().unwrap();
     assert_eq!(cleaned.status.code(), Some(0), "{}\n{}", String::from_utf8_lossy(&cleaned.stdout), stderr_of(&cleaned));
+    assert_nothing_left(pid, &md_before, "after writebench clean");
+}
+
+/// A GlusterFS volume over three namespace hosts beside ext4: built, measured from host 1's
+/// client, compared, torn down with nothing left (`writebench lab --fs
+/// glusterfs-disperse,ext4 --size 16MiB`, narrowed as the six-filesystem run is).
+#[test]
+fn a_dispersed_glusterfs_volume_is_built_measured_compared_and_torn_down() {
+    let _one = one_lab();
+    let out = tempfile::tempdir().unwrap();
+    let md_before = md_arrays();
+    let mut args =
+        vec!["--fs", "glusterfs-disperse,ext4", "--out-dir", out.path().to_str().unwrap(), "--size", "16MiB"];
+    args.extend(NARROW.iter().copied().filter(|a| !["--size", "32MiB"].contains(a)));
+    let child = lab(&args).stdout(Stdio::piped()).stderr(Stdio::piped()).spawn().expect("writebench runs");
+    let pid = child.id();
+    let output = child.wait_with_output().unwrap();
+    let (stdout, stderr) = (String::from_utf8_lossy(&output.stdout).into_owned(), stderr_of(&output));
+    assert_nothing_left(pid, &md_before, "after the lab");
+    assert_eq!(output.status.code(), Some(0), "{stderr}");
+    assert_eq!(stderr.matches("each GlusterFS brick is a tmpfs on this machine").count(), 1, "said once: {stderr}");
+    assert!(stdout.contains("glusterfs-disperse is the baseline"), "{stdout}");
+    let result = read_json(&out.path().join("glusterfs-disperse.json"));
+    assert_eq!(result["target"]["fs_type"], "fuse.glusterfs", "{}", result["target"]);
+    assert_eq!(result["target"]["volume"], "GlusterFS disperse volume disperse, 1 x (2 + 1) = 3 bricks");
+    let commands: Vec<&str> =
+        result["options"]["lab"]["commands"].as_array().unwrap().iter().map(|c| c.as_str().unwrap()).collect();
+    assert!(
+        commands.iter().any(|c| c.contains("gluster --mode=script volume create disperse disperse 3 redundancy 1")),
+        "{commands:?}"
+    );
+    for case in result["cases"].as_array().unwrap() {
+        assert_eq!(case["status"], "ok", "{}: {}", case["id"], case["error"]);
+    }
+    assert!(out.path().join("ext4.json").exists());
+}
+
+#[test]
+fn after_sigkill_clean_ends_a_glusterfs_rows_hosts() {
+    let _one = one_lab();
+    let out = tempfile::tempdir().unwrap();
+    let md_before = md_arrays();
+    let args = ["--fs", "glusterfs-replica", "--out-dir", out.path().to_str().unwrap(), "--size", "32MiB"];
+    let mut child = lab(&args)
+        .args(["--chunks", "4KiB", "--repeat", "200", "--no-calibrate"])
+        .stdout(Stdio::null())
+        .stderr(Stdio::null())
+        .spawn()
+        .unwrap();
+    let pid = child.id();
+    // The run starts once the volume is up: a writebench whose parent is the lab.
+    let start = Instant::now();
+    let running = || {
+        std::fs::read_dir("/proc").unwrap().flatten().any(|entry| {
+            let stat = std::fs::read_to_string(entry.path().join("stat")).unwrap_or_default();
+            let after = stat.rsplit_once(')').map(|(_, rest)| rest.to_string()).unwrap_or_default();
+            stat.contains("(writebench)") && after.split_whitespace().nth(1) == Some(&pid.to_string())
+        })
+    };
+    while !running() {
+        assert!(start.elapsed() < Duration::from_secs(90), "the lab's run never started");
+        std::thread::sleep(Duration::from_millis(100));
+    }
+    std::thread::sleep(Duration::from_secs(1));
+    child.kill().unwrap(); // SIGKILL: no teardown
+    child.wait().unwrap();
+    let left = left_by(pid, &md_before);
+    assert!(left.iter().any(|l| l.contains("(glusterd) of a lab host")), "the kill left the hosts: {left:?}");
+    let path = out.path().to_str().unwrap();
+    let cleaned = Command::new(env!("CARGO_BIN_EXE_writebench")).args(["clean", path, "--yes"]).output().unwrap();
+    assert_eq!(cleaned.status.code(), Some(0), "{}\n{}", String::from_utf8_lossy(&cleaned.stdout), stderr_of(&cleaned));
+    // Killed processes go once the kernel has reaped them.
+    let ended = Instant::now();
+    while !left_by(pid, &md_before).is_empty() && ended.elapsed() < Duration::from_secs(5) {
+        std::thread::sleep(Duration::from_millis(50));
+    }
     assert_nothing_left(pid, &md_before, "after writebench clean");
 }
 

@@ -134,6 +134,13 @@ pub fn run(plan: &LabPlan) -> Outcome {
     let mountinfo = std::fs::read_to_string("/proc/self/mountinfo").unwrap_or_default();
     let shm = backing::of_path(&backing::Live::new(mountinfo), super::names::SHM);
     eprintln!("writebench: lab: {}", where_the_data_is(devices, &shm));
+    if buildable.iter().any(|choice| matches!(choice.fs.kind, filesystems::Kind::Gluster { .. })) {
+        eprintln!(
+            "writebench: lab: each GlusterFS brick is a tmpfs on this machine and the network between its 3 hosts a \
+             bridge between namespaces: those figures measure the filesystem's own work (placement, erasure coding, \
+             replication, FUSE round trips), not disks or wires"
+        );
+    }
     // One filesystem exists at a time: the largest must fit in memory, with the run's
     // own buffers beside it.
     let largest = buildable.iter().map(|c| c.fs.memory_bytes(plan.need)).max().unwrap_or(0);
@@ -230,7 +237,16 @@ fn build_and_run(
     let _ = std::fs::remove_file(&json);
     let stdout = std::io::stderr().as_fd().try_clone_to_owned().map_err(|e| plain(&e))?;
     let exe = std::env::current_exe().map_err(|e| format!("cannot find the writebench binary: {}", plain(&e)))?;
-    let mut command = Command::new(exe);
+    // A distributed row's volume is mounted inside its hosts only: the suite runs in
+    // host 1's namespaces, through its client (nsenter execs the run in its place).
+    let mut command = match built.enter {
+        Some(host) => {
+            let mut command = Command::new("nsenter");
+            command.args(["-t", &host.to_string(), "-n", "-u", "-m", "--"]).arg(exe);
+            command
+        }
+        None => Command::new(exe),
+    };
     command.arg("run").arg(&built.mount).args(&plan.run_args).arg("--export-json").arg(&json);
     // A new filesystem of the same type and mount options is crash-checked (one device:
     // the RAID layouts' own ordering is not what is checked).

@@ -23,7 +23,23 @@ pub enum Kind {
     MdRaid0 { chunk_kib: u32 },
     /// bindfs (a FUSE passthrough) over a tmpfs: the cost of the FUSE round trip.
     Fuse,
+    /// A GlusterFS volume of this kind over three namespace hosts, bricks on tmpfs
+    /// (`hosts`), run from host 1's client.
+    Gluster { volume: &'static str },
 }
+
+/// What a GlusterFS row needs, each with its Debian package.
+const GLUSTER_TOOLS: &[(&str, &str)] = &[
+    ("glusterd", "glusterfs-server"),
+    ("gluster", "glusterfs-server"),
+    ("mount.glusterfs", "glusterfs-client"),
+    ("unshare", "util-linux"),
+    ("nsenter", "util-linux"),
+    ("ip", "iproute2"),
+];
+
+/// The directory of a distributed row's hosts' state, beside its mount point.
+pub const HOSTS_SUFFIX: &str = "-hosts";
 
 #[derive(Debug)]
 pub struct Filesystem {
@@ -158,6 +174,45 @@ pub const ALL: &[Filesystem] = &[
         devices: 1,
         min_device_bytes: 128 * MIB,
     },
+    Filesystem {
+        name: "glusterfs-distribute",
+        what: "GlusterFS, distribute: each file whole on one of 3 namespace hosts' bricks",
+        kind: Kind::Gluster { volume: "distribute" },
+        tools: GLUSTER_TOOLS,
+        kernel_type: "fuse",
+        mkfs: "",
+        mkfs_fixed: "",
+        mkfs_options: "",
+        mount_options: "",
+        devices: 0,
+        min_device_bytes: 0,
+    },
+    Filesystem {
+        name: "glusterfs-disperse",
+        what: "GlusterFS, disperse 2+1: each file in 2 fragments and 1 of parity over 3 namespace hosts",
+        kind: Kind::Gluster { volume: "disperse" },
+        tools: GLUSTER_TOOLS,
+        kernel_type: "fuse",
+        mkfs: "",
+        mkfs_fixed: "",
+        mkfs_options: "",
+        mount_options: "",
+        devices: 0,
+        min_device_bytes: 0,
+    },
+    Filesystem {
+        name: "glusterfs-replica",
+        what: "GlusterFS, replica 3: each file whole on each of 3 namespace hosts",
+        kind: Kind::Gluster { volume: "replica" },
+        tools: GLUSTER_TOOLS,
+        kernel_type: "fuse",
+        mkfs: "",
+        mkfs_fixed: "",
+        mkfs_options: "",
+        mount_options: "",
+        devices: 0,
+        min_device_bytes: 0,
+    },
 ];
 
 /// The six of the comparison: what `--fs` means when not given.
@@ -183,7 +238,10 @@ impl Filesystem {
         if !kernel_knows(self.kernel_type) {
             return Err(format!("the kernel has no {} filesystem (not in /proc/filesystems)", self.kernel_type));
         }
-        if self.kind == Kind::Fuse && !std::path::Path::new("/dev/fuse").exists() {
+        if matches!(self.kind, Kind::Gluster { .. }) && !std::path::Path::new("/var/lib/glusterd").is_dir() {
+            return Err("no /var/lib/glusterd to seed the hosts' state from (apt-get install glusterfs-server)".into());
+        }
+        if matches!(self.kind, Kind::Fuse | Kind::Gluster { .. }) && !std::path::Path::new("/dev/fuse").exists() {
             return Err("no /dev/fuse (the kernel's FUSE device)".to_string());
         }
         if matches!(self.kind, Kind::MdRaid0 { .. }) && !md::available() {
@@ -200,7 +258,9 @@ impl Filesystem {
 
     /// Memory the filesystem may take at most: its devices' files, or the tmpfs.
     pub fn memory_bytes(&self, need: u64) -> u64 {
-        self.device_bytes(need) * self.devices.max(1) as u64
+        // A distributed row: a tmpfs brick on each of its three hosts.
+        let bricks = if matches!(self.kind, Kind::Gluster { .. }) { 3 } else { self.devices.max(1) };
+        self.device_bytes(need) * bricks as u64
     }
 }
 
@@ -237,6 +297,9 @@ pub struct Built {
     pub devices: Vec<String>,
     pub images: Vec<String>,
     pub device_bytes: u64,
+    /// The host (its holder's pid) the suite runs in: a distributed row's host 1, whose
+    /// client alone has the volume mounted.
+    pub enter: Option<u32>,
 }
 
 /// Builds `request`; every object made goes into `objects` at once, so that the caller
@@ -251,8 +314,14 @@ pub fn build(request: &Request, objects: &mut Objects) -> Result<Built, String> 
     let mount = request.names.mount_point(fs.name);
     objects.make_dir(&mount)?;
     let device_bytes = fs.device_bytes(request.need);
-    let mut built =
-        Built { mount: mount.clone(), commands: Vec::new(), devices: Vec::new(), images: Vec::new(), device_bytes };
+    let mut built = Built {
+        mount: mount.clone(),
+        commands: Vec::new(),
+        devices: Vec::new(),
+        images: Vec::new(),
+        device_bytes,
+        enter: None,
+    };
     let tmpfs_options = |user: &str| {
         let size = format!("size={device_bytes}");
         if user.is_empty() { size } else { format!("{size},{user}") }
@@ -282,6 +351,11 @@ pub fn build(request: &Request, objects: &mut Objects) -> Result<Built, String> 
             }
             log.run(step.arg(&lower).arg(&mount))?;
             objects.push(Object::Mount(mount.clone()));
+        }
+        Kind::Gluster { volume } => {
+            let state = request.names.mount_point(&format!("{}{HOSTS_SUFFIX}", fs.name));
+            built.enter =
+                Some(super::hosts::build(volume, &state, &mount, device_bytes, &mut log, objects)?.first_host);
         }
         Kind::Block | Kind::MdRaid0 { .. } => {
             let mut loops = Vec::new();

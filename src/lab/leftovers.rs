@@ -64,7 +64,14 @@ impl Leftovers {
         order.extend(self.images.iter().cloned().map(Object::Image));
         let mut dirs = self.dirs.clone();
         dirs.sort_by_key(|d| std::cmp::Reverse(d.as_os_str().len()));
-        order.extend(dirs.into_iter().map(Object::Dir));
+        // A distributed row's hosts' state is a tree of files (filesystems::hosts_dir).
+        order.extend(dirs.into_iter().map(|d| {
+            if d.to_string_lossy().ends_with(super::filesystems::HOSTS_SUFFIX) {
+                Object::Tree(d)
+            } else {
+                Object::Dir(d)
+            }
+        }));
         let mut objects = objects::Objects::default();
         // Objects pops the last pushed first: push in reverse.
         for object in order.into_iter().rev() {
@@ -139,6 +146,9 @@ fn processes_in(ours: &dyn Fn(&str) -> bool) -> Vec<(u32, String, String)> {
             let target = target.to_string_lossy().into_owned();
             ours(&target).then_some(target)
         });
+        // A lab host's process (glusterd, its bricks, a volume's client) works inside the
+        // host's own mounts; its environment names the host's state directory.
+        let held = held.or_else(|| super::netns::tag_of(pid).filter(|tag| ours(tag)));
         if let Some(path) = held {
             let name = std::fs::read_to_string(proc.join("comm")).unwrap_or_default().trim_end().to_string();
             found.push((pid, name, path));

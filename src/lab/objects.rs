@@ -27,6 +27,15 @@ pub enum Object {
     BtrfsDevices(Vec<String>),
     /// A directory the lab made (a mount point, or the directory of mount points).
     Dir(PathBuf),
+    /// A directory of the lab's with what is in it (a distributed row's hosts' state).
+    Tree(PathBuf),
+    /// A namespace host (`hosts`): its holder, its network namespace, and the volume
+    /// mount inside it to take off first.
+    Host {
+        pid: u32,
+        net: String,
+        unmount: Option<PathBuf>,
+    },
     Mount(PathBuf),
 }
 
@@ -99,6 +108,18 @@ fn remove(object: &Object) -> Result<(), String> {
             _ => Ok(()),
         },
         Object::Mount(path) => unmount(path),
+        Object::Host { pid, net, unmount } => super::netns::end(*pid, net, unmount.as_ref()),
+        Object::Tree(path) => {
+            if names::mount_pid(&path.to_string_lossy()).is_none() {
+                return Err(format!("{} is not one of the lab's directories: left alone", path.display()));
+            }
+            match std::fs::remove_dir_all(path) {
+                Err(e) if e.kind() != std::io::ErrorKind::NotFound => {
+                    Err(format!("cannot remove {}: {}", path.display(), crate::error::plain(&e)))
+                }
+                _ => Ok(()),
+            }
+        }
     }
 }
 

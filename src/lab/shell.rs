@@ -23,6 +23,11 @@ impl Step {
         self
     }
 
+    pub fn args<S: AsRef<OsStr>>(mut self, args: impl IntoIterator<Item = S>) -> Step {
+        self.args.extend(args.into_iter().map(|arg| arg.as_ref().to_string_lossy().into_owned()));
+        self
+    }
+
     /// Options split on white space (`--mkfs-opt ext4='-E lazy_itable_init=0'`).
     pub fn words(mut self, text: &str) -> Step {
         self.args.extend(text.split_whitespace().map(String::from));
