@@ -20,8 +20,10 @@ Examples:
 
 Filesystems: tmpfs, ext4, xfs, btrfs-raid0 (two devices, data RAID-0, metadata RAID-1),
 ext4-md-raid0 (md RAID-0 of four devices, 512 KiB chunks), fuse (bindfs over a tmpfs),
-ext4-nojournal, f2fs. Each is built on RAM-backed loop devices (files in /dev/shm),
-measured, and torn down; a missing tool skips its filesystem with the package to install.
+ext4-nojournal, f2fs, and glusterfs-distribute, glusterfs-disperse, glusterfs-replica (a
+GlusterFS volume over three hosts made of namespaces, bricks on tmpfs, run from host 1).
+Each is built in RAM (loop devices over files in /dev/shm, or tmpfs), measured, and torn
+down; a missing tool skips its filesystem with the package to install.
 Needs root. See docs/lab.md.";
 
 #[derive(Debug, Args)]

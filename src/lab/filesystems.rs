@@ -354,8 +354,10 @@ pub fn build(request: &Request, objects: &mut Objects) -> Result<Built, String> 
         }
         Kind::Gluster { volume } => {
             let state = request.names.mount_point(&format!("{}{HOSTS_SUFFIX}", fs.name));
-            built.enter =
-                Some(super::hosts::build(volume, &state, &mount, device_bytes, &mut log, objects)?.first_host);
+            built.enter = Some(
+                super::hosts::build(volume, &request.mount_options, &state, &mount, device_bytes, &mut log, objects)?
+                    .first_host,
+            );
         }
         Kind::Block | Kind::MdRaid0 { .. } => {
             let mut loops = Vec::new();

@@ -31,9 +31,11 @@ pub struct Volume {
 }
 
 /// Builds the hosts and a volume of `kind` (`distribute`, `disperse`, `replica`) mounted
-/// at `mount` on each, its state under `state` (a directory of the lab's, made here).
+/// at `mount` on each with `options` (`mount -o`, none if empty), its state under
+/// `state` (a directory of the lab's, made here).
 pub fn build(
     kind: &str,
+    options: &str,
     state: &Path,
     mount: &Path,
     brick_bytes: u64,
@@ -98,11 +100,20 @@ pub fn build(
             enter(first, &tag).args(["gluster", "--mode=script", "peer", "probe", name]).run()
         })?;
     }
-    retry(Duration::from_secs(20), || {
-        let status = enter(first, &tag).args(["gluster", "--mode=script", "peer", "status"]).run()?;
-        let connected = status.matches("Peer in Cluster (Connected)").count();
-        if connected == HOSTS - 1 { Ok(status) } else { Err(format!("{connected} of {} peers connected", HOSTS - 1)) }
-    })?;
+    // Every host must see every other: host 1 seeing both is not enough (a volume
+    // create was seen failing with "Staging failed on wb-node2: Host wb-node3 not
+    // connected").
+    for (&pid, name) in hosts.iter().zip(&names) {
+        retry(Duration::from_secs(20), || {
+            let status = enter(pid, &tag).args(["gluster", "--mode=script", "peer", "status"]).run()?;
+            let connected = status.matches("Peer in Cluster (Connected)").count();
+            if connected == HOSTS - 1 {
+                Ok(status)
+            } else {
+                Err(format!("{name} sees {connected} of its {} peers connected", HOSTS - 1))
+            }
+        })?;
+    }
     let layout: Vec<String> = match kind {
         "distribute" => Vec::new(),
         "disperse" => vec!["disperse".into(), HOSTS.to_string(), "redundancy".into(), "1".into()],
@@ -120,7 +131,11 @@ pub fn build(
     log.run(enter(first, &tag).args(["gluster", "--mode=script", "volume", "start", kind]))?;
     for (pid, name) in hosts.iter().zip(&names) {
         // The bricks' processes take a moment to come up after the start.
-        let step = enter(*pid, &tag).args(["mount", "-t", "glusterfs", &format!("{name}:/{kind}")]).arg(mount);
+        let mut step = enter(*pid, &tag).args(["mount", "-t", "glusterfs"]);
+        if !options.is_empty() {
+            step = step.args(["-o", options]);
+        }
+        let step = step.arg(format!("{name}:/{kind}")).arg(mount);
         log.lines.push(step.line());
         retry(Duration::from_secs(20), || step.run())?;
     }
