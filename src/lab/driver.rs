@@ -81,25 +81,35 @@ pub fn preflight() -> Result<(), String> {
 /// tmpfs (and each result's `target.backing` records what it found); tmpfs and fuse are
 /// on tmpfs mounts of the lab's own. Where the files are RAM, a sync measures the
 /// filesystems' own work, not a device (docs/lab.md).
-fn where_the_data_is(devices: bool, shm: &backing::Found) -> String {
+/// `on_tmpfs`: the filesystems of the list built on tmpfs mounts of the lab's own (tmpfs,
+/// fuse, a GlusterFS row's bricks), named only where they are in it.
+fn where_the_data_is(devices: bool, shm: &backing::Found, on_tmpfs: &[&str]) -> String {
     let own_work = "durability there measures the filesystems' own work, not a device";
     if !devices {
         return format!("what it builds keeps its data in memory (tmpfs mounts of its own): {own_work}");
     }
+    let names = on_tmpfs.join(", ");
+    let (are, keep, their) = if on_tmpfs.len() == 1 { ("is", "keeps", "its") } else { ("are", "keep", "their") };
     match shm.backing {
-        backing::Backing::Ram => format!(
-            "its devices are RAM-backed (loop devices over files in {}, which is {}), and tmpfs and fuse are on \
-             tmpfs: {own_work}",
-            super::names::SHM,
-            shm.chain
-        ),
-        other => format!(
-            "its loop devices rest on files in {}, which is {} ({}), not memory: durability on them includes that \
-             storage's work; tmpfs and fuse keep their data in memory",
-            super::names::SHM,
-            shm.chain,
-            other.word()
-        ),
+        backing::Backing::Ram => {
+            let also = if on_tmpfs.is_empty() { String::new() } else { format!(", and {names} {are} on tmpfs") };
+            format!(
+                "its devices are RAM-backed (loop devices over files in {}, which is {}){also}: {own_work}",
+                super::names::SHM,
+                shm.chain
+            )
+        }
+        other => {
+            let also =
+                if on_tmpfs.is_empty() { String::new() } else { format!("; {names} {keep} {their} data in memory") };
+            format!(
+                "its loop devices rest on files in {}, which is {} ({}), not memory: durability on them includes \
+                 that storage's work{also}",
+                super::names::SHM,
+                shm.chain,
+                other.word()
+            )
+        }
     }
 }
 
@@ -133,7 +143,8 @@ pub fn run(plan: &LabPlan) -> Outcome {
     let devices = buildable.iter().any(|choice| choice.fs.devices > 0);
     let mountinfo = std::fs::read_to_string("/proc/self/mountinfo").unwrap_or_default();
     let shm = backing::of_path(&backing::Live::new(mountinfo), super::names::SHM);
-    eprintln!("writebench: lab: {}", where_the_data_is(devices, &shm));
+    let on_tmpfs: Vec<&str> = buildable.iter().filter(|c| c.fs.devices == 0).map(|c| c.fs.name).collect();
+    eprintln!("writebench: lab: {}", where_the_data_is(devices, &shm, &on_tmpfs));
     if buildable.iter().any(|choice| matches!(choice.fs.kind, filesystems::Kind::Gluster { .. })) {
         eprintln!(
             "writebench: lab: each GlusterFS brick is a tmpfs on this machine and the network between its 3 hosts a \
@@ -361,14 +372,18 @@ mod tests {
     #[test]
     fn the_lab_says_what_holds_its_devices_data() {
         let found = |backing, chain: &str| backing::Found { backing, chain: chain.to_string() };
-        let ram = where_the_data_is(true, &found(backing::Backing::Ram, "tmpfs"));
+        let ram = where_the_data_is(true, &found(backing::Backing::Ram, "tmpfs"), &["tmpfs", "fuse"]);
         assert!(ram.starts_with("its devices are RAM-backed (loop devices over files in /dev/shm, which is tmpfs)"));
+        assert!(ram.contains(", and tmpfs, fuse are on tmpfs: "), "{ram}");
         assert!(ram.ends_with("durability there measures the filesystems' own work, not a device"), "{ram}");
+        // Only what the list has is named.
+        let ext4 = where_the_data_is(true, &found(backing::Backing::Ram, "tmpfs"), &[]);
+        assert!(!ext4.contains("fuse"), "{ext4}");
         // A /dev/shm that is a directory on a disk: the devices are not in memory.
-        let disk = where_the_data_is(true, &found(backing::Backing::Device, "ext4 on /dev/vda, a device"));
+        let disk = where_the_data_is(true, &found(backing::Backing::Device, "ext4 on /dev/vda, a device"), &["fuse"]);
         assert!(disk.contains("which is ext4 on /dev/vda, a device (device), not memory"), "{disk}");
-        assert!(!disk.contains("RAM-backed"), "{disk}");
-        let none = where_the_data_is(false, &found(backing::Backing::Device, "ext4 on /dev/vda, a device"));
+        assert!(!disk.contains("RAM-backed") && disk.ends_with("; fuse keeps its data in memory"), "{disk}");
+        let none = where_the_data_is(false, &found(backing::Backing::Device, "ext4 on /dev/vda, a device"), &[]);
         assert!(none.starts_with("what it builds keeps its data in memory"), "{none}");
     }
 }
