@@ -38,6 +38,23 @@ const GLUSTER_TOOLS: &[(&str, &str)] = &[
     ("ip", "iproute2"),
 ];
 
+/// A GlusterFS row: the rows differ only in their name and the volume's kind.
+const fn gluster(name: &'static str, volume: &'static str, what: &'static str) -> Filesystem {
+    Filesystem {
+        name,
+        what,
+        kind: Kind::Gluster { volume },
+        tools: GLUSTER_TOOLS,
+        kernel_type: "fuse",
+        mkfs: "",
+        mkfs_fixed: "",
+        mkfs_options: "",
+        mount_options: "",
+        devices: 0,
+        min_device_bytes: 0,
+    }
+}
+
 /// The directory of a distributed row's hosts' state, beside its mount point.
 pub const HOSTS_SUFFIX: &str = "-hosts";
 
@@ -174,45 +191,17 @@ pub const ALL: &[Filesystem] = &[
         devices: 1,
         min_device_bytes: 128 * MIB,
     },
-    Filesystem {
-        name: "glusterfs-distribute",
-        what: "GlusterFS, distribute: each file whole on one of 3 namespace hosts' bricks",
-        kind: Kind::Gluster { volume: "distribute" },
-        tools: GLUSTER_TOOLS,
-        kernel_type: "fuse",
-        mkfs: "",
-        mkfs_fixed: "",
-        mkfs_options: "",
-        mount_options: "",
-        devices: 0,
-        min_device_bytes: 0,
-    },
-    Filesystem {
-        name: "glusterfs-disperse",
-        what: "GlusterFS, disperse 2+1: each file in 2 fragments and 1 of parity over 3 namespace hosts",
-        kind: Kind::Gluster { volume: "disperse" },
-        tools: GLUSTER_TOOLS,
-        kernel_type: "fuse",
-        mkfs: "",
-        mkfs_fixed: "",
-        mkfs_options: "",
-        mount_options: "",
-        devices: 0,
-        min_device_bytes: 0,
-    },
-    Filesystem {
-        name: "glusterfs-replica",
-        what: "GlusterFS, replica 3: each file whole on each of 3 namespace hosts",
-        kind: Kind::Gluster { volume: "replica" },
-        tools: GLUSTER_TOOLS,
-        kernel_type: "fuse",
-        mkfs: "",
-        mkfs_fixed: "",
-        mkfs_options: "",
-        mount_options: "",
-        devices: 0,
-        min_device_bytes: 0,
-    },
+    gluster(
+        "glusterfs-distribute",
+        "distribute",
+        "GlusterFS, distribute: each file whole on one of 3 namespace hosts' bricks",
+    ),
+    gluster(
+        "glusterfs-disperse",
+        "disperse",
+        "GlusterFS, disperse 2+1: each file in 2 fragments and 1 of parity over 3 namespace hosts",
+    ),
+    gluster("glusterfs-replica", "replica", "GlusterFS, replica 3: each file whole on each of 3 namespace hosts"),
 ];
 
 /// The six of the comparison: what `--fs` means when not given.

@@ -1,4 +1,8 @@
 //! Expands a suite and the user's option lists into the cases to run (docs/design.md §1).
+//!
+//! Past 600 lines for a reason: `Case` and the expansion that makes every case are one
+//! piece (ids, shapes and the option lists meet here); its parts with a life of their
+//! own already live in the submodules below.
 
 pub mod catalog;
 pub mod crash;
