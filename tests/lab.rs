@@ -313,16 +313,24 @@ fn after_sigkill_clean_removes_what_the_lab_left() {
 
 /// A GlusterFS volume over three namespace hosts beside ext4: built, measured from host 1's
 /// client, compared, torn down with nothing left (`writebench lab --fs
-/// glusterfs-disperse,ext4 --size 16MiB`, narrowed as the six-filesystem run is).
+/// glusterfs-disperse,ext4 --size 16MiB`, narrowed as the six-filesystem run is), run
+/// as a new user would, from a directory of their own without `--out-dir`: the run
+/// inside host 1's mount namespace still writes `lab-results/`. Every case must run: a
+/// brick too small for the runs (or a volume that frees removed files late, piling them
+/// up) failed them for lack of space while the lab said ok.
 #[test]
 fn a_dispersed_glusterfs_volume_is_built_measured_compared_and_torn_down() {
     let _one = one_lab();
-    let out = tempfile::tempdir().unwrap();
+    let cwd = tempfile::tempdir().unwrap();
     let md_before = md_arrays();
-    let mut args =
-        vec!["--fs", "glusterfs-disperse,ext4", "--out-dir", out.path().to_str().unwrap(), "--size", "16MiB"];
+    let mut args = vec!["--fs", "glusterfs-disperse,ext4", "--size", "16MiB"];
     args.extend(NARROW.iter().copied().filter(|a| !["--size", "32MiB"].contains(a)));
-    let child = lab(&args).stdout(Stdio::piped()).stderr(Stdio::piped()).spawn().expect("writebench runs");
+    let child = lab(&args)
+        .current_dir(cwd.path())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .expect("writebench runs");
     let pid = child.id();
     let output = child.wait_with_output().unwrap();
     let (stdout, stderr) = (String::from_utf8_lossy(&output.stdout).into_owned(), stderr_of(&output));
@@ -330,7 +338,8 @@ fn a_dispersed_glusterfs_volume_is_built_measured_compared_and_torn_down() {
     assert_eq!(output.status.code(), Some(0), "{stderr}");
     assert_eq!(stderr.matches("each GlusterFS brick is a tmpfs on this machine").count(), 1, "said once: {stderr}");
     assert!(stdout.contains("glusterfs-disperse is the baseline"), "{stdout}");
-    let result = read_json(&out.path().join("glusterfs-disperse.json"));
+    let out = cwd.path().join("lab-results");
+    let result = read_json(&out.join("glusterfs-disperse.json"));
     assert_eq!(result["target"]["fs_type"], "fuse.glusterfs", "{}", result["target"]);
     assert_eq!(result["target"]["volume"], "GlusterFS disperse volume disperse, 1 x (2 + 1) = 3 bricks");
     // Its bricks are RAM: the comparison leaves its syncs out as it does any memory's.
@@ -344,7 +353,98 @@ fn a_dispersed_glusterfs_volume_is_built_measured_compared_and_torn_down() {
     for case in result["cases"].as_array().unwrap() {
         assert_eq!(case["status"], "ok", "{}: {}", case["id"], case["error"]);
     }
-    assert!(out.path().join("ext4.json").exists());
+    // The space rule, with the cases as they ran: each brick (half of every file on a
+    // disperse 2+1 volume) holds two runs of the largest case, with the metadata margin
+    // of the run's own check, above GlusterFS's 1 % reserve and 64 MiB of its own files.
+    let brick = result["options"]["lab"]["device_bytes"].as_u64().unwrap() as f64;
+    let largest = result["cases"].as_array().unwrap().iter().map(|c| c["bytes"].as_u64().unwrap()).max().unwrap();
+    let run = (largest + (1 << 20) + largest / 64) as f64;
+    assert!((brick * 0.99 - (64 << 20) as f64) * 2.0 >= 2.0 * run, "a {brick}-byte brick, runs of {run} bytes");
+    assert!(out.join("ext4.json").exists());
+    assert!(out.join("comparison.md").exists());
+}
+
+/// The other way a user names the results: a relative `--out-dir`, from their directory.
+#[test]
+fn a_glusterfs_row_writes_to_a_relative_out_dir() {
+    let _one = one_lab();
+    let cwd = tempfile::tempdir().unwrap();
+    let md_before = md_arrays();
+    let args = [
+        "--fs",
+        "glusterfs-distribute",
+        "--out-dir",
+        "mine/results",
+        "--size",
+        "4MiB",
+        "--methods",
+        "pwrite",
+        "--chunks",
+        "1MiB",
+        "--states",
+        "empty",
+        "--threads",
+        "1",
+        "--durability",
+        "end",
+        "--repeat",
+        "2",
+        "--no-calibrate",
+    ];
+    let child = lab(&args)
+        .current_dir(cwd.path())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .expect("writebench runs");
+    let pid = child.id();
+    let output = child.wait_with_output().unwrap();
+    assert_nothing_left(pid, &md_before, "after the lab");
+    assert_eq!(output.status.code(), Some(0), "{}", stderr_of(&output));
+    let result = read_json(&cwd.path().join("mine/results/glusterfs-distribute.json"));
+    assert_eq!(result["cases"][0]["status"], "ok", "{}", result["cases"][0]["error"]);
+}
+
+/// A filesystem the lab built whose every case failed (a tmpfs with room for two inodes:
+/// its root and the scratch directory, none for a file) fails the lab, named, though
+/// its run ended and wrote a result.
+#[test]
+fn a_lab_whose_every_case_failed_on_a_filesystem_exits_non_zero_and_says_which() {
+    let _one = one_lab();
+    let out = tempfile::tempdir().unwrap();
+    let args = [
+        "--fs",
+        "tmpfs",
+        "--mount-opt",
+        "tmpfs=nr_inodes=2",
+        "--out-dir",
+        out.path().to_str().unwrap(),
+        "--size",
+        "4MiB",
+        "--methods",
+        "pwrite",
+        "--chunks",
+        "1MiB",
+        "--states",
+        "empty",
+        "--threads",
+        "1",
+        "--durability",
+        "end",
+        "--repeat",
+        "2",
+        "--no-calibrate",
+    ];
+    let output = lab(&args).output().expect("writebench runs");
+    let stderr = stderr_of(&output);
+    assert_eq!(output.status.code(), Some(1), "{stderr}");
+    assert!(
+        stderr.contains("writebench: lab: tmpfs: its one case failed or did not fit (the first, pwrite empty 1MiB t1 end: create case0000-run")
+            && stderr.contains("No space left on device"),
+        "{stderr}"
+    );
+    // Its result is kept: what failed, and why, is in it.
+    assert_eq!(read_json(&out.path().join("tmpfs.json"))["cases"][0]["status"], "failed");
 }
 
 #[test]

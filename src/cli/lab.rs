@@ -141,14 +141,20 @@ impl LabArgs {
         }
         Ok(LabPlan {
             filesystems: chosen,
-            // The largest run's files, a second copy's worth for states that keep a
-            // prepared file beside the run's, and room for the filesystem's metadata.
-            need: 2 * suite.reference_size + (32 << 20),
+            need: need(&suite),
             out_dir: self.out_dir.clone(),
             run_args: run_args(argv),
             exports: self.run.export.files().to_vec(),
         })
     }
+}
+
+/// Bytes the suite may have on a filesystem at once: the largest run's files, a second
+/// copy's worth (a prepared file beside the run's, or the run before it whose removed
+/// files a filesystem frees late), and room for the filesystem's metadata.
+fn need(suite: &crate::plan::suites::Suite) -> u64 {
+    let largest = suite.cases().iter().map(|case| case.bytes).max().unwrap_or(0).max(suite.reference_size);
+    2 * largest + (32 << 20)
 }
 
 /// The command line without the lab's own options (and their values): what each run
@@ -216,6 +222,46 @@ mod tests {
         assert_eq!(narrowed.exports, [("html", PathBuf::from("/tmp/x.html"))]);
         assert_eq!(plan(&[]).unwrap().filesystems.len(), filesystems::DEFAULT.len());
         assert_eq!(plan(&["--fs", "all"]).unwrap().filesystems.len(), filesystems::ALL.len());
+    }
+
+    /// The lab's GlusterFS test narrowed as it runs (tests/lab.rs): each brick holds two
+    /// runs of the largest case, the one running and the one before it not yet freed,
+    /// with the metadata margin the run's own check counts, above GlusterFS's reserve.
+    #[test]
+    fn a_brick_holds_two_of_the_largest_runs_the_lab_makes() {
+        let narrowed = [
+            "--fs=glusterfs-distribute,glusterfs-disperse,glusterfs-replica",
+            "--size",
+            "16MiB",
+            "--suite",
+            "quick",
+            "--methods",
+            "pwrite",
+            "--chunks",
+            "1MiB",
+            "--states",
+            "empty,prealloc",
+        ];
+        for extra in [&narrowed[..], &narrowed[..1], &["--fs=glusterfs-disperse", "--size", "16MiB"]] {
+            let lab = plan(extra).unwrap();
+            let suite = args(extra).run.suite().unwrap();
+            let largest = suite.cases().iter().map(|case| case.bytes).max().unwrap();
+            let run = crate::measure::space::needed_for(largest) as f64;
+            for choice in &lab.filesystems {
+                let filesystems::Kind::Gluster { volume } = choice.fs.kind else { panic!("{}", choice.fs.name) };
+                let brick = choice.fs.device_bytes(lab.need) as f64;
+                let usable = brick * 0.99 - (64 << 20) as f64;
+                let holds = usable / filesystems::brick_share(volume);
+                assert!(
+                    holds >= 2.0 * run,
+                    "{}: {brick} bytes hold {holds}, two runs need {}",
+                    choice.fs.name,
+                    2.0 * run
+                );
+            }
+        }
+        assert_eq!(filesystems::brick_share("disperse"), 0.5, "2 data fragments and 1 of parity");
+        assert_eq!(filesystems::brick_share("replica"), 1.0);
     }
 
     #[test]

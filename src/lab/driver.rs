@@ -168,12 +168,27 @@ pub fn run(plan: &LabPlan) -> Outcome {
     if let Err(e) = std::fs::create_dir_all(&plan.out_dir) {
         return Outcome::Refused(format!("--out-dir {}: {}", plan.out_dir.display(), plain(&e)));
     }
+    // The runs are given it as an absolute path: a GlusterFS row's run enters host 1's
+    // mount namespace, and entering one starts at its root, not at the lab's directory.
+    let out_dir = match std::fs::canonicalize(&plan.out_dir) {
+        Ok(absolute) => absolute,
+        Err(e) => return Outcome::Refused(format!("--out-dir {}: {}", plan.out_dir.display(), plain(&e))),
+    };
+    let plan = &LabPlan { out_dir, ..plan.clone() };
     let names = Names::this_process();
     let mut results: Vec<(String, PathBuf)> = Vec::new();
     let mut failed = 0;
     for choice in buildable {
         match measure_one(choice, plan, names) {
-            Ok(path) => results.push((choice.fs.name.to_string(), path)),
+            Ok(path) => {
+                // The lab made this filesystem for the suite: a case that failed or did
+                // not fit on it is the lab's failure, not a finding to pass over.
+                if let Some(why) = ResultFile::load(&path).ok().as_ref().and_then(cases_not_measured) {
+                    eprintln!("writebench: lab: {}: {why}", choice.fs.name);
+                    failed += 1;
+                }
+                results.push((choice.fs.name.to_string(), path));
+            }
             Err(why) => {
                 eprintln!("writebench: lab: {}: {why}", choice.fs.name);
                 failed += 1;
@@ -186,6 +201,24 @@ pub fn run(plan: &LabPlan) -> Outcome {
     }
     let compared_ok = compare_all(&results, plan);
     Outcome::Done(if failed == 0 && compared_ok { 0 } else { 1 })
+}
+
+/// What a filesystem's result says of cases that failed or were skipped for lack of
+/// space: "every one of its 10 cases failed (pwrite empty 1MiB t1 end: create …: No space
+/// left on device …)", or "3 of its 10 cases failed (…)"; None when every case ran.
+fn cases_not_measured(result: &ResultFile) -> Option<String> {
+    use crate::result::Status;
+    let lost: Vec<_> = result.cases.iter().filter(|c| matches!(c.status, Status::Failed | Status::Skipped)).collect();
+    let first = lost.first()?;
+    let how_many = if result.cases.len() == 1 {
+        "its one case".to_string()
+    } else if lost.len() == result.cases.len() {
+        format!("every one of its {} cases", lost.len())
+    } else {
+        format!("{} of its {} cases", lost.len(), result.cases.len())
+    };
+    let why = first.error.as_deref().unwrap_or("no reason recorded");
+    Some(format!("{how_many} failed or did not fit (the first, {}: {why})", first.case.id))
 }
 
 /// Builds one filesystem, runs the suite on it, tears it down: the result's path.

@@ -239,18 +239,48 @@ impl Filesystem {
         Ok(())
     }
 
-    /// Bytes of each RAM-backed device (or of the tmpfs) for runs of `need` bytes.
+    /// Bytes of each RAM-backed device (or of the tmpfs, or of each GlusterFS brick) for
+    /// runs of `need` bytes.
     pub fn device_bytes(&self, need: u64) -> u64 {
-        let share = need / self.devices.max(1) as u64 + 64 * MIB;
-        share.max(self.min_device_bytes).div_ceil(MIB) * MIB
+        let bytes = match self.kind {
+            Kind::Gluster { volume } => brick_bytes(volume, need),
+            _ => need / self.devices.max(1) as u64 + 64 * MIB,
+        };
+        bytes.max(self.min_device_bytes).div_ceil(MIB) * MIB
     }
 
     /// Memory the filesystem may take at most: its devices' files, or the tmpfs.
     pub fn memory_bytes(&self, need: u64) -> u64 {
         // A distributed row: a tmpfs brick on each of its three hosts.
-        let bricks = if matches!(self.kind, Kind::Gluster { .. }) { 3 } else { self.devices.max(1) };
+        let bricks = if matches!(self.kind, Kind::Gluster { .. }) { GLUSTER_HOSTS } else { self.devices.max(1) };
         self.device_bytes(need) * bricks as u64
     }
+}
+
+/// The hosts, and so the bricks, of a GlusterFS row.
+pub const GLUSTER_HOSTS: usize = super::hosts::HOSTS;
+
+/// Of a file's bytes, the share one brick of a `volume` keeps: the whole file for
+/// `distribute` (by its name's hash, any file may land on one brick) and `replica` (a
+/// copy on each), one fragment of the two data fragments for `disperse` 2+1 (the parity
+/// fragment is as large).
+pub fn brick_share(volume: &str) -> f64 {
+    if volume == "disperse" { 1.0 / (GLUSTER_HOSTS - 1) as f64 } else { 1.0 }
+}
+
+/// GlusterFS refuses new files on a brick with less than this share of it free (its
+/// `storage.reserve` option, 1 % by default).
+const GLUSTER_RESERVE: f64 = 0.01;
+
+/// Each brick of a `volume` for runs of `need` bytes (docs/lab.md, "How big the
+/// bricks are"): its share of `need` (what a run keeps on the filesystem at once, and as
+/// much again for the run before it, whose removed files a volume frees late), GlusterFS's
+/// reserve on top, and 64 MiB for its own files (`.glusterfs`'s links and the volume's
+/// state). Removed files that pile up past that wait: the settle step before each run
+/// waits until the run fits (`measure::settle`).
+pub fn brick_bytes(volume: &str, need: u64) -> u64 {
+    let data = (need as f64 * brick_share(volume)).ceil();
+    (data / (1.0 - GLUSTER_RESERVE)).ceil() as u64 + 64 * MIB
 }
 
 /// True when the kernel has `kind` (loading its module first, as mount would).

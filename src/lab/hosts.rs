@@ -23,7 +23,7 @@ use super::shell::{Log, Step};
 
 /// How many hosts a volume spans: a disperse volume needs three (two data fragments and
 /// one of parity).
-const HOSTS: usize = 3;
+pub const HOSTS: usize = 3;
 
 /// What the build made, for the suite's run: host 1's holder, to enter.
 pub struct Volume {

@@ -206,7 +206,8 @@ impl CaseRuns for WriteRuns<'_> {
         // for a faster run), not the whole --size, which can be far more.
         let bytes = self.last_written.map_or(work.case.bytes, |last| (last + last / 4).min(work.case.bytes));
         let memory = if work.case.durability.direct { 0 } else { bytes };
-        let run = self.files.run_settled(number, memory, |names| work.run(names, number));
+        // The room it needs is what it writes, as the check before the cases counted it.
+        let run = self.files.run_settled(number, (memory, bytes), |names| work.run(names, number));
         if let Ok(Run { stonewall: Some(wall), .. }) = &run {
             self.last_written = Some(wall.bytes);
         }

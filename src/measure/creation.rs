@@ -63,8 +63,9 @@ impl CaseRuns for CreationRuns<'_> {
         let (case, create, scratch) = (self.case, self.create, self.scratch);
         // Only a creation that allocates puts pages in memory (on tmpfs); warming memory
         // before an ftruncate would only leave the CPU's caches cold for a 3 µs call.
+        // The same bytes are all the room it takes.
         let memory = if create.allocates { case.bytes } else { 0 };
-        self.files.run_settled(number, memory, |names| create_once(&names[0], case, create, scratch))
+        self.files.run_settled(number, (memory, memory), |names| create_once(&names[0], case, create, scratch))
     }
 }
 

@@ -45,15 +45,16 @@ impl<'a> RunFiles<'a> {
         after_removal(outcome, removal)
     }
 
-    /// [`RunFiles::run`] for a timed run that puts `memory` bytes in the page cache:
-    /// first the settle step (`measure::settle`), recorded with the run.
+    /// [`RunFiles::run`] for a timed run that puts `memory` bytes in the page cache and
+    /// `room` bytes in its files: first the settle step (`measure::settle`), recorded
+    /// with the run.
     pub fn run_settled(
         &mut self,
         number: u32,
-        memory: u64,
+        (memory, room): (u64, u64),
         run: impl FnOnce(&[String]) -> Result<Run, CallError>,
     ) -> Result<Run, (Status, String)> {
-        let settled = self.scratch.settle(memory);
+        let settled = self.scratch.settle(memory, room);
         self.run(number, run).map(|mut run| {
             run.settle_seconds = Some(settled.seconds);
             run.settle_timed_out = settled.timed_out;

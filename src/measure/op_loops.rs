@@ -129,7 +129,7 @@ impl CaseRuns for Loops<'_> {
         let how = How { plan: self.plan, unit: self.unit, durability: self.durability, launch: self.launch.as_ref() };
         let (source, scratch) = (&self.source, self.scratch);
         let mut histograms = None;
-        let run = self.files.run_settled(number, self.memory, |names| {
+        let run = self.files.run_settled(number, (self.memory, self.memory), |names| {
             let measured = if how.unit.pattern.is_save() {
                 let saver = Saver::new(scratch.dir_fd(), how.unit.pattern, &names[0], &names[1])
                     .map_err(|error| CallError::new("name the save's files", error))?;

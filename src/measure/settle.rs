@@ -17,6 +17,16 @@
 //! there, the settle step also touches as much memory as the run will write, in huge
 //! pages, and frees it: the run then finds memory the host has just supplied, whatever
 //! ran before it. Recorded as `warm_seconds`.
+//!
+//! Some filesystems free a removed file's space late: a GlusterFS brick keeps a file
+//! removed while the client still holds it (under `.glusterfs/unlink`) until the client's
+//! release arrives, up to a second or more after the unlink returned, and a run of fast
+//! cases piles up such files faster than they go (seen: 16 removed 8 MiB fragments, 117
+//! of a 128 MiB brick, after 12 s of 16 MiB runs). So the settle step also waits until the
+//! filesystem has room for the run's files (`space::needed_for` of the bytes it will
+//! write), within [`ROOM_LIMIT`]: on a filesystem with room to spare it never waits, and
+//! where the space does not come the run goes ahead and its writes say what is wrong
+//! (docs/lab.md, "How big the bricks are").
 
 use std::os::fd::AsRawFd;
 use std::sync::OnceLock;
@@ -25,11 +35,17 @@ use std::time::{Duration, Instant};
 
 use crate::context::DirtyMemory;
 use crate::context::device::BlockDevice;
+use crate::context::statvfs::{At, free_bytes};
 use crate::plan::SETTLE_LIMIT;
 
 /// How far above the previous run's level the dirty and writeback pages may stay: other
 /// programs dirty pages too, and a few MiB of theirs are no run of ours.
 pub const SLACK_BYTES: u64 = 16 << 20;
+
+/// How long the settle step waits for removed files' space to come back before a run
+/// that would not fit otherwise (see the module doc): longer than [`SETTLE_LIMIT`], since
+/// the alternative is a run that fails for lack of space.
+pub const ROOM_LIMIT: Duration = Duration::from_secs(10);
 
 /// What the settle step did before one run.
 #[derive(Debug, Clone, Copy, PartialEq)]
@@ -55,10 +71,10 @@ impl Settle {
     }
 
     /// Settles the filesystem of `dir` (a directory on it, `path` its path) for a run
-    /// that puts `memory` bytes into the page cache or tmpfs (0: none, O_DIRECT): see
-    /// the module doc. Never fails: a filesystem without syncfs, or a /proc without the
-    /// counters, settles on what it has.
-    pub fn wait(&self, dir: &impl AsRawFd, path: &std::path::Path, memory: u64) -> Settled {
+    /// that puts `memory` bytes into the page cache or tmpfs (0: none, O_DIRECT) and
+    /// `room` bytes in its files: see the module doc. Never fails: a filesystem without
+    /// syncfs, or a /proc without the counters, settles on what it has.
+    pub fn wait(&self, dir: &impl AsRawFd, path: &std::path::Path, memory: u64, room: u64) -> Settled {
         let started = Instant::now();
         // SAFETY: syncfs on a directory descriptor we hold; its result only tells
         // whether the filesystem supports it, and either way the wait below goes on.
@@ -69,10 +85,11 @@ impl Settle {
         let (level, timed_out) = loop {
             let level = DirtyMemory::now().map(|m| m.dirty + m.writeback);
             let in_flight = device.as_ref().and_then(BlockDevice::sample).map(|s| s.in_flight);
-            if quiet(level, previous, in_flight) {
+            let fits = fits(free_bytes(At::Fd(dir.as_raw_fd())).ok(), room);
+            if quiet(level, previous, in_flight) && fits {
                 break (level, false);
             }
-            if started.elapsed() >= SETTLE_LIMIT {
+            if started.elapsed() >= if fits { SETTLE_LIMIT } else { ROOM_LIMIT } {
                 break (level, true);
             }
             std::thread::sleep(pause);
@@ -153,6 +170,12 @@ fn next_reference(level: u64, previous: u64) -> u64 {
     level.min(previous)
 }
 
+/// Whether a run of `room` bytes fits in what is `free` (None: not known, no wait), as
+/// the check before the cases counts it (`space::needed_for`).
+fn fits(free: Option<u64>, room: u64) -> bool {
+    room == 0 || free.is_none_or(|free| free >= crate::measure::space::needed_for(room))
+}
+
 fn quiet(level: Option<u64>, previous: u64, in_flight: Option<u64>) -> bool {
     let memory = level.is_none_or(|level| previous == u64::MAX || level <= previous.saturating_add(SLACK_BYTES));
     memory && in_flight.is_none_or(|n| n == 0)
@@ -170,6 +193,15 @@ mod tests {
         assert!(!quiet(Some(200 * mib), 90 * mib, Some(0)), "the previous run's writeback still under way");
         assert!(!quiet(Some(10 * mib), 90 * mib, Some(3)), "requests in flight");
         assert!(quiet(None, 90 * mib, None), "nothing to read: no wait");
+    }
+
+    #[test]
+    fn a_run_waits_for_the_room_its_files_need() {
+        let mib = 1 << 20;
+        assert!(fits(Some(100 * mib), 16 * mib));
+        assert!(!fits(Some(16 * mib), 16 * mib), "the metadata margin too: 16 MiB of data needs 17.25 MiB");
+        assert!(fits(Some(0), 0), "a run that writes nothing waits for no space");
+        assert!(fits(None, 16 * mib), "what cannot be read does not hold a run back");
     }
 
     #[test]
@@ -192,7 +224,7 @@ mod tests {
         let handle = std::fs::File::open(dir.path()).unwrap();
         let settle = Settle::new();
         assert_eq!(settle.previous.load(Ordering::Relaxed), u64::MAX);
-        let first = settle.wait(&handle, dir.path(), 0);
+        let first = settle.wait(&handle, dir.path(), 0, 1 << 20);
         assert_eq!(first.warm_seconds, None, "nothing to warm for a run that puts nothing in memory");
         assert!(first.seconds >= 0.0 && first.seconds <= SETTLE_LIMIT.as_secs_f64() + 0.1, "{first:?}");
         assert_ne!(settle.previous.load(Ordering::Relaxed), u64::MAX, "the level before this run is kept");

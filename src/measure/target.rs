@@ -87,9 +87,10 @@ impl Scratch {
     }
 
     /// Waits, untimed, until the previous run's work on this filesystem is done, for a
-    /// run that puts `memory` bytes in the page cache (see `measure::settle`).
-    pub fn settle(&self, memory: u64) -> crate::measure::settle::Settled {
-        self.settle.wait(&self.dir, &self.path, memory)
+    /// run that puts `memory` bytes in the page cache and `room` bytes in its files (see
+    /// `measure::settle`).
+    pub fn settle(&self, memory: u64, room: u64) -> crate::measure::settle::Settled {
+        self.settle.wait(&self.dir, &self.path, memory, room)
     }
 
     /// Creates `name` and brings it into `state` for a run of `size` bytes; all of it
