@@ -31,7 +31,7 @@ pub trait Offers {
 pub struct RunExports;
 impl Offers for RunExports {
     const OFFERS: &'static [(&'static str, &'static str)] = &[
-        ("json", "Write the full result as JSON (schema writebench.v2)"),
+        ("json", "Write the full result as JSON (schema writebench.v3)"),
         ("csv", "Write one row per run as CSV (loads with DuckDB's read_csv_auto)"),
         (
             "markdown",
@@ -47,7 +47,7 @@ impl Offers for RunExports {
 pub struct LatencyExports;
 impl Offers for LatencyExports {
     const OFFERS: &'static [(&'static str, &'static str)] = &[
-        ("json", "Write the full result as JSON (schema writebench.v2; latency_ns per case)"),
+        ("json", "Write the full result as JSON (schema writebench.v3; latency_ns per case)"),
         ("csv", "Write one row per case as CSV"),
     ];
 }

@@ -36,7 +36,9 @@ pub fn render_header(result: &ResultFile, out: &mut dyn Write) -> io::Result<()>
             target.path,
             crate::export::document::filesystem(target)
         ),
-        "figures: bytes (or operations) over the mean run time, with its 95 % range in brackets".to_string(),
+        "figures: bytes (or operations) over the mean run time, with its 95 % range in brackets (in a raced \
+         Answer, from the noise pooled over the goal's candidates, as its verdicts)"
+            .to_string(),
     ];
     if let Some(source) = crate::export::document::data_source(result) {
         lines.push(source.to_string());
@@ -213,6 +215,8 @@ mod tests {
             well_measured: true,
         };
         let naive = Alternative {
+            low99: None,
+            runs: 5,
             case: "write empty 4KiB t1 end".into(),
             action: "write 4 KiB".into(),
             value: 1.2e9,
@@ -229,11 +233,14 @@ mod tests {
             naive_itself: false,
             not_applicable: None,
             caveats: vec!["counting its fallocate: 1.70 GB/s".into()],
+            warnings: Vec::new(),
         }
     }
 
     fn next(factor: f64, low: f64, high: f64) -> Alternative {
         Alternative {
+            low99: None,
+            runs: 5,
             case: "writev prealloc 64KiB x128 t1 end".into(),
             action: "writev 64 KiB × 128".into(),
             value: 1.5e9,
@@ -264,18 +271,27 @@ mod tests {
         let mut one = result(0);
         let cases = [
             (
-                Certainty::Clear { next: next(1.3, 1.2, 1.4) },
+                Certainty::Clear { next: next(1.3, 1.2, 1.4), against: vec![next(1.3, 1.2, 1.4)] },
                 "  clearly the fastest: 1.30x the next, writev 64 KiB × 128 (1.50 GB/s)",
             ),
             (
-                Certainty::AsFast { other: next(0.98, 0.96, 1.0), margin: 0.05 },
-                "  as fast as the fastest measured, within 5 %, and simpler: writev 64 KiB × 128 (1.50 GB/s)",
+                Certainty::Leads { next: next(1.02, 1.01, 1.03), margin: 0.05, against: Vec::new() },
+                "  the fastest; writev 64 KiB × 128 is within 5 % (1.02x, 1.50 GB/s): either will do",
+            ),
+            (
+                Certainty::AsFast { other: next(0.98, 0.96, 1.0), margin: 0.05, against: Vec::new() },
+                "  fastest measured: writev 64 KiB × 128, 1.50 GB/s; this one is within 5 % and simpler",
+            ),
+            (
+                Certainty::AsFast { other: next(1.01, 0.97, 1.04), margin: 0.05, against: Vec::new() },
+                "  as fast as writev 64 KiB × 128 (1.50 GB/s), within 5 %: either will do",
             ),
             (
                 Certainty::NotSettled {
                     other: next(1.02, 0.85, 1.2),
                     up_to: Some(0.18),
                     settle: Some("--budget 1m".into()),
+                    against: Vec::new(),
                 },
                 "  not settled: writev 64 KiB × 128 may be up to 18 % faster (--budget 1m)",
             ),
@@ -291,7 +307,7 @@ mod tests {
                 "  pwrite in 1 MiB calls into a preallocated file, then one fsync: 1.90 GB/s (1.80–2.00)"
             );
             assert_eq!(lines[1], second);
-            assert_eq!(lines[2], "  1.58x faster than the naive way (write 4 KiB: 1.20 GB/s)");
+            assert_eq!(lines[2], "  1.58x (1.40–1.80x) faster than the naive way (write 4 KiB: 1.20 GB/s)");
             assert!(!text.contains("p = 0.40"), "the sentence waits for --explain: {text}");
         }
         let mut out = Vec::new();
@@ -300,6 +316,18 @@ mod tests {
         assert!(explained.contains("    - why: pwrite in 1 MiB calls"), "{explained}");
         assert!(explained.contains("    - counting its fallocate: 1.70 GB/s"), "{explained}");
         assert!(explained.contains("Every case: --table"), "{explained}");
+    }
+
+    /// A warning that undoes the figure is on the goal's own lines, after the three.
+    #[test]
+    fn a_warning_follows_its_goals_lines() {
+        let mut one = result(0);
+        let mut warned = glance(Certainty::Alone);
+        warned.warnings = vec!["above this disk's direct write rate of 2.50 GB/s: …".into()];
+        one.answer[0].glance = Some(warned);
+        let text = rendered(&one);
+        let lines: Vec<&str> = text.lines().skip_while(|l| !l.starts_with("One big file")).skip(1).take(4).collect();
+        assert_eq!(lines[3], "  warning: above this disk's direct write rate of 2.50 GB/s: …", "{text}");
     }
 
     #[test]

@@ -55,28 +55,43 @@ pub fn lines(recommendation: &Recommendation) -> Option<Vec<String>> {
         (Some(gain), Some(checked)) => lines.push(format!("{gain}; {checked}")),
         (gain, checked) => lines.extend(gain.or(checked)),
     }
+    // What undoes the figure is said with it, whatever else is cut.
+    lines.extend(glance.warnings.iter().map(|w| format!("warning: {w}")));
     Some(lines)
 }
 
 fn certainty(certainty: &Certainty, unit: &str) -> String {
     let other_value = |other: &Alternative| value(other.value, unit);
     match certainty {
-        Certainty::Clear { next } => {
+        Certainty::Clear { next, .. } => {
             format!("clearly the fastest: {:.2}x the next, {} ({})", next.factor, next.action, other_value(next))
         }
-        Certainty::AsFast { other, margin } if other.factor < 1.0 => format!(
-            "as fast as the fastest measured, within {:.0} %, and simpler: {} ({})",
+        Certainty::Leads { next, margin, .. } => format!(
+            "the fastest; {} is within {:.0} % ({:.2}x, {}): either will do",
+            next.action,
             margin * 100.0,
-            other.action,
-            other_value(other)
+            next.factor,
+            other_value(next)
         ),
-        Certainty::AsFast { other, margin } => format!(
+        Certainty::AsFast { other, margin, .. } if other.factor < 1.0 => format!(
+            "fastest measured: {}, {}; this one is within {:.0} % and simpler",
+            other.action,
+            other_value(other),
+            margin * 100.0
+        ),
+        Certainty::AsFast { other, margin, .. } if other.high <= 1.0 + margin => format!(
             "as fast as {} ({}), within {:.0} %: either will do",
             other.action,
             other_value(other),
             margin * 100.0
         ),
-        Certainty::NotSettled { other, up_to, settle } => {
+        Certainty::AsFast { other, margin, .. } => format!(
+            "none may be more than {:.0} % faster; the closest, {} ({}), is not shown slower",
+            margin * 100.0,
+            other.action,
+            other_value(other)
+        ),
+        Certainty::NotSettled { other, up_to, settle, .. } => {
             let how = match up_to {
                 Some(up_to) => format!("may be up to {:.0} % faster", 100.0 * up_to),
                 None => "may be faster (not measured well enough)".to_string(),
@@ -94,10 +109,12 @@ fn gain(glance: &Glance) -> Option<String> {
     }
     let naive = glance.gain.as_ref()?;
     let of = format!("{}: {}", naive.action, value(naive.value, &glance.figure.unit));
+    // The factor with its interval: a bare "3.73x" reads as exact where it may be 2.2.
     Some(if naive.low > 1.0 {
-        format!("{:.2}x faster than the naive way ({of})", naive.factor)
+        format!("{:.2}x ({:.2}–{:.2}x) faster than the naive way ({of})", naive.factor, naive.low, naive.high)
     } else if naive.high < 1.0 {
-        format!("{:.2}x slower than the naive way ({of})", 1.0 / naive.factor)
+        let (factor, low, high) = (1.0 / naive.factor, 1.0 / naive.high, 1.0 / naive.low);
+        format!("{factor:.2}x ({low:.2}–{high:.2}x) slower than the naive way ({of})")
     } else {
         format!("not shown faster than the naive way ({of})")
     })

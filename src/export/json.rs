@@ -1,4 +1,4 @@
-//! `--export-json`: the whole result, schema `writebench.v2`.
+//! `--export-json`: the whole result, schema `writebench.v3`.
 
 use std::io::{self, Write};
 

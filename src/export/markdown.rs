@@ -2,7 +2,8 @@
 //! hand-written documents writebench replaces), so that their readers feel at home:
 //! File Creation; Mmap Write; then "Write into" each file state with Vectorized,
 //! Parallel and Simple Writing; one `label: ( min: a, mean ± sd, max: b ) GB/s` line
-//! per case; a numbered list of Observations. Then the Answer and the context.
+//! per case. Before them, right after the header, the Answer (each goal's lines as the
+//! terminal prints them) and a numbered list of Observations; after them the context.
 //!
 //! Every case gets a line: cases that fit none of those sections (io_uring, latency,
 //! anything unknown) go under "More Cases" at the end, never dropped. The lines are
@@ -98,33 +99,8 @@ pub fn render(result: &ResultFile, out: &mut dyn Write) -> io::Result<()> {
         let fence = fence_for(&command);
         writeln!(out, "\n{fence}bash\n{command}\n{fence}")?;
     }
-    let mut placed: Vec<(Place, &CaseResult)> = result.cases.iter().map(|case| (place(case), case)).collect();
-    // Stable: within a place, the result's own order (the suite's).
-    placed.sort_by_key(|(place, _)| *place);
-    let mut section = String::new();
-    let mut index = 0;
-    while index < placed.len() {
-        let place = placed[index].0;
-        let end = placed[index..].iter().position(|(p, _)| *p != place).map_or(placed.len(), |n| index + n);
-        let (title, subsection) = titles(place);
-        if title != section {
-            writeln!(out, "\n## {title}")?;
-            section = title;
-        }
-        if let Some(subsection) = subsection {
-            writeln!(out, "\n### {subsection}")?;
-        }
-        writeln!(out)?;
-        write_lines(out, place, &placed[index..end])?;
-        index = end;
-    }
-    writeln!(out, "\n## Observations\n")?;
-    if result.observations.is_empty() {
-        writeln!(out, "{}", document::no_observations(result))?;
-    }
-    for (number, observation) in result.observations.iter().enumerate() {
-        writeln!(out, "{:>2}. {}", number + 1, escape(&observation.text))?;
-    }
+    // The Answer first, as on the terminal and in the HTML: what to do comes before the
+    // evidence; then the observations, then every case.
     writeln!(out, "\n## Answer\n")?;
     if result.answer.is_empty() {
         writeln!(out, "{}", document::no_answer(result))?;
@@ -145,6 +121,33 @@ pub fn render(result: &ResultFile, out: &mut dyn Write) -> io::Result<()> {
                 writeln!(out, "- **{goal}**{tied}: {}", escape(&recommendation.text))?;
             }
         }
+    }
+    writeln!(out, "\n## Observations\n")?;
+    if result.observations.is_empty() {
+        writeln!(out, "{}", document::no_observations(result))?;
+    }
+    for (number, observation) in result.observations.iter().enumerate() {
+        writeln!(out, "{:>2}. {}", number + 1, escape(&observation.text))?;
+    }
+    let mut placed: Vec<(Place, &CaseResult)> = result.cases.iter().map(|case| (place(case), case)).collect();
+    // Stable: within a place, the result's own order (the suite's).
+    placed.sort_by_key(|(place, _)| *place);
+    let mut section = String::new();
+    let mut index = 0;
+    while index < placed.len() {
+        let place = placed[index].0;
+        let end = placed[index..].iter().position(|(p, _)| *p != place).map_or(placed.len(), |n| index + n);
+        let (title, subsection) = titles(place);
+        if title != section {
+            writeln!(out, "\n## {title}")?;
+            section = title;
+        }
+        if let Some(subsection) = subsection {
+            writeln!(out, "\n### {subsection}")?;
+        }
+        writeln!(out)?;
+        write_lines(out, place, &placed[index..end])?;
+        index = end;
     }
     if !result.crash.is_empty() {
         writeln!(

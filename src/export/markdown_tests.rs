@@ -61,6 +61,10 @@ fn sections_follow_the_documents_layout_and_every_case_has_its_line() {
         headings(&markdown),
         vec![
             "# writebench on /data (ext4)",
+            // The Answer first, right after the header, then the observations: what to
+            // do before the evidence, as on the terminal.
+            "## Answer",
+            "## Observations",
             "## File Creation",
             "## Mmap Write",
             "## Write into an emptied file",
@@ -77,8 +81,6 @@ fn sections_follow_the_documents_layout_and_every_case_has_its_line() {
             "### Asynchronous Writing (io_uring)",
             "### Small Writes, One at a Time (latency)",
             "### Other Cases",
-            "## Observations",
-            "## Answer",
             "## Context",
         ],
         "{markdown}"

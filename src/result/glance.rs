@@ -30,6 +30,10 @@ pub struct Glance {
     /// Markdown and HTML, and by `--explain` on the terminal).
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub caveats: Vec<String>,
+    /// What undoes the figure, said on the goal's own lines in every output, not only
+    /// among the observations: a durable figure above the device's own write rate.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub warnings: Vec<String>,
 }
 
 /// A figure as every output prints it: `value` (bytes/s, or operations, commits or
@@ -66,27 +70,99 @@ pub struct Alternative {
     pub low: f64,
     pub high: f64,
     pub p_value: f64,
+    /// The lower end of the same factor's 99 % interval, which a "not settled" line's
+    /// "up to" is said from: the race stops looking where the 95 % one just reaches past
+    /// the margin, and there it covered the true gap too seldom (docs/racing.md). Absent
+    /// in results saved before it, and where nothing was tested.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub low99: Option<f64>,
+    /// The runs (or loops) of the other side, 0 where not known.
+    #[serde(default)]
+    pub runs: usize,
 }
 
-/// How sure the pick is, as a verdict with the comparison it rests on.
+/// How sure the pick is, by the Answer's one rule against every other candidate of the
+/// goal (docs/answer.md, "How sure"): each variant names the comparison the line says,
+/// and `against` holds every candidate's comparison with the pick (its time over the
+/// pick's, on its final runs, with the goal's pooled noise where the goal raced).
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 #[serde(tag = "verdict", rename_all = "kebab-case")]
 pub enum Certainty {
-    /// Shown faster than every other candidate: `next` is the closest of them (from the
-    /// race's record where the race dropped it).
-    Clear { next: Alternative },
-    /// Shown within the equivalence margin of `other` (the fastest measured, where the
-    /// pick is a simpler strategy; else the runner-up): either will do.
-    AsFast { other: Alternative, margin: f64 },
-    /// Not settled: `other` may be faster, by up to `up_to` (a fraction, None where its
-    /// interval is too wide to say); `settle` says what would tell.
+    /// Shown faster than every other candidate, each by more than the margin at its
+    /// point estimate: `next` is the closest of them.
+    Clear {
+        next: Alternative,
+        #[serde(default, skip_serializing_if = "Vec::is_empty")]
+        against: Vec<Alternative>,
+    },
+    /// Shown faster than every other candidate, but the closest, `next`, by less than
+    /// `margin`: the pick leads, and either will do.
+    Leads {
+        next: Alternative,
+        margin: f64,
+        #[serde(default, skip_serializing_if = "Vec::is_empty")]
+        against: Vec<Alternative>,
+    },
+    /// No candidate can be more than `margin` faster than the pick (every lower end of
+    /// their time over the pick's at least 1/(1 + margin)), though not every one is
+    /// shown slower: `other` is the fastest measured where the pick is a simpler
+    /// strategy, else the closest candidate. Either will do.
+    AsFast {
+        other: Alternative,
+        margin: f64,
+        #[serde(default, skip_serializing_if = "Vec::is_empty")]
+        against: Vec<Alternative>,
+    },
+    /// Not settled: `other`, the candidate that may gain the most, may be faster by up
+    /// to `up_to` (a fraction, None where its interval is too wide to say); `settle`
+    /// says what would tell.
     NotSettled {
         other: Alternative,
         #[serde(default, skip_serializing_if = "Option::is_none")]
         up_to: Option<f64>,
         #[serde(default, skip_serializing_if = "Option::is_none")]
         settle: Option<String>,
+        #[serde(default, skip_serializing_if = "Vec::is_empty")]
+        against: Vec<Alternative>,
     },
     /// No other candidate was measured for the goal.
     Alone,
+}
+
+impl Certainty {
+    /// The verdict's name, as the JSON's `verdict` tag and `Recommendation.verdict`
+    /// say it: `clear`, `leads`, `as-fast`, `not-settled`, `alone`.
+    pub fn name(&self) -> &'static str {
+        match self {
+            Certainty::Clear { .. } => "clear",
+            Certainty::Leads { .. } => "leads",
+            Certainty::AsFast { .. } => "as-fast",
+            Certainty::NotSettled { .. } => "not-settled",
+            Certainty::Alone => "alone",
+        }
+    }
+
+    /// Whether either of two strategies will do (`Recommendation.tied`): the pick leads
+    /// by less than the margin, or the candidate named is shown within it both ways (a
+    /// simpler pick against the fastest, or the closest whose interval stays inside
+    /// 1 + margin). A candidate that may be much slower is not "either will do", though
+    /// it cannot be much faster.
+    pub fn either_will_do(&self) -> bool {
+        match self {
+            Certainty::Leads { .. } => true,
+            Certainty::AsFast { other, margin, .. } => other.factor < 1.0 || other.high <= 1.0 + margin,
+            _ => false,
+        }
+    }
+
+    /// Every candidate's comparison with the pick.
+    pub fn against(&self) -> &[Alternative] {
+        match self {
+            Certainty::Clear { against, .. }
+            | Certainty::Leads { against, .. }
+            | Certainty::AsFast { against, .. }
+            | Certainty::NotSettled { against, .. } => against,
+            Certainty::Alone => &[],
+        }
+    }
 }

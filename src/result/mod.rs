@@ -20,10 +20,14 @@ pub use ring_record::RingRecord;
 pub use run::{CPU_BOUND, DIRTY_AT_START, OTHERS_BUSY, RankRun, Run, Stonewalled};
 
 /// v2 added `answer` and the numbers of each observation; v1 files still load (both
-/// fields empty), and `report`/`compare` re-derive them from the cases.
-pub const SCHEMA: &str = "writebench.v2";
+/// fields empty), and `report`/`compare` re-derive them from the cases. v3: a
+/// recommendation's `verdict` is its certainty's (`clear`, `leads`, `as-fast`,
+/// `not-settled`, `alone`: the one rule against every candidate, docs/answer.md) where
+/// v2's was the test against the runner-up alone (`faster`, `tied`, `undecided`), and
+/// `tied` follows it; v2 files load as they were.
+pub const SCHEMA: &str = "writebench.v3";
 /// Every schema [`ResultFile::load`] reads.
-pub const SCHEMAS_READ: [&str; 2] = ["writebench.v1", SCHEMA];
+pub const SCHEMAS_READ: [&str; 3] = ["writebench.v1", "writebench.v2", SCHEMA];
 
 #[derive(Debug, Clone, Serialize, Deserialize)]
 pub struct ResultFile {
@@ -254,14 +258,17 @@ pub struct Recommendation {
     /// The sentence a programmer can act on, with its figure and margins.
     pub text: String,
     pub best: Figure,
-    /// Against the second best, and against the naive way where the run has it.
+    /// Against the candidate the certainty names (the closest, the fastest measured, or
+    /// the one that may gain the most), and against the naive way where the run has it.
     pub runner_up: Option<Comparison>,
     pub naive: Option<Comparison>,
-    /// True only when the two are equivalent: the interval of their factor lies within
-    /// the equivalence margin (`verdict` "tied").
+    /// Either will do: the pick leads by less than the margin, or no candidate may be
+    /// more than the margin faster (`verdict` "leads" or "as-fast").
     pub tied: bool,
-    /// The recommended case against `runner_up`'s other side: "faster", "tied" or
-    /// "undecided" (docs/answer.md); absent where nothing was tested.
+    /// How sure the pick is, by the one rule against every candidate: "clear",
+    /// "leads", "as-fast", "not-settled" or "alone" (docs/answer.md), the glance's
+    /// certainty; in files before writebench.v3, the test against the runner-up alone
+    /// ("faster", "tied" or "undecided").
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub verdict: Option<String>,
     /// The fastest case measured, where the recommended one is a simpler case not shown

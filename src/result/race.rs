@@ -75,6 +75,10 @@ pub enum Decision {
     Won,
     /// The candidates left were equivalent to the leader within the margin.
     Tied,
+    /// The Answer's pick is settled: every candidate of the goal, left or dropped, is
+    /// shown slower than it or cannot be more than the margin faster, by the Answer's
+    /// own test (docs/racing.md, "A race that can end").
+    Settled,
     /// Neither, when the budget or the most runs a case gets ran out.
     Undecided,
 }

@@ -159,6 +159,9 @@ impl GoalReferee {
             contest.members.iter().map(|&m| contest.metric.times(&results[m]).unwrap_or_default()).collect();
         let pool: Vec<&[f64]> = every.iter().map(Vec::as_slice).collect();
         let Some(judged) = rule::round(&given, &pool, RACE_ALPHA, margin) else { return };
+        let in_race: Vec<bool> = given.iter().map(Option::is_some).collect();
+        let settled =
+            settled_for_the_answer(&every, &in_race, judged.leader, simplest_first(contest, results), contest, margin);
         goal.judged = true;
         let leader = results[contest.members[judged.leader]].case.id.clone();
         for (k, standing) in judged.standings.iter().enumerate() {
@@ -175,6 +178,7 @@ impl GoalReferee {
             }
         }
         let decision = match judged.decision {
+            rule::Decision::Open if settled => Decision::Settled,
             rule::Decision::Open => return,
             rule::Decision::Won(_) => Decision::Won,
             rule::Decision::Tied(_) => Decision::Tied,
@@ -266,6 +270,35 @@ impl GoalReferee {
         let out_of_budget = results.iter().any(|r| r.race.as_ref().is_some_and(|race| race.exit == Exit::Budget));
         RaceReport { budget_seconds: budget, seconds: self.start.elapsed().as_secs_f64(), rounds, out_of_budget, goals }
     }
+}
+
+/// Whether the Answer would call a goal settled now: its pick, the simplest candidate in
+/// the race shown at most the margin slower than the leader (`order`: the members
+/// simplest first; the leader itself where the goal has no such order), against every
+/// candidate of the goal, in the race or out, by the Answer's test (the noise pooled over
+/// them all, 95 %, uncorrected): no lower end of a candidate's time over the pick's below
+/// 1/(1 + margin). The rule of the certainty line (docs/answer.md), so that a race ends
+/// when the Answer is sure, though candidates within the margin are left
+/// (docs/racing.md, "A race that can end"). `times` by member, `leader` an index in it.
+fn settled_for_the_answer(
+    times: &[Vec<f64>],
+    in_race: &[bool],
+    leader: usize,
+    order: Option<Vec<usize>>,
+    contest: &Contest,
+    margin: f64,
+) -> bool {
+    let Some((cv2, df)) = pooled_cv2(times.iter().map(Vec::as_slice).filter(|t| t.len() >= 2)) else {
+        return false;
+    };
+    let factor = |a: usize, b: usize| pooled_factor(&times[a], &times[b], cv2, df);
+    let contends = |k: usize| k == leader || (in_race[k] && factor(k, leader).is_some_and(|f| f.non_inferior(margin)));
+    let pick = order
+        .and_then(|order| {
+            order.into_iter().filter_map(|m| contest.members.iter().position(|&x| x == m)).find(|&k| contends(k))
+        })
+        .unwrap_or(leader);
+    (0..times.len()).filter(|&k| k != pick).all(|k| factor(k, pick).is_some_and(|f| f.low >= 1.0 / (1.0 + margin)))
 }
 
 impl Referee for GoalReferee {
@@ -362,8 +395,8 @@ mod tests {
     #[test]
     fn a_clear_loser_leaves_a_close_pair_races_on_and_a_case_of_no_goal_stops() {
         let result = Build::new()
-            .add(case("pwrite empty 1MiB t1 end"), &[1.00, 1.02])
-            .add(case("write empty 1MiB t1 end"), &[1.01, 1.03])
+            .add(case("pwrite empty 1MiB t1 end"), &[1.00, 1.10])
+            .add(case("write empty 1MiB t1 end"), &[1.02, 1.14])
             .add(case("write empty 4KiB t1 end"), &[2.40, 2.45])
             .add(case("write empty 1MiB t2 f2 end"), &[0.5, 0.5])
             .done();
@@ -384,6 +417,24 @@ mod tests {
         assert_eq!((fastest.decision, fastest.candidates, fastest.left.len()), (Decision::Undecided, 3, 2));
         assert_eq!(fastest.left[0].case, "pwrite empty 1MiB t1 end", "the leader first");
         assert!(fastest.left[1].factor.is_some() && fastest.left[0].factor.is_none());
+    }
+
+    /// A race that can end (docs/racing.md): a close pair the Answer can already call
+    /// "as fast" (no candidate more than the margin faster than its pick, by its own
+    /// test) is settled, though neither left the race, and its cases stop.
+    #[test]
+    fn a_close_pair_within_the_margin_of_the_answers_pick_is_settled() {
+        let result = Build::new()
+            .add(case("pwrite empty 1MiB t1 end"), &[1.00, 1.02])
+            .add(case("write empty 1MiB t1 end"), &[1.01, 1.03])
+            .add(case("write empty 4KiB t1 end"), &[2.40, 2.45])
+            .done();
+        let mut referee = referee();
+        let calls = judge(&mut referee, 2, &result);
+        assert_eq!(calls, vec![Some(Exit::Decided), Some(Exit::Decided), Some(Exit::Slower)]);
+        let report = referee.report(&result.cases, Some(30.0));
+        assert!(report.goals.iter().all(|g| g.decision == Decision::Settled), "{report:?}");
+        assert_eq!(report.goals[0].left.len(), 2, "both are left, and the Answer is sure");
     }
 
     #[test]

@@ -3,10 +3,12 @@
 //! ([`scheduler::run`] with its allocation of rounds and its resting cases), the real
 //! referee ([`GoalReferee`]) and the real Answer (`advice::recommendations`), with the
 //! machine's speed drifting between runs where a scenario says so. For each race the
-//! "fastest" goal's pick is held against the true times: an error is a pick the Answer
-//! presents as settled (clear, as fast, or alone) that is truly more than the margin
-//! slower than the best. A pick the Answer says is not settled is counted apart: the
-//! user was told.
+//! "fastest" goal's pick is held against the true times, per verdict of its certainty
+//! line: an error is a pick the Answer presents as settled (clear, leads, as fast) that
+//! is truly more than the margin slower than the best; a pick said not settled is
+//! counted apart (the user was told), and its "up to" is held against the true gap
+//! (the pick's true time over the best's, less one), which it should cover. The rounds
+//! are the shipped ones: at most [`MAX_RUNS`] runs a case, two first runs each.
 //!
 //! `cargo test --release --lib rounds::simulation -- --nocapture` prints the table
 //! docs/racing.md holds.
@@ -29,6 +31,10 @@ use crate::result::{Run, Status};
 
 /// The margin δ of every scenario (`--equivalence`'s default).
 const MARGIN: f64 = 0.05;
+
+/// The most runs a case gets in a raced run (the quick suite's default, as its header
+/// says: "up to 10 runs").
+pub const MAX_RUNS: u32 = 10;
 
 /// Five cases of the "fastest" goal, each simpler than the next by the Answer's order
 /// (a plain call, a vectored one, stdio, a mapping, io_uring): the small scenarios take
@@ -89,10 +95,17 @@ pub struct Outcome {
     pub races: u32,
     /// Settled picks truly more than the margin slower than the best.
     pub wrong: u32,
+    /// Per settled verdict: "clearly the fastest", "the fastest, either will do", "as
+    /// fast": how many races said it, and how many of those were wrong.
+    pub clear: (u32, u32),
+    pub leads: (u32, u32),
+    pub as_fast: (u32, u32),
     /// Picks the Answer said were not settled.
     pub not_settled: u32,
     /// Not settled, and the pick truly more than the margin slower (told, not wrong).
     pub not_settled_far: u32,
+    /// Not settled with an "up to", and of those, how many covered the true gap.
+    pub up_to: (u32, u32),
     /// Runs made in all.
     pub runs: u64,
 }
@@ -104,6 +117,15 @@ impl Outcome {
     pub fn not_settled_share(&self) -> f64 {
         f64::from(self.not_settled) / f64::from(self.races.max(1))
     }
+    /// Of the "up to"s said, the share that covered the true gap (1 where none was said).
+    pub fn up_to_covered(&self) -> f64 {
+        if self.up_to.0 == 0 { 1.0 } else { f64::from(self.up_to.1) / f64::from(self.up_to.0) }
+    }
+}
+
+/// "12 (0 wrong)": a verdict's count and its errors.
+fn verdict_cell((said, wrong): (u32, u32)) -> String {
+    format!("{said} ({wrong} wrong)")
 }
 
 /// The machine: its speed now (a factor on every run time), walking between runs.
@@ -146,9 +168,9 @@ impl CaseRuns for Synthetic {
     }
 }
 
-/// One race of `scenario` with `seed`: the pick's true time over the best's, and
-/// whether the Answer called it settled.
-fn race(scenario: &Scenario, seed: u64, runs: &Rc<Cell<u64>>) -> Option<(f64, bool)> {
+/// One race of `scenario` with `seed`: the pick's true time over the best's, and the
+/// certainty the Answer gave it.
+fn race(scenario: &Scenario, seed: u64, runs: &Rc<Cell<u64>>) -> Option<(f64, Certainty)> {
     let n = scenario.times.len();
     let machine = Rc::new(std::cell::RefCell::new(Machine {
         random: Xoshiro256PlusPlus::seed_from_u64(seed),
@@ -172,7 +194,7 @@ fn race(scenario: &Scenario, seed: u64, runs: &Rc<Cell<u64>>) -> Option<(f64, bo
     let schedule = Schedule {
         warmup: 0,
         min_runs: 2,
-        max_runs: 40,
+        max_runs: MAX_RUNS,
         target_ci: None,
         order: Order::Interleaved,
         seed,
@@ -180,15 +202,14 @@ fn race(scenario: &Scenario, seed: u64, runs: &Rc<Cell<u64>>) -> Option<(f64, bo
     };
     let mut referee = GoalReferee::new(schedule.min_runs, schedule.max_runs, MARGIN, racing.start);
     let results = scheduler::run(cases, &schedule, Some(&mut referee as &mut dyn Referee), &mut |_| {});
-    let mut result = Build::new().option("max_runs", serde_json::json!(40)).done();
+    let mut result = Build::new().option("max_runs", serde_json::json!(MAX_RUNS)).done();
     result.race = Some(referee.report(&results, budget.map(|b| b.as_secs_f64())));
     result.cases = results;
     let answer = recommendations(&result);
     let fastest = answer.iter().find(|r| r.goal == "fastest")?;
     let pick = scenario.cases.iter().position(|id| *id == fastest.best.case)?;
     let best = scenario.times.iter().copied().fold(f64::INFINITY, f64::min);
-    let settled = fastest.glance.as_ref().is_some_and(|g| !matches!(g.certainty, Certainty::NotSettled { .. }));
-    Some((scenario.times[pick] / best, settled))
+    Some((scenario.times[pick] / best, fastest.glance.as_ref()?.certainty.clone()))
 }
 
 /// `races` seeded races of `scenario`.
@@ -196,17 +217,28 @@ pub fn outcome(scenario: &Scenario, races: u32) -> Outcome {
     let runs = Rc::new(Cell::new(0));
     let mut outcome = Outcome::default();
     for seed in 0..u64::from(races) {
-        let Some((ratio, settled)) = race(scenario, 0x5eed_0000 + seed, &runs) else { continue };
+        let Some((ratio, certainty)) = race(scenario, 0x5eed_0000 + seed, &runs) else { continue };
         outcome.races += 1;
         let far = ratio > 1.0 + MARGIN + 1e-12;
-        match settled {
-            true if far => outcome.wrong += 1,
-            true => {}
-            false => {
+        let count = |verdict: &mut (u32, u32)| {
+            verdict.0 += 1;
+            verdict.1 += u32::from(far);
+        };
+        match certainty {
+            Certainty::NotSettled { up_to, .. } => {
                 outcome.not_settled += 1;
                 outcome.not_settled_far += u32::from(far);
+                if let Some(up_to) = up_to {
+                    outcome.up_to.0 += 1;
+                    outcome.up_to.1 += u32::from(ratio - 1.0 <= up_to + 1e-12);
+                }
             }
+            Certainty::Clear { .. } => count(&mut outcome.clear),
+            Certainty::Leads { .. } => count(&mut outcome.leads),
+            Certainty::AsFast { .. } => count(&mut outcome.as_fast),
+            Certainty::Alone => {}
         }
+        outcome.wrong += u32::from(far && !matches!(certainty, Certainty::NotSettled { .. }));
     }
     outcome.runs = runs.get();
     outcome
@@ -231,8 +263,14 @@ pub fn scenarios() -> Vec<Scenario> {
         drift: 0.0,
         first_runs_only: false,
     };
+    let at = |noise: f64, name| Scenario { noise, ..plain(name, five.clone()) };
     vec![
-        plain("five: write 1.10, writev 1.03, fwrite 1.30, mmap 2.0, io_uring 1.0", five.clone()),
+        at(0.02, "five: write 1.10, writev 1.03, fwrite 1.30, mmap 2.0, io_uring 1.0; 2 % noise"),
+        at(0.05, "the same, 5 % noise"),
+        at(0.15, "the same, 15 % noise"),
+        at(0.30, "the same, 30 % noise"),
+        Scenario { drift: 0.05, ..at(0.15, "the same, 15 % noise and 5 % drift a round") },
+        plain("the same, 8 % noise", five.clone()),
         Scenario { first_runs_only: true, ..plain("the same, the budget ending after the first runs", five.clone()) },
         Scenario { drift: 0.05, ..plain("the same, 5 % drift a round", five.clone()) },
         Scenario { best_noise: Some(0.24), ..plain("the same, the best at 24 % noise", five.clone()) },
@@ -263,24 +301,36 @@ mod tests {
         // docs/racing.md was printed with WRITEBENCH_RACES=2000.
         let races = std::env::var("WRITEBENCH_RACES").ok().and_then(|r| r.parse().ok()).unwrap_or(200);
         println!(
-            "| scenario, 8 % noise | settled and > 5 % slower | not settled | of which > 5 % slower | runs a race |"
+            "| scenario (8 % noise unless said) | settled and > 5 % slower | clearly | leads | as fast | not settled \
+             | of which > 5 % slower | \"up to\" covered the true gap | runs a race |"
         );
-        println!("| --- | --- | --- | --- | --- |");
-        let mut worst: f64 = 0.0;
+        println!("| --- | --- | --- | --- | --- | --- | --- | --- | --- |");
+        let (mut worst, mut uncovered): (f64, f64) = (0.0, 1.0);
         for scenario in scenarios() {
             let started = Instant::now();
             let outcome = outcome(&scenario, races);
             println!(
-                "| {} | {:.1} % | {:.1} % | {:.1} % | {:.1} | ({:.1} s)",
+                "| {} | {:.1} % | {} | {} | {} | {:.1} % | {:.1} % | {:.1} % of {} | {:.1} | ({:.1} s)",
                 scenario.name,
                 100.0 * outcome.wrong_share(),
+                verdict_cell(outcome.clear),
+                verdict_cell(outcome.leads),
+                verdict_cell(outcome.as_fast),
                 100.0 * outcome.not_settled_share(),
                 100.0 * f64::from(outcome.not_settled_far) / f64::from(outcome.races.max(1)),
+                100.0 * outcome.up_to_covered(),
+                outcome.up_to.0,
                 outcome.runs as f64 / f64::from(outcome.races),
                 started.elapsed().as_secs_f64()
             );
             worst = worst.max(outcome.wrong_share());
+            uncovered = uncovered.min(outcome.up_to_covered());
         }
         assert!(worst <= 0.05, "a scenario's settled picks were wrong in {:.1} % of races", 100.0 * worst);
+        assert!(
+            uncovered >= 0.95,
+            "a scenario's \"up to\" covered the true gap in {:.1} % of races",
+            100.0 * uncovered
+        );
     }
 }

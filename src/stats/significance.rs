@@ -246,6 +246,21 @@ pub fn pooled_factor(a: &[f64], b: &[f64], pooled_cv2: f64, pooled_df: f64) -> O
     Some(judged(ma, mb, ua + ub, pooled_df))
 }
 
+/// The 95 % interval of the mean of `times` as factors of it (low below 1, high above),
+/// with the noise pooled as [`pooled_factor`] pools it: the sample's own squared CV or
+/// the pool's, whichever is larger, over its runs, on the log scale with the pool's
+/// degrees of freedom. The one noise model of a raced goal's verdicts, for the range
+/// printed beside its figure (docs/answer.md). None with fewer than two runs.
+pub fn pooled_mean_range(times: &[f64], pooled_cv2: f64, pooled_df: f64) -> Option<(f64, f64)> {
+    let (mean, variance, n) = moments(times)?;
+    if mean <= 0.0 || pooled_df.is_nan() || pooled_df < 1.0 {
+        return None;
+    }
+    let se = ((variance / (mean * mean)).max(pooled_cv2) / n).sqrt();
+    let quantile = students_t(pooled_df).inverse_cdf(1.0 - ALPHA / 2.0);
+    Some(((-quantile * se).exp(), (quantile * se).exp()))
+}
+
 /// The squared coefficient of variation of run times pooled over samples of two or more
 /// runs (each weighted by its runs less one), and its degrees of freedom, leaving out a
 /// sample whose own is more than [`OUTLYING`] times the samples' typical one.

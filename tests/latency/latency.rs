@@ -228,6 +228,9 @@ fn latency_cases_run_as_loops_interleaved_in_rounds() {
         (against["low"].as_f64().unwrap(), against["factor"].as_f64().unwrap(), against["high"].as_f64().unwrap());
     assert!(low <= factor && factor <= high && factor >= 1.0, "{against}");
     assert!(against["p_value"].is_number(), "{against}");
-    assert!(["faster", "tied", "undecided"].contains(&commits["verdict"].as_str().unwrap()), "{commits}");
+    // One verdict: the certainty line's, by the one rule against every candidate.
+    let verdict = commits["verdict"].as_str().unwrap();
+    assert!(["clear", "leads", "as-fast", "not-settled"].contains(&verdict), "{commits}");
+    assert_eq!(commits["glance"]["certainty"]["verdict"], verdict, "{commits}");
     assert!(commits["best"]["ci95_low"].is_number(), "{commits}");
 }

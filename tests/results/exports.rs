@@ -43,7 +43,7 @@ fn run_small(dir: &std::path::Path) -> (serde_json::Value, std::path::PathBuf, S
 fn json_has_the_design_fields_and_consistent_numbers() {
     let dir = tempfile::tempdir().unwrap();
     let (result, _, table) = run_small(dir.path());
-    assert_eq!(result["schema"], "writebench.v2");
+    assert_eq!(result["schema"], "writebench.v3");
     assert_eq!(result["tool"]["name"], "writebench");
     assert_eq!(result["complete"], true);
     for key in ["kernel", "cpu_model", "cpus", "memory_bytes"] {

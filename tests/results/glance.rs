@@ -114,8 +114,10 @@ fn the_default_run_on_tmpfs_is_read_at_a_glance_and_recommends_nothing_durable()
     }
 }
 
-/// The figure the Answer gives for a case is the table's for it: bytes over the mean
-/// time, and the same range.
+/// The figure the Answer gives for its pick is the figure that ranked it (a new file's
+/// bytes over the mean time of its one span, preparation included: within a percent
+/// of the table's writes alone for an empty file), with the range of the goal's pooled
+/// noise, as the header's legend says; the table lists the case.
 #[test]
 fn the_answer_and_the_table_give_a_case_the_same_figure() {
     let fs = Tmpfs::mount("256M");
@@ -124,8 +126,13 @@ fn the_answer_and_the_table_give_a_case_the_same_figure() {
     let case = fastest["best"]["case"].as_str().unwrap();
     let shown = &fastest["glance"]["figure"];
     let value = shown["value"].as_f64().unwrap();
+    let ranked = fastest["best"]["mean"].as_f64().unwrap();
+    assert!((ranked - value).abs() <= 1e-6 * value, "{} against {shown}", fastest["best"]);
     let stats = &result["cases"].as_array().unwrap().iter().find(|c| c["id"] == case).unwrap()["stats"];
-    assert!((stats["mean"].as_f64().unwrap() - value).abs() <= 1e-6 * value, "{stats} against {shown}");
+    if case.contains(" empty ") {
+        let writes = stats["mean"].as_f64().unwrap();
+        assert!((writes / value - 1.0).abs() < 0.05, "{stats} against {shown}");
+    }
     // The table's line: the case without its state, then the same figure.
     let state = case.split(' ').nth(1).unwrap();
     let label = case.replacen(&format!(" {state}"), "", 1);
@@ -135,15 +142,16 @@ fn the_answer_and_the_table_give_a_case_the_same_figure() {
         "prealloc" => "## Write into a preallocated file",
         _ => "## Write into a fully written file",
     };
-    let line = stdout
+    stdout
         .lines()
         .skip_while(|l| *l != section)
         .find(|l| l.trim_start().starts_with(&format!("{label} ")))
         .unwrap_or_else(|| panic!("{label} in {section}:\n{stdout}"));
     let answer_line = stdout.lines().skip_while(|l| *l != "One big file, fastest:").nth(1).unwrap();
     let figure = answer_line.rsplit(": ").next().unwrap().trim_end_matches(')').to_string();
-    let (number, range) = figure.split_once(" GB/s (").unwrap_or_else(|| panic!("{answer_line}"));
-    assert!(line.contains(&format!("{number} ({range})")), "the table's {line:?} against the Answer's {figure:?}");
+    let (number, _range) = figure.split_once(" GB/s (").unwrap_or_else(|| panic!("{answer_line}"));
+    let printed: f64 = number.parse().unwrap();
+    assert!((printed / (value / 1e9) - 1.0).abs() < 0.01, "the Answer's {figure:?} against {value}");
 }
 
 /// On a filesystem on a device, the durable goals are answered, with figures.

@@ -89,11 +89,16 @@ fn report_renders_a_saved_quick_run_in_the_layout_of_the_seed_document() {
     assert!(output.stdout.is_empty(), "with export flags, report prints nothing");
     let markdown = std::fs::read_to_string(&markdown).unwrap();
 
-    // Every heading of the seed's section, in its order, then Answer and Context.
+    // The Answer and the observations first, then every heading of the seed's section,
+    // in its order, then the context.
     let ours: Vec<&str> = markdown.lines().filter(|line| line.starts_with("## ") || line.starts_with("### ")).collect();
+    assert_eq!(ours[..2], ["## Answer", "## Observations"], "{ours:?}");
     let mut expected = seed_headings();
     assert_eq!(expected.first().map(String::as_str), Some("## File Creation"), "{expected:?}");
-    expected.extend(["## Answer".to_string(), "## Context".to_string()]);
+    expected.retain(|heading| heading != "## Observations");
+    expected.insert(0, "## Observations".to_string());
+    expected.insert(0, "## Answer".to_string());
+    expected.push("## Context".to_string());
     let mut remaining = ours.iter();
     for heading in &expected {
         assert!(remaining.any(|ours| ours == heading), "{heading} missing or out of order in {ours:?}");

@@ -6,15 +6,14 @@
 
 use std::collections::BTreeMap;
 
-use super::figures::{Metric, Side, Test, equivalence_margin, pooled_test, test, writes_per_commit};
+use super::figures::{Metric, Side, equivalence_margin, pooled_test, test, writes_per_commit};
 use super::glance;
 use super::raced::finalists;
 use super::small_writes::{self, p99_ns};
-use super::words::{factor, micros, mode, per_second, runner_up_words};
+use super::words::{certainty_words, micros, mode, per_second};
 use crate::plan::latency::{Pattern, is_not_durable_save, pattern_of};
-use crate::result::glance::Certainty;
 use crate::result::{CaseResult, Recommendation, ResultFile};
-use crate::stats::significance::{Verdict, pooled_cv2};
+use crate::stats::significance::pooled_cv2;
 
 /// Small durable commits, from the latency cases whose every write (or every N) is
 /// durable, one answer per write size (a commit of 8 B and one of 4 KiB are different
@@ -71,14 +70,12 @@ fn sync_words(case: &CaseResult) -> String {
 
 /// The recommendation of a goal answered by latency cases (`goal` for write size
 /// `size`), `ranked` its candidates under `metric`, `describe` making the pick's
-/// sentence and action: the fastest, and its margin over the runner-up, tested as the
-/// other goals' margins are (docs/answer.md): the ratio of the mean times per operation
-/// (or commit) over the loops, and faster, tied or undecided. A raced result is judged
-/// by the race's rule (docs/racing.md): among the candidates still in the goal's race,
-/// the noise pooled over all of them, and where the race dropped every other one, the
-/// closest dropped is named with the factor the race stored. A case from before latency
-/// cases ran in loops has one loop: the margin is then a plain ratio, said to be
-/// untested.
+/// sentence and action: the fastest, and how sure, by the Answer's one rule against
+/// every other candidate (docs/answer.md): the ratio of the mean times per operation (or
+/// commit) over the loops, with its interval. A raced result picks among the candidates
+/// still in the goal's race, with the noise pooled over all of them (docs/racing.md),
+/// and holds the pick against the dropped ones too. A case from before latency cases
+/// ran in loops has one loop: untested, and the goal is not settled.
 fn latency_answer(
     result: &ResultFile,
     mut ranked: Vec<&CaseResult>,
@@ -100,9 +97,6 @@ fn latency_answer(
     ranked.sort_by(|a, b| side(b).mean().total_cmp(&side(a).mean()));
     let best = *ranked.first()?;
     let (mut text, action) = describe(best);
-    let against: Vec<(&CaseResult, Option<Test>)> =
-        ranked[1..].iter().map(|&c| (c, test(side(c), side(best)))).collect();
-    let runner_up = against.first().and_then(|(_, t)| *t);
     // Beside the pick, what differs: the mode, and where the writes go.
     let name = |c: &CaseResult| {
         let place = match pattern_of(&c.case) {
@@ -113,35 +107,21 @@ fn latency_answer(
         };
         format!("{}{place}", mode(c.case.durability))
     };
-    // A race won outright: what it beat, from the dropped candidates of this size.
-    let beaten =
-        (ranked.len() == 1).then(|| glance::beaten(&every, goal, name, |c| Side::new(c, metric).mean())).flatten();
-    text += &match (against.first(), &beaten) {
-        (Some((r, None)), _) => {
-            let ratio = factor(side(best).mean() / side(r).mean());
-            format!("; {ratio} the runner-up, {}, untested (one timed loop each)", r.case.id)
-        }
-        (None, Some(next)) => glance::beaten_words(next),
-        _ => runner_up_words(&against, margin, metric),
-    };
-    let verdict = runner_up.map(|t| t.verdict(margin)).or_else(|| beaten.as_ref().map(|_| Verdict::Faster));
-    let certainty = match (against.first(), &beaten) {
-        (Some((c, Some(t))), _) => glance::against_next(glance::alternative(t, name(c)), margin),
-        (Some((c, None)), _) => glance::untested(side(c), side(best), name(c), "untested: one timed loop each"),
-        (None, Some(next)) => Certainty::Clear { next: next.clone() },
-        (None, None) => Certainty::Alone,
-    };
-    let glance = glance::glance(action, glance::shown(best, metric)?, certainty);
+    // How sure: against every candidate of this size, finalists, resting and dropped
+    // alike, by the Answer's one rule (docs/answer.md).
+    let certainty = glance::judged(&every, best, (|c| test(side(c), side(best)), pool), name, metric, margin);
+    text += &certainty_words(&certainty, metric, side(best).mean());
+    let runner_up = glance::named(&certainty).map(|other| glance::comparison(&best.case.id, other));
+    let (tied, verdict) = (certainty.either_will_do(), certainty.name().to_string());
+    let glance = glance::glance(action, glance::shown_pooled(best, metric, pool)?, certainty);
     Some(Recommendation {
         goal: goal.to_string(),
         text,
         best: side(best).figure()?,
-        runner_up: runner_up
-            .map(|t| t.comparison())
-            .or_else(|| beaten.as_ref().map(|next| glance::beaten_comparison(best, next))),
+        runner_up,
         naive: None,
-        tied: verdict == Some(Verdict::Tied),
-        verdict: verdict.map(|v| v.name().to_string()),
+        tied,
+        verdict: Some(verdict),
         fastest: None,
         crash_checked: None,
         glance: Some(glance),
@@ -193,6 +173,7 @@ mod tests {
     use super::*;
     use crate::analysis::advice::recommendations;
     use crate::analysis::advice::testkit::{Build, around, goal, latency_case};
+    use crate::result::glance::Certainty;
 
     /// A latency case as the version before loops saved it (from `writebench latency
     /// --export-json`): one run, `ops_per_second`, no `ops_stats`, no figures per run.
@@ -224,14 +205,21 @@ mod tests {
         let answer = recommendations(&result);
         let commits = goal(&answer, "small-durable-commits");
         assert!(
-            commits
-                .text
-                .ends_with("; 2.0x the runner-up, latency overwrite0 8B odsync, untested (one timed loop each)"),
+            commits.text.ends_with(
+                "; not settled against 2 candidates: latency overwrite0 8B odsync may be faster (its time 2.00x the \
+                 pick's, 2.00–2.00x; 2.00 M → 4.00 M commits/s)"
+            ),
             "{}",
             commits.text
         );
         assert!((commits.best.mean - 4e6).abs() < 1.0, "{:?}", commits.best);
-        assert!(commits.runner_up.is_none() && commits.verdict.is_none() && !commits.tied);
+        // One loop each: nothing tested, so nothing settled; the ratio said as it is.
+        assert_eq!(commits.verdict.as_deref(), Some("not-settled"));
+        assert!(!commits.tied);
+        let Some(Certainty::NotSettled { up_to, settle, .. }) = commits.glance.as_ref().map(|g| &g.certainty) else {
+            panic!("{:?}", commits.glance)
+        };
+        assert_eq!((*up_to, settle.as_deref()), (None, Some("untested: one timed loop each")));
     }
 
     #[test]
@@ -248,18 +236,18 @@ mod tests {
         assert_eq!(
             saves.text,
             "save of 8 B (whole file) with replace (temp file, write, fsync, rename, fsync of the directory): \
-             120 saves/s, p99 20.0 ms per save (latency replace 8B); 1.09x the runner-up, latency replace-tmpfile 8B, \
-             untested (one timed loop each)"
+             120 saves/s, p99 20.0 ms per save (latency replace 8B); not settled against 2 candidates: latency \
+             replace-tmpfile 8B may be faster (its time 1.09x the pick's, 1.09–1.09x; 110 → 120 saves/s)"
         );
         assert!(!saves.text.contains("unsafe"));
         let only_unsafe = Build::new().latency(latency_case("replace-unsafe", "none"), 15_000.0, 130_000).done();
         assert!(recommendations(&only_unsafe).is_empty(), "not durable: never an answer");
     }
 
-    /// In loops, the runner-up's margin is tested as the other goals' are: faster,
-    /// tied or undecided, with its interval in the text and the JSON.
+    /// In loops, the pick is judged as the other goals' are: clear, as fast, or not
+    /// settled, with the interval in the text and the JSON.
     #[test]
-    fn small_durable_commits_in_loops_are_faster_tied_or_undecided() {
+    fn small_durable_commits_in_loops_are_clear_as_fast_or_not_settled() {
         let commits = |best: &[f64], second: &[f64]| {
             let result = Build::new()
                 .loops(latency_case("overwrite0", "odsync"), best, 410_000)
@@ -268,12 +256,12 @@ mod tests {
             goal(&recommendations(&result), "small-durable-commits").clone()
         };
         let faster = commits(&around(4100.0), &around(3000.0));
-        assert_eq!(faster.verdict.as_deref(), Some("faster"));
+        assert_eq!(faster.verdict.as_deref(), Some("clear"));
         assert!(
             faster.text.starts_with(
                 "pwrite of 8 B at offset 0 with O_DSYNC: 4100 commits/s, p99 410 µs per write, its sync included \
-                 (latency overwrite0 8B odsync); 1.37x (1.35–1.38x, p < 0.001) faster than the runner-up, latency append 8B \
-                 every-fdatasync:1 (3000 → 4100 commits/s)"
+                 (latency overwrite0 8B odsync); clearly the fastest of 2 candidates, each shown slower: the closest, \
+                 latency append 8B every-fdatasync:1, 1.37x its time (1.35–1.38x; 3000 → 4100 commits/s)"
             ),
             "{}",
             faster.text
@@ -290,13 +278,17 @@ mod tests {
         assert!(faster.best.ci95_low.is_some(), "the best's figure has its interval over the loops");
 
         let tied = commits(&[4000.0, 4040.0, 3960.0, 4020.0, 3980.0], &[4020.0, 3980.0, 4040.0, 3960.0, 4000.0]);
-        assert_eq!(tied.verdict.as_deref(), Some("tied"));
-        assert!(tied.tied && tied.text.contains("; tied with latency "), "{}", tied.text);
+        assert_eq!(tied.verdict.as_deref(), Some("as-fast"));
+        assert!(
+            tied.tied && tied.text.contains("; the other candidate may not be more than 5 % faster"),
+            "{}",
+            tied.text
+        );
 
-        // 10 % apart at about 8 % noise: neither shown nor ruled out.
-        let undecided = commits(&[4400.0, 3700.0, 4500.0, 3800.0, 4100.0], &[4000.0, 3400.0, 4100.0, 3450.0, 3700.0]);
-        assert_eq!(undecided.verdict.as_deref(), Some("undecided"), "{}", undecided.text);
-        assert!(!undecided.tied && undecided.text.contains(": more runs would tell"), "{}", undecided.text);
+        // 10 % apart at about 8 % noise, the faster one noisier: not settled.
+        let undecided = commits(&[4400.0, 3300.0, 4900.0, 3500.0, 4100.0], &[4000.0, 3400.0, 4100.0, 3450.0, 3700.0]);
+        assert_eq!(undecided.verdict.as_deref(), Some("not-settled"), "{}", undecided.text);
+        assert!(!undecided.tied && undecided.text.contains("; not settled against 2 candidates"), "{}", undecided.text);
         assert!(!undecided.text.contains("untested"), "{}", undecided.text);
     }
 
@@ -312,7 +304,7 @@ mod tests {
         assert!((commits.best.mean - 4100.0).abs() < 1.0, "{:?}", commits.best);
         let factor = commits.runner_up.as_ref().unwrap().factor;
         assert!((factor - 4100.0 / 3000.0).abs() < 0.01, "commits/s against commits/s: {factor}");
-        assert!(commits.text.contains("(3000 → 4100 commits/s)"), "{}", commits.text);
+        assert!(commits.text.contains("; 3000 → 4100 commits/s)"), "{}", commits.text);
     }
 
     /// A commit of 8 B and one of 4 KiB answer apart; under every:N the p99 per write
@@ -342,9 +334,11 @@ mod tests {
             .loops(latency_case("replace-tmpfile", "fsync-file+dir"), &around(100.0), 16_000_000)
             .done();
         let saves = goal(&recommendations(&result), "crash-safe-saves").clone();
-        assert_eq!(saves.verdict.as_deref(), Some("faster"));
+        assert_eq!(saves.verdict.as_deref(), Some("clear"));
         assert!(
-            saves.text.contains("faster than the runner-up, latency replace-tmpfile 8B (100 → 120 saves/s)"),
+            saves
+                .text
+                .contains("the closest, latency replace-tmpfile 8B, 1.20x its time (1.19–1.21x; 100 → 120 saves/s)"),
             "{}",
             saves.text
         );

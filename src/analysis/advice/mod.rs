@@ -179,6 +179,7 @@ pub fn recommendations(result: &ResultFile) -> Vec<Recommendation> {
     crash_checked::annotate(result, &mut answer);
     raced::annotate(result, &mut answer);
     glance::mark_not_durable(result, &mut answer);
+    glance::mark_above_device(result, &mut answer);
     answer
 }
 

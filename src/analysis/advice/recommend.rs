@@ -25,7 +25,7 @@
 use super::commits::{commits, saves};
 use super::figures::{Measured, Metric, Side, Test, pooled_test, test};
 use super::words::{
-    gbps, gbps_change, interval, runner_up_words, short, strategy, strategy_brief, tested, tested_flat,
+    certainty_words, gbps, gbps_change, interval, short, strategy, strategy_brief, tested, tested_flat,
 };
 
 use super::glance;
@@ -33,7 +33,6 @@ use super::raced::finalists;
 use crate::plan::catalog;
 use crate::plan::durability::{Commit, SyncCall};
 use crate::plan::{Case, Durability, FileState};
-use crate::result::glance::Certainty;
 use crate::result::{CaseResult, Recommendation, ResultFile};
 use crate::stats::significance::{Verdict, pooled_cv2};
 
@@ -166,6 +165,7 @@ fn throughput(measured: &Measured, goal: &Goal, finalists: Option<&[&str]>, warm
     let side = |case| Side::new(case, goal.metric);
     let durable = goal.metric.without_preparation() == Metric::Durable;
     let mut ranked = candidates(measured, goal);
+    let every = ranked.clone();
     // A raced result's tests pool the noise over the goal's candidates, as the race did:
     // most of them stopped after two runs, where a case's own spread says almost
     // nothing (docs/racing.md).
@@ -200,44 +200,24 @@ fn throughput(measured: &Measured, goal: &Goal, finalists: Option<&[&str]>, warm
         .min_by_key(|(c, _)| simplicity(&c.case, writers(c)));
     let mut text = format!("{}: {}", strategy(&chosen.case, durable), figure_words(chosen, goal.metric));
     let action = |c: &CaseResult| short(&c.case);
-    // A race won outright left no finalist beside the pick: what it beat is in the
-    // dropped cases' records, with the factor the race stored (docs/racing.md).
-    let beaten = (ranked.len() == 1)
-        .then(|| {
-            glance::beaten(&measured.cases, goal.key, action, |c| {
-                Side::new(c, goal.metric.without_preparation()).mean()
-            })
-        })
-        .flatten();
-    let (alternative, verdict) = if std::ptr::eq(chosen, fastest) {
-        match &beaten {
-            Some(next) => text += &glance::beaten_words(next),
-            None => text += &runner_up_words(&against, measured.margin, goal.metric),
-        }
-        let runner_up = against.first().and_then(|(c, t)| t.map(|t| (*c, t)));
-        (runner_up.map(|(_, t)| t), runner_up.map(|(_, t)| t.verdict(measured.margin)))
-    } else {
-        let t = test(side(chosen), side(fastest)).expect("a contender was tested against the fastest");
-        let verdict = t.verdict(measured.margin);
-        let judged = match verdict {
-            Verdict::Tied => "tied".to_string(),
-            _ => "undecided, more runs would tell".to_string(),
-        };
+    // How sure: the pick against every candidate of the goal, finalists, resting and
+    // dropped alike, on their final runs, by the Answer's one rule (docs/answer.md).
+    let certainty =
+        glance::judged(&every, chosen, (|c| test(side(c), side(chosen)), pool), action, goal.metric, margin);
+    if !std::ptr::eq(chosen, fastest) {
         text += &format!(
-            "; the simplest of {} shown at most {:.0} % slower than the fastest measured, {} at {} ({}): {judged}",
+            "; the simplest of {} shown at most {:.0} % slower than the fastest measured, {} at {}",
             contenders.len(),
             margin * 100.0,
             fastest.case.id,
             gbps(side(fastest).mean()),
-            tested_flat(&t)
         );
-        (Some(t), Some(verdict))
-    };
+    }
+    text += &certainty_words(&certainty, goal.metric, side(chosen).mean());
     if let Some((simpler, t)) = passed_over {
         let percent = margin * 100.0;
         // The runner-up was just named, with its interval.
-        let just_named =
-            std::ptr::eq(chosen, fastest) && against.first().is_some_and(|(c, _)| std::ptr::eq(*c, simpler));
+        let just_named = glance::named(&certainty).is_some_and(|other| other.case == simpler.case.id);
         text += &if just_named {
             format!("; it is simpler, but not shown within {percent:.0} % of the fastest")
         } else {
@@ -272,7 +252,7 @@ fn throughput(measured: &Measured, goal: &Goal, finalists: Option<&[&str]>, warm
         _ => {}
     }
     let mut caveats = Vec::new();
-    if let Some(words) = prepared_words(chosen, goal.metric) {
+    if let Some(words) = writes_alone_words(chosen, goal.metric) {
         caveats.push(words);
     }
     if goal.key == "rewrite-in-place" && warm {
@@ -280,55 +260,53 @@ fn throughput(measured: &Measured, goal: &Goal, finalists: Option<&[&str]>, warm
         text += &format!("; {words}");
         caveats.push(words.to_string());
     }
-    // The three lines: the pick, how sure, and the gain over the naive way.
-    let certainty = if !std::ptr::eq(chosen, fastest) {
-        let t = test(side(fastest), side(chosen)).expect("a contender was tested against the fastest");
-        Certainty::AsFast { other: glance::alternative(&t, action(fastest)), margin }
-    } else {
-        match (against.first(), &beaten) {
-            (Some((c, Some(t))), _) => glance::against_next(glance::alternative(t, action(c)), margin),
-            (Some((c, None)), _) => {
-                glance::untested(side(c), side(chosen), action(c), "it had one run: more runs would tell")
-            }
-            (None, Some(next)) => Certainty::Clear { next: next.clone() },
-            (None, None) => Certainty::Alone,
-        }
+    let runner_up = glance::named(&certainty).map(|other| glance::comparison(&chosen.case.id, other));
+    let (tied, verdict) = (certainty.either_will_do(), certainty.name().to_string());
+    // The first line has room for the action and the figure: "with O_DIRECT" says it. Its
+    // figure is the one that ranked the pick, a new file's preparation counted (said
+    // first, in the order a program makes the calls), with the goal's noise model.
+    let said = match preparation(chosen, goal.metric) {
+        Some(call) => format!("{call}, then {}", strategy_brief(&chosen.case, durable)),
+        None => strategy_brief(&chosen.case, durable),
     };
-    // The first line has room for the action and the figure: "with O_DIRECT" says it.
-    let said = strategy_brief(&chosen.case, durable);
-    let mut glance = glance::glance(said, glance::shown(chosen, goal.metric.without_preparation())?, certainty);
+    let mut glance = glance::glance(said, glance::shown_pooled(chosen, goal.metric, pool)?, certainty);
     glance.caveats = caveats;
     glance.naive_itself = naive.is_some_and(|n| std::ptr::eq(n, chosen));
     glance.gain = naive.zip(naive_test).map(|(n, t)| glance::alternative(&t, action(n)));
-    let runner_up = alternative
-        .map(|t| t.comparison())
-        .or_else(|| beaten.as_ref().map(|next| glance::beaten_comparison(chosen, next)));
-    let verdict = verdict.or_else(|| beaten.as_ref().map(|_| Verdict::Faster));
     Some(Recommendation {
         goal: goal.key.to_string(),
         text,
         best: side(chosen).figure()?,
         runner_up,
         naive: naive_test.map(|t| t.comparison()),
-        tied: verdict == Some(Verdict::Tied),
-        verdict: verdict.map(|v| v.name().to_string()),
+        tied,
+        verdict: Some(verdict),
         fastest: (!std::ptr::eq(chosen, fastest)).then(|| side(fastest).figure()).flatten(),
         crash_checked: None,
         glance: Some(glance),
     })
 }
 
-/// "counting its fallocate: 3.10 GB/s": where a new file's goal counts a prepared
-/// file's preparation, the figure that ranked it, beside the writes' own figure.
-fn prepared_words(case: &CaseResult, metric: Metric) -> Option<String> {
-    let call = match case.case.state {
-        FileState::Sparse => "ftruncate",
-        FileState::Prealloc => "fallocate",
-        FileState::Empty | FileState::Overwrite => return None,
-    };
+/// The call that prepared a new file whose goal counts it ("fallocate the file to its
+/// full size"), None where nothing is counted.
+fn preparation(case: &CaseResult, metric: Metric) -> Option<&'static str> {
+    if metric == metric.without_preparation() {
+        return None;
+    }
+    match case.case.state {
+        FileState::Sparse => Some("ftruncate the file to its full size"),
+        FileState::Prealloc => Some("fallocate the file to its full size"),
+        FileState::Empty | FileState::Overwrite => None,
+    }
+}
+
+/// "the writes alone, without the fallocate: 9.93 GB/s": where a new file's goal counts
+/// a prepared file's preparation in the figure, the writes' own figure beside it.
+fn writes_alone_words(case: &CaseResult, metric: Metric) -> Option<String> {
+    let call = preparation(case, metric)?.split(' ').next()?;
     let (counted, alone) =
         (gbps(Side::new(case, metric).mean()), gbps(Side::new(case, metric.without_preparation()).mean()));
-    (metric != metric.without_preparation() && counted != alone).then(|| format!("counting its {call}: {counted}"))
+    (counted != alone).then(|| format!("the writes alone, without the {call}: {alone}"))
 }
 
 /// "5.30 GB/s buffered (pwrite empty 1MiB t1 none)"; for a prepared file where the

@@ -47,6 +47,52 @@ pub fn rate_change(metric: Metric, before: f64, after: f64) -> String {
     format!("{} → {} {unit}", per_second(before), per_second(after))
 }
 
+/// The certainty line's verdict in the recommendation's sentence, with the comparison
+/// it rests on (the same rule and the same candidate as the line, docs/answer.md):
+/// "; clearly the fastest of 12 candidates: the closest, X, took 1.30x its time
+/// (1.20–1.40x; 3.00 → 3.90 GB/s)", "; the other 11 candidates may not be more than 5 %
+/// faster: the closest, X, 1.01x its time (…)", "; not settled against 12 candidates: X may be
+/// up to 27 % faster (its time 1.10x the pick's, 0.79–4.40x; …)".
+/// `pick` is the pick's figure under `metric`: each candidate named is said with the
+/// change from its figure to the pick's, whose ratio is the factor beside it.
+pub fn certainty_words(certainty: &crate::result::glance::Certainty, metric: Metric, pick: f64) -> String {
+    use crate::result::glance::{Alternative, Certainty};
+    let of = |a: &Alternative| {
+        let change = rate_change(metric, a.value, pick);
+        format!("{}, {:.2}x its time ({:.2}–{:.2}x; {change})", a.case, a.factor, a.low, a.high)
+    };
+    let all = certainty.against().len() + 1;
+    match certainty {
+        Certainty::Clear { next, .. } => {
+            format!("; clearly the fastest of {all} candidates, each shown slower: the closest, {}", of(next))
+        }
+        Certainty::Leads { next, margin, .. } => format!(
+            "; the fastest of {all} candidates, each shown slower, but the closest, {}, by less than {:.0} %: \
+             either will do",
+            of(next),
+            margin * 100.0
+        ),
+        Certainty::AsFast { other, margin, .. } => format!(
+            "; {} may not be more than {:.0} % faster: the closest, {}",
+            if all == 2 { "the other candidate".to_string() } else { format!("the other {} candidates", all - 1) },
+            margin * 100.0,
+            of(other)
+        ),
+        Certainty::NotSettled { other, up_to, .. } => {
+            let how = up_to.map_or("may be faster".to_string(), |u| format!("may be up to {:.0} % faster", 100.0 * u));
+            format!(
+                "; not settled against {all} candidates: {} {how} (its time {:.2}x the pick's, {:.2}–{:.2}x; {})",
+                other.case,
+                other.factor,
+                other.low,
+                other.high,
+                rate_change(metric, other.value, pick)
+            )
+        }
+        Certainty::Alone => "; the only candidate measured".to_string(),
+    }
+}
+
 /// A goal's fastest against its runner-up: "; 1.08x (1.02–1.15x, p = 0.01) faster than
 /// the runner-up, X (5.00 → 5.40 GB/s)" (commits/s, saves/s for a latency goal), "; tied
 /// with X (…) and 2 more within ±5 %", "; undecided against X (0.95–1.27x) and 1 more:
