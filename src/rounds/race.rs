@@ -9,6 +9,9 @@
 //! (`min_runs`), so that no candidate is judged on fewer than the others. Once decided
 //! (won, or tied among those left), a goal stays decided. Cases are known by their ids,
 //! which are unique within a run.
+//!
+//! Past 600 lines because of its tests (more than half of the file), which drive the
+//! referee through whole rounds on doctored results: kept beside the code they check.
 
 use std::collections::{BTreeMap, BTreeSet};
 use std::time::Instant;
@@ -160,8 +163,11 @@ impl GoalReferee {
         let pool: Vec<&[f64]> = every.iter().map(Vec::as_slice).collect();
         let Some(judged) = rule::round(&given, &pool, RACE_ALPHA, margin) else { return };
         let in_race: Vec<bool> = given.iter().map(Option::is_some).collect();
-        let settled =
-            settled_for_the_answer(&every, &in_race, judged.leader, simplest_first(contest, results), contest, margin);
+        // The members simplest first, as positions among them (the Answer's pick).
+        let order = simplest_first(contest, results).map(|order| {
+            order.into_iter().filter_map(|m| contest.members.iter().position(|&x| x == m)).collect::<Vec<_>>()
+        });
+        let settled = rule::settled_for_the_answer(&every, &in_race, judged.leader, order.as_deref(), margin);
         goal.judged = true;
         let leader = results[contest.members[judged.leader]].case.id.clone();
         for (k, standing) in judged.standings.iter().enumerate() {
@@ -270,35 +276,6 @@ impl GoalReferee {
         let out_of_budget = results.iter().any(|r| r.race.as_ref().is_some_and(|race| race.exit == Exit::Budget));
         RaceReport { budget_seconds: budget, seconds: self.start.elapsed().as_secs_f64(), rounds, out_of_budget, goals }
     }
-}
-
-/// Whether the Answer would call a goal settled now: its pick, the simplest candidate in
-/// the race shown at most the margin slower than the leader (`order`: the members
-/// simplest first; the leader itself where the goal has no such order), against every
-/// candidate of the goal, in the race or out, by the Answer's test (the noise pooled over
-/// them all, 95 %, uncorrected): no lower end of a candidate's time over the pick's below
-/// 1/(1 + margin). The rule of the certainty line (docs/answer.md), so that a race ends
-/// when the Answer is sure, though candidates within the margin are left
-/// (docs/racing.md, "A race that can end"). `times` by member, `leader` an index in it.
-fn settled_for_the_answer(
-    times: &[Vec<f64>],
-    in_race: &[bool],
-    leader: usize,
-    order: Option<Vec<usize>>,
-    contest: &Contest,
-    margin: f64,
-) -> bool {
-    let Some((cv2, df)) = pooled_cv2(times.iter().map(Vec::as_slice).filter(|t| t.len() >= 2)) else {
-        return false;
-    };
-    let factor = |a: usize, b: usize| pooled_factor(&times[a], &times[b], cv2, df);
-    let contends = |k: usize| k == leader || (in_race[k] && factor(k, leader).is_some_and(|f| f.non_inferior(margin)));
-    let pick = order
-        .and_then(|order| {
-            order.into_iter().filter_map(|m| contest.members.iter().position(|&x| x == m)).find(|&k| contends(k))
-        })
-        .unwrap_or(leader);
-    (0..times.len()).filter(|&k| k != pick).all(|k| factor(k, pick).is_some_and(|f| f.low >= 1.0 / (1.0 + margin)))
 }
 
 impl Referee for GoalReferee {

@@ -124,6 +124,30 @@ pub fn round(times: &[Option<&[f64]>], pool: &[&[f64]], alpha: f64, margin: f64)
     Some(Round { standings, leader, decision })
 }
 
+/// Whether the Answer would call a goal settled now (docs/racing.md, "A race that can
+/// end"): its pick, the first of `order` (the candidates simplest first, positions in
+/// `times`; the leader where the goal has no such order) still in the race (`in_race`)
+/// and shown at most the margin slower than the `leader`, against every candidate, in
+/// the race or out, by the Answer's test (the noise pooled over them all, 95 %,
+/// uncorrected): no lower end of a candidate's time over the pick's below 1/(1 +
+/// margin). The rule of the certainty line (docs/answer.md), so that a race ends when
+/// the Answer is sure though candidates within the margin are left.
+pub fn settled_for_the_answer(
+    times: &[Vec<f64>],
+    in_race: &[bool],
+    leader: usize,
+    order: Option<&[usize]>,
+    margin: f64,
+) -> bool {
+    let Some((cv2, df)) = pooled_cv2(times.iter().map(Vec::as_slice).filter(|t| t.len() >= 2)) else {
+        return false;
+    };
+    let factor = |a: usize, b: usize| pooled_factor(&times[a], &times[b], cv2, df);
+    let contends = |k: usize| k == leader || (in_race[k] && factor(k, leader).is_some_and(|f| f.non_inferior(margin)));
+    let pick = order.and_then(|order| order.iter().copied().find(|&k| contends(k))).unwrap_or(leader);
+    (0..times.len()).filter(|&k| k != pick).all(|k| factor(k, pick).is_some_and(|f| f.low >= 1.0 / (1.0 + margin)))
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
