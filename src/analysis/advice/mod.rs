@@ -40,6 +40,7 @@ mod raced;
 mod recommend;
 mod runtimes;
 mod shape;
+mod single_writer;
 mod small_writes;
 mod suspicious;
 pub mod words;
@@ -180,6 +181,7 @@ pub fn recommendations(result: &ResultFile) -> Vec<Recommendation> {
     raced::annotate(result, &mut answer);
     glance::mark_not_durable(result, &mut answer);
     glance::mark_above_device(result, &mut answer);
+    single_writer::annotate(result, &mut answer);
     answer
 }
 
