@@ -51,6 +51,32 @@ fn lab(args: &[&str]) -> Command {
     command
 }
 
+/// Runs a lab to its end: its pid (what its objects are named by) and its output.
+fn finished(mut command: Command) -> (u32, Output) {
+    let child = command.stdout(Stdio::piped()).stderr(Stdio::piped()).spawn().expect("writebench runs");
+    let pid = child.id();
+    (pid, child.wait_with_output().unwrap())
+}
+
+/// One case, quickly: the lab tests whose point is not the figures.
+const ONE_CASE: [&str; 15] = [
+    "--size",
+    "4MiB",
+    "--methods",
+    "pwrite",
+    "--chunks",
+    "1MiB",
+    "--states",
+    "empty",
+    "--threads",
+    "1",
+    "--durability",
+    "end",
+    "--repeat",
+    "2",
+    "--no-calibrate",
+];
+
 /// The md arrays the kernel has (/proc/mdstat's `mdN :` lines); none without md.
 fn md_arrays() -> Vec<String> {
     let text = std::fs::read_to_string("/proc/mdstat").unwrap_or_default();
@@ -122,9 +148,7 @@ fn six_filesystems_are_built_measured_compared_and_torn_down() {
         "--crash",
     ];
     args.extend_from_slice(&NARROW);
-    let child = lab(&args).stdout(Stdio::piped()).stderr(Stdio::piped()).spawn().expect("writebench runs");
-    let pid = child.id();
-    let output = child.wait_with_output().unwrap();
+    let (pid, output) = finished(lab(&args));
     let stdout = String::from_utf8_lossy(&output.stdout).into_owned();
     let stderr = stderr_of(&output);
     // Nothing left, whatever else failed.
@@ -325,14 +349,9 @@ fn a_dispersed_glusterfs_volume_is_built_measured_compared_and_torn_down() {
     let md_before = md_arrays();
     let mut args = vec!["--fs", "glusterfs-disperse,ext4", "--size", "16MiB"];
     args.extend(NARROW.iter().copied().filter(|a| !["--size", "32MiB"].contains(a)));
-    let child = lab(&args)
-        .current_dir(cwd.path())
-        .stdout(Stdio::piped())
-        .stderr(Stdio::piped())
-        .spawn()
-        .expect("writebench runs");
-    let pid = child.id();
-    let output = child.wait_with_output().unwrap();
+    let mut command = lab(&args);
+    command.current_dir(cwd.path());
+    let (pid, output) = finished(command);
     let (stdout, stderr) = (String::from_utf8_lossy(&output.stdout).into_owned(), stderr_of(&output));
     assert_nothing_left(pid, &md_before, "after the lab");
     assert_eq!(output.status.code(), Some(0), "{stderr}");
@@ -370,35 +389,9 @@ fn a_glusterfs_row_writes_to_a_relative_out_dir() {
     let _one = one_lab();
     let cwd = tempfile::tempdir().unwrap();
     let md_before = md_arrays();
-    let args = [
-        "--fs",
-        "glusterfs-distribute",
-        "--out-dir",
-        "mine/results",
-        "--size",
-        "4MiB",
-        "--methods",
-        "pwrite",
-        "--chunks",
-        "1MiB",
-        "--states",
-        "empty",
-        "--threads",
-        "1",
-        "--durability",
-        "end",
-        "--repeat",
-        "2",
-        "--no-calibrate",
-    ];
-    let child = lab(&args)
-        .current_dir(cwd.path())
-        .stdout(Stdio::piped())
-        .stderr(Stdio::piped())
-        .spawn()
-        .expect("writebench runs");
-    let pid = child.id();
-    let output = child.wait_with_output().unwrap();
+    let mut command = lab(&["--fs", "glusterfs-distribute", "--out-dir", "mine/results"]);
+    command.args(ONE_CASE).current_dir(cwd.path());
+    let (pid, output) = finished(command);
     assert_nothing_left(pid, &md_before, "after the lab");
     assert_eq!(output.status.code(), Some(0), "{}", stderr_of(&output));
     let result = read_json(&cwd.path().join("mine/results/glusterfs-distribute.json"));
@@ -412,30 +405,8 @@ fn a_glusterfs_row_writes_to_a_relative_out_dir() {
 fn a_lab_whose_every_case_failed_on_a_filesystem_exits_non_zero_and_says_which() {
     let _one = one_lab();
     let out = tempfile::tempdir().unwrap();
-    let args = [
-        "--fs",
-        "tmpfs",
-        "--mount-opt",
-        "tmpfs=nr_inodes=2",
-        "--out-dir",
-        out.path().to_str().unwrap(),
-        "--size",
-        "4MiB",
-        "--methods",
-        "pwrite",
-        "--chunks",
-        "1MiB",
-        "--states",
-        "empty",
-        "--threads",
-        "1",
-        "--durability",
-        "end",
-        "--repeat",
-        "2",
-        "--no-calibrate",
-    ];
-    let output = lab(&args).output().expect("writebench runs");
+    let args = ["--fs", "tmpfs", "--mount-opt", "tmpfs=nr_inodes=2", "--out-dir", out.path().to_str().unwrap()];
+    let output = lab(&args).args(ONE_CASE).output().expect("writebench runs");
     let stderr = stderr_of(&output);
     assert_eq!(output.status.code(), Some(1), "{stderr}");
     assert!(

@@ -91,7 +91,8 @@ impl LabArgs {
         // Every run option is checked here, before anything is built.
         let suite = self.run.suite()?;
         self.run.schedule(&suite)?;
-        if suite.cases().is_empty() {
+        let cases = suite.cases();
+        if cases.is_empty() {
             return Err(UsageError("the options select no case".into()));
         }
         let names: Vec<String> = match self.fs.as_deref() {
@@ -141,7 +142,7 @@ impl LabArgs {
         }
         Ok(LabPlan {
             filesystems: chosen,
-            need: need(&suite),
+            need: need(&cases, suite.reference_size),
             out_dir: self.out_dir.clone(),
             run_args: run_args(argv),
             exports: self.run.export.files().to_vec(),
@@ -152,8 +153,8 @@ impl LabArgs {
 /// Bytes the suite may have on a filesystem at once: the largest run's files, a second
 /// copy's worth (a prepared file beside the run's, or the run before it whose removed
 /// files a filesystem frees late), and room for the filesystem's metadata.
-fn need(suite: &crate::plan::suites::Suite) -> u64 {
-    let largest = suite.cases().iter().map(|case| case.bytes).max().unwrap_or(0).max(suite.reference_size);
+fn need(cases: &[crate::plan::Case], reference_size: u64) -> u64 {
+    let largest = cases.iter().map(|case| case.bytes).max().unwrap_or(0).max(reference_size);
     2 * largest + (32 << 20)
 }
 

@@ -176,18 +176,24 @@ pub fn run(plan: &LabPlan) -> Outcome {
     };
     let plan = &LabPlan { out_dir, ..plan.clone() };
     let names = Names::this_process();
-    let mut results: Vec<(String, PathBuf)> = Vec::new();
+    // Each result read once, by its path, for the check below and the comparison.
+    let mut results: Vec<(String, ResultFile)> = Vec::new();
+    let mut unreadable = false;
     let mut failed = 0;
     for choice in buildable {
-        match measure_one(choice, plan, names) {
-            Ok(path) => {
+        match measure_one(choice, plan, names).map(|path| (ResultFile::load(&path), path)) {
+            Ok((Ok(result), path)) => {
                 // The lab made this filesystem for the suite: a case that failed or did
                 // not fit on it is the lab's failure, not a finding to pass over.
-                if let Some(why) = ResultFile::load(&path).ok().as_ref().and_then(cases_not_measured) {
+                if let Some(why) = cases_not_measured(&result) {
                     eprintln!("writebench: lab: {}: {why}", choice.fs.name);
                     failed += 1;
                 }
-                results.push((choice.fs.name.to_string(), path));
+                results.push((path.display().to_string(), result));
+            }
+            Ok((Err(why), _)) => {
+                eprintln!("writebench: lab: {why}");
+                unreadable = true;
             }
             Err(why) => {
                 eprintln!("writebench: lab: {}: {why}", choice.fs.name);
@@ -199,7 +205,7 @@ pub fn run(plan: &LabPlan) -> Outcome {
             return Outcome::Done(128u8.wrapping_add(signal as u8));
         }
     }
-    let compared_ok = compare_all(&results, plan);
+    let compared_ok = !unreadable && compare_all(&results, plan);
     Outcome::Done(if failed == 0 && compared_ok { 0 } else { 1 })
 }
 
@@ -362,27 +368,17 @@ fn record_build(json: &std::path::Path, request: &Request, built: &filesystems::
 }
 
 /// The comparison across the filesystems: stdout, and the files. False if one failed.
-fn compare_all(results: &[(String, PathBuf)], plan: &LabPlan) -> bool {
-    if results.len() < 2 {
+fn compare_all(loaded: &[(String, ResultFile)], plan: &LabPlan) -> bool {
+    if loaded.len() < 2 {
         eprintln!(
             "writebench: lab: {} filesystem{} measured: nothing to compare",
-            results.len(),
-            if results.len() == 1 { "" } else { "s" }
+            loaded.len(),
+            if loaded.len() == 1 { "" } else { "s" }
         );
-        return results.len() == 1;
-    }
-    let mut loaded = Vec::new();
-    for (_, path) in results {
-        match ResultFile::load(path) {
-            Ok(result) => loaded.push((path.display().to_string(), result)),
-            Err(why) => {
-                eprintln!("writebench: lab: {why}");
-                return false;
-            }
-        }
+        return loaded.len() == 1;
     }
     // Each result names the filesystem the lab built (`options.lab.filesystem`).
-    let Some(compared) = compare::across::compare_saved_filesystems(&loaded) else {
+    let Some(compared) = compare::across::compare_saved_filesystems(loaded) else {
         eprintln!("writebench: lab: the results do not name one filesystem each");
         return false;
     };

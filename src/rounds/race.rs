@@ -1,3 +1,6 @@
+//! Past 600 lines because of its tests (more than half of the file), which drive the
+//! referee through whole rounds on doctored results: kept beside the code they check.
+//!
 //! The referee of a race for the Answer's goals (docs/racing.md): after each round, the
 //! racing rule (`stats::race`) over each open goal's candidates still in its race; a
 //! case leaves the goals' rounds once no open goal needs it, sits out a round while the
@@ -7,11 +10,8 @@
 //!
 //! A goal is judged only once each candidate still in its race has its first runs
 //! (`min_runs`), so that no candidate is judged on fewer than the others. Once decided
-//! (won, or tied among those left), a goal stays decided. Cases are known by their ids,
+//! (won, tied among those left, or settled for the Answer), a goal stays decided. Cases are known by their ids,
 //! which are unique within a run.
-//!
-//! Past 600 lines because of its tests (more than half of the file), which drive the
-//! referee through whole rounds on doctored results: kept beside the code they check.
 
 use std::collections::{BTreeMap, BTreeSet};
 use std::time::Instant;

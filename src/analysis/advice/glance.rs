@@ -295,12 +295,9 @@ pub fn mark_above_device(result: &ResultFile, answer: &mut [Recommendation]) {
     for recommendation in answer.iter_mut() {
         let Some(case) = result.cases.iter().find(|c| c.case.id == recommendation.best.case) else { continue };
         let Some(glance) = recommendation.glance.as_mut().filter(|g| g.not_applicable.is_none()) else { continue };
-        let durable = recommendation.goal == "durable-at-end";
-        let metric = if durable { Metric::Durable } else { Metric::Buffered };
-        let kind = crate::analysis::ceilings::case_kind(&case.case, has_device);
-        let Some((limit, of)) = calibration.impossible_above(kind, durable) else { continue };
-        let Some(summary) = metric.summary(case) else { continue };
-        if of == crate::context::calibration::DEVICE && summary.ci95_low.unwrap_or(summary.mean) > limit {
+        let metric = if recommendation.goal == "durable-at-end" { Metric::Durable } else { Metric::Buffered };
+        let above = super::suspicious::implausible(Side::new(case, metric), calibration, has_device);
+        if let Some((limit, crate::context::calibration::DEVICE)) = above {
             glance.warnings.push(format!(
                 "above this disk's direct write rate of {}: a cache below the filesystem held the data, and a \
                  power loss may lose it",

@@ -26,10 +26,8 @@ pub fn above_ceiling(measured: &Measured, calibration: Option<&Calibration>, has
             .iter()
             .flat_map(|&c| [Side::new(c, Metric::Buffered), Side::new(c, Metric::Durable)])
             .filter_map(|side| {
-                let summary = side.metric.summary(side.case)?;
-                let kind = case_kind(&side.case.case, has_device);
-                let (limit, of) = calibration.impossible_above(kind, side.metric == Metric::Durable)?;
-                (of == limit_kind && summary.ci95_low.unwrap_or(summary.mean) > limit).then_some((side, limit))
+                let (limit, of) = implausible(side, calibration, has_device)?;
+                (of == limit_kind).then_some((side, limit))
             })
             .collect();
         if flagged.is_empty() {
@@ -63,6 +61,16 @@ pub fn above_ceiling(measured: &Measured, calibration: Option<&Calibration>, has
         findings.push(Finding::new("suspicious-ceiling", text, figures, None, 0.0));
     }
     findings
+}
+
+/// The limit `side`'s figure is above and what it is (`MEMORY_COPY` or `DEVICE`), where
+/// the low end of its 95 % interval (its mean, with one run) passes what this machine can
+/// do at all for the case (`Calibration::impossible_above`); None where it does not.
+pub(super) fn implausible(side: Side, calibration: &Calibration, has_device: bool) -> Option<(f64, &'static str)> {
+    let summary = side.metric.summary(side.case)?;
+    let kind = case_kind(&side.case.case, has_device);
+    let (limit, of) = calibration.impossible_above(kind, side.metric == Metric::Durable)?;
+    (summary.ci95_low.unwrap_or(summary.mean) > limit).then_some((limit, of))
 }
 
 /// Cases that ran to `--max-runs` without their CI target: the half-width they reached.

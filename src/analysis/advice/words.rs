@@ -7,9 +7,7 @@ use crate::plan::durability::Commit;
 use crate::plan::units::{format_size, format_size_compact};
 use crate::plan::{Case, Durability, FileState};
 
-use super::figures::{Metric, Side, Test, family};
-use crate::result::CaseResult;
-use crate::stats::significance::Verdict;
+use super::figures::{Metric, Test, family};
 
 /// Three significant digits: `2.10`, `12.3`, `0.512`; `123` from 100 on.
 pub fn three_digits(value: f64) -> String {
@@ -90,38 +88,6 @@ pub fn certainty_words(certainty: &crate::result::glance::Certainty, metric: Met
             )
         }
         Certainty::Alone => "; the only candidate measured".to_string(),
-    }
-}
-
-/// A goal's fastest against its runner-up: "; 1.08x (1.02–1.15x, p = 0.01) faster than
-/// the runner-up, X (5.00 → 5.40 GB/s)" (commits/s, saves/s for a latency goal), "; tied
-/// with X (…) and 2 more within ±5 %", "; undecided against X (0.95–1.27x) and 1 more:
-/// more runs would tell", or without a test, said to be untested. `against` holds the
-/// others, fastest first, each with its test against the fastest.
-pub fn runner_up_words(against: &[(&CaseResult, Option<Test>)], margin: f64, metric: Metric) -> String {
-    let Some((runner_up, test)) = against.first() else { return "; the only candidate measured".to_string() };
-    let id = &runner_up.case.id;
-    let Some(t) = test else {
-        return format!("; the runner-up, {id}, untested (fewer than two runs)");
-    };
-    let count =
-        |wanted: Verdict| against[1..].iter().filter(|(_, t)| t.is_some_and(|t| t.verdict(margin) == wanted)).count();
-    let more = |n: usize, what: &str| if n > 0 { format!(" and {n} more {what}") } else { String::new() };
-    match t.verdict(margin) {
-        Verdict::Faster | Verdict::Slower => format!(
-            "; {} faster than the runner-up, {id} ({})",
-            tested(t),
-            rate_change(metric, Side::new(runner_up, metric).mean(), t.to.mean())
-        ),
-        Verdict::Tied => {
-            let within = format!("within ±{:.0} %", margin * 100.0);
-            format!("; tied with {id} ({}){}", tested_flat(t), more(count(Verdict::Tied), &within))
-        }
-        Verdict::Undecided => {
-            let others = count(Verdict::Undecided);
-            let others = if others > 0 { format!(" and {others} more") } else { String::new() };
-            format!("; undecided against {id} ({}){others}: more runs would tell", interval(t))
-        }
     }
 }
 
