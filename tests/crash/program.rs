@@ -90,9 +90,9 @@ fn wait_until_started(started: &Path) {
 
 /// A program that makes a file durable (fsync of the file and of the directory) and
 /// then says so, three times; a checker that notes its environment and what it sees,
-/// then checks the promised files. On ext4's defaults nothing is broken; every line sits
-/// after a flush in the log; the checker sees its promises as said before the power
-/// went, runs in the recovered filesystem's root, and neither the program nor the
+/// then checks the promised files. On ext4's defaults nothing is broken; the k-th line sits
+/// after at least k flushes in the log; the checker sees its promises as said before
+/// the power went, runs in the recovered filesystem's root, and neither the program nor the
 /// checker can see the recorder's images.
 #[test]
 fn promises_sit_after_their_flush_and_the_checker_sees_its_environment() {
@@ -127,17 +127,20 @@ fn promises_sit_after_their_flush_and_the_checker_sees_its_environment() {
     assert_eq!(saw[0], "0", "the recorder's directory is empty to the program");
     assert!(saw[1].ends_with("/crash-ext4") && saw[1] == saw[2], "{saw:?}");
 
-    // Each line said sits after a flush received since the line before it.
+    // The k-th line said sits after at least k flushes: each was said after its own
+    // fsync returned, so it cannot be stamped before that fsync's flush. A line is
+    // stamped when writebench reads it, which on a busy machine can be after the next
+    // file's flushes too (it is then judged in fewer states, never in more), so the
+    // count is a floor, not "one flush between two lines".
     let lines: Vec<&str> = entry["log"].as_array().unwrap().iter().map(|l| l.as_str().unwrap()).collect();
-    let mut flushed = false;
+    let mut flushes = 0;
     let mut said = 0;
     for line in &lines {
         if line.contains("<- the program said \"wrote f") {
-            assert!(flushed, "a promise with no flush since the one before:\n{}", lines.join("\n"));
-            flushed = false;
             said += 1;
+            assert!(flushes >= said, "promise {said} after only {flushes} flushes:\n{}", lines.join("\n"));
         } else if line.contains(" flush ") {
-            flushed = true;
+            flushes += 1;
         }
     }
     assert_eq!(said, 3, "{}", lines.join("\n"));
