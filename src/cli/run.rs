@@ -300,11 +300,6 @@ pub const MAX_RUNS: u32 = 1_000_000;
 
 /// `--max-runs` when `--target-ci` is given without it.
 pub const DEFAULT_MAX_RUNS: u32 = 30;
-/// When racing: the runs every case gets before any leaves (two give an interval; the
-/// warm-up and two runs of the quick suite's cases take most of its 30 s on tmpfs,
-/// docs/racing.md), and the most a case in contention gets.
-pub const RACE_MIN_RUNS: u32 = 2;
-pub const RACE_MAX_RUNS: u32 = 10;
 
 impl RunArgs {
     /// `--equivalence` as a fraction: the one place the percentage given becomes the
@@ -537,8 +532,8 @@ impl RunArgs {
     }
 
     fn racing(&self, budget: std::time::Duration, suite: &Suite, order: Order) -> Result<Schedule, UsageError> {
-        let min_runs = self.min_runs.unwrap_or(RACE_MIN_RUNS);
-        let max_runs = self.max_runs.unwrap_or(RACE_MAX_RUNS.max(min_runs));
+        let min_runs = self.min_runs.unwrap_or(crate::rounds::race::MIN_RUNS);
+        let max_runs = self.max_runs.unwrap_or(crate::rounds::race::MAX_RUNS.max(min_runs));
         if min_runs < 2 {
             return Err(UsageError("--min-runs: a race needs 2 runs of each case at least (an interval)".into()));
         }

@@ -8,7 +8,7 @@
 //! is truly more than the margin slower than the best; a pick said not settled is
 //! counted apart (the user was told), and its "up to" is held against the true gap
 //! (the pick's true time over the best's, less one), which it should cover. The rounds
-//! are the shipped ones: at most [`MAX_RUNS`] runs a case, two first runs each.
+//! are the shipped ones: at most [`MAX_RUNS`] runs a case (the shipped default), two first runs each.
 //!
 //! `cargo test --release --lib rounds::simulation -- --nocapture` prints the table
 //! docs/racing.md holds.
@@ -20,7 +20,7 @@ use std::time::{Duration, Instant};
 use rand_xoshiro::Xoshiro256PlusPlus;
 use rand_xoshiro::rand_core::{Rng, SeedableRng};
 
-use super::race::GoalReferee;
+use super::race::{GoalReferee, MAX_RUNS};
 use super::scheduler::{self, Order, Racing, Referee, Schedule};
 use crate::analysis::advice::recommendations;
 use crate::analysis::advice::testkit::{Build, case};
@@ -31,10 +31,6 @@ use crate::result::{Run, Status};
 
 /// The margin δ of every scenario (`--equivalence`'s default).
 const MARGIN: f64 = 0.05;
-
-/// The most runs a case gets in a raced run (the quick suite's default, as its header
-/// says: "up to 10 runs").
-pub const MAX_RUNS: u32 = 10;
 
 /// Five cases of the "fastest" goal, each simpler than the next by the Answer's order
 /// (a plain call, a vectored one, stdio, a mapping, io_uring): the small scenarios take

@@ -139,13 +139,37 @@ pub fn settled_for_the_answer(
     order: Option<&[usize]>,
     margin: f64,
 ) -> bool {
-    let Some((cv2, df)) = pooled_cv2(times.iter().map(Vec::as_slice).filter(|t| t.len() >= 2)) else {
-        return false;
-    };
+    answer_open(times, in_race, leader, order, margin).is_some_and(|(_, open)| open.is_empty())
+}
+
+/// The Answer's pick as [`settled_for_the_answer`] finds it, and the candidates that keep
+/// it open: neither shown slower than the pick nor shown within the margin of it (or
+/// with too few runs to tell), the one that may gain the most (the lowest lower end of
+/// its time over the pick's) first. These are the runs that can settle the goal
+/// (docs/racing.md, "A race that can end"): a candidate already shown slower, or within
+/// the margin, needs none, whether it is in the race or out. None where no noise can be
+/// pooled yet.
+pub fn answer_open(
+    times: &[Vec<f64>],
+    in_race: &[bool],
+    leader: usize,
+    order: Option<&[usize]>,
+    margin: f64,
+) -> Option<(usize, Vec<usize>)> {
+    let (cv2, df) = pooled_cv2(times.iter().map(Vec::as_slice).filter(|t| t.len() >= 2))?;
     let factor = |a: usize, b: usize| pooled_factor(&times[a], &times[b], cv2, df);
     let contends = |k: usize| k == leader || (in_race[k] && factor(k, leader).is_some_and(|f| f.non_inferior(margin)));
     let pick = order.and_then(|order| order.iter().copied().find(|&k| contends(k))).unwrap_or(leader);
-    (0..times.len()).filter(|&k| k != pick).all(|k| factor(k, pick).is_some_and(|f| f.low >= 1.0 / (1.0 + margin)))
+    let mut open: Vec<(usize, f64)> = (0..times.len())
+        .filter(|&k| k != pick)
+        .filter_map(|k| match factor(k, pick) {
+            Some(f) if f.low >= 1.0 / (1.0 + margin) => None,
+            Some(f) => Some((k, f.low)),
+            None => Some((k, 0.0)),
+        })
+        .collect();
+    open.sort_by(|a, b| a.1.total_cmp(&b.1));
+    Some((pick, open.into_iter().map(|(k, _)| k).collect()))
 }
 
 #[cfg(test)]

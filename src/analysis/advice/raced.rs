@@ -4,6 +4,7 @@
 //! them not shown slower and measured within the margin, and the user is told how to
 //! settle it.
 
+use crate::result::glance::Alternative;
 use crate::result::race::{Decision, GoalRace, RaceReport};
 use crate::result::{Observation, Recommendation, ResultFile};
 
@@ -29,13 +30,14 @@ pub fn annotate(result: &ResultFile, answer: &mut [Recommendation]) {
         };
         if goal.decision == Decision::Undecided {
             recommendation.text += &format!("; {}", undecided_words(race, goal));
-            if let Some(crate::result::glance::Glance {
-                certainty: crate::result::glance::Certainty::NotSettled { settle, .. },
-                ..
-            }) = &mut recommendation.glance
-            {
-                *settle = Some(settle_words(race));
-            }
+        }
+        // What would settle a goal the Answer leaves open, for the candidate it names:
+        // whether or not the race's own rule had decided among those it kept.
+        if let Some(glance) = &mut recommendation.glance
+            && let crate::result::glance::Certainty::NotSettled { other, settle, .. } = &mut glance.certainty
+            && other.runs >= 2
+        {
+            *settle = Some(settle_words(result, race, other, glance.figure.runs));
         }
     }
 }
@@ -63,13 +65,53 @@ fn undecided_words(race: &RaceReport, goal: &GoalRace) -> String {
     format!("race undecided {why}: {} of {} candidates left{within}; {advice}", goal.left.len(), goal.candidates)
 }
 
-/// What would settle an undecided goal, in the few words the Answer's second line has
-/// room for: "--budget 1m".
-fn settle_words(race: &RaceReport) -> String {
-    match race.budget_seconds {
-        Some(budget) if race.out_of_budget => format!("--budget {}m", more_budget(race, budget)),
-        _ => "--max-runs 20".to_string(),
+/// What would settle a goal the Answer leaves open, in the few words its second line
+/// has room for ("--max-runs 24", "--budget 2m"): the runs each of the pick (`pick_runs`
+/// so far) and `other` would need at the noise their interval shows
+/// ([`runs_to_settle`]), and which of the limits stopped them short of it: the most runs
+/// a case gets, or the budget.
+fn settle_words(result: &ResultFile, race: &RaceReport, other: &Alternative, pick_runs: usize) -> String {
+    let margin = super::figures::equivalence_margin(result);
+    let Some(needed) = runs_to_settle(other, pick_runs, margin) else {
+        // Faster by more than the margin at its estimate: more runs would move the
+        // pick, not settle this one.
+        return "more runs may make it the pick".to_string();
+    };
+    if needed > MOST_RUNS_SUGGESTED {
+        return format!("about {needed} runs each at this noise");
     }
+    let capped = result.options.max_runs.is_some_and(|most| needed > u64::from(most));
+    let budget = race.budget_seconds.filter(|_| race.out_of_budget);
+    match (capped, budget) {
+        (true, Some(budget)) => format!("--budget {}m --max-runs {needed}", more_budget(race, budget)),
+        (true, None) => format!("--max-runs {needed}"),
+        (false, Some(budget)) => format!("--budget {}m", more_budget(race, budget)),
+        (false, None) => "more runs would tell".to_string(),
+    }
+}
+
+/// Past this, a suggested `--max-runs` would be a long wait for a few per cent.
+const MOST_RUNS_SUGGESTED: u64 = 100;
+
+/// About how many runs each of the pick and `other` need for the Answer's test to settle
+/// between them, at the noise their interval shows: the interval's half-width on the
+/// log scale shrinks as one over the root of the runs, and the goal settles once its
+/// lower end reaches 1/(1 + margin) (within the margin, or shown slower) from the
+/// estimate. None where the estimate itself is below that bound (more runs would show
+/// `other` faster, not settle the pick) or nothing was tested. The t quantile falls as
+/// runs are added, so this errs on the side of more runs.
+pub fn runs_to_settle(other: &Alternative, pick_runs: usize, margin: f64) -> Option<u64> {
+    if other.runs < 2 || pick_runs < 2 || other.low <= 0.0 || other.high <= other.low {
+        return None;
+    }
+    let half = (other.high / other.low).ln() / 2.0;
+    let room = other.factor.ln() + (1.0 + margin).ln();
+    if room <= 0.0 {
+        return None;
+    }
+    // Runs that give the same standard error with both sides alike: the harmonic mean.
+    let now = 2.0 / (1.0 / other.runs as f64 + 1.0 / pick_runs as f64);
+    Some((now * (half / room).powi(2)).ceil().max(now.ceil() + 1.0) as u64)
 }
 
 /// The budget to suggest, in minutes: twice the time spent, in whole minutes past one.
@@ -201,6 +243,43 @@ mod tests {
         decided.race = Some(race(Decision::Won));
         let answer = crate::analysis::advice::recommendations(&decided);
         assert!(!goal(&answer, "fastest").text.contains("race"), "{}", goal(&answer, "fastest").text);
+    }
+
+    /// The hint of a goal left open: the runs the named candidate and the pick need at
+    /// the noise their interval shows, and the limit that stopped them short of it.
+    #[test]
+    fn an_open_goal_is_told_the_runs_that_would_settle_it_and_which_limit_stopped_them() {
+        let other = |factor: f64, low: f64, high: f64, runs: usize| Alternative {
+            case: "c".into(),
+            action: "a".into(),
+            value: 1.0,
+            factor,
+            low,
+            high,
+            p_value: 0.5,
+            low99: None,
+            runs,
+        };
+        // At its estimate 3 % slower, its interval 0.90–1.18 at 10 runs each: the lower
+        // end reaches 1/1.05 once the half-width (0.135) shrinks to ln 1.03 + ln 1.05
+        // (0.078): 10 × (0.135/0.078)² = 30 runs.
+        assert_eq!(runs_to_settle(&other(1.03, 0.90, 1.18, 10), 10, 0.05), Some(30));
+        // A narrower one needs a run more than it has, not fewer.
+        assert_eq!(runs_to_settle(&other(1.20, 1.0, 1.44, 5), 5, 0.05), Some(6));
+        // 10 % faster at its estimate: more runs would show it faster, not settle.
+        assert_eq!(runs_to_settle(&other(0.90, 0.7, 1.15, 10), 10, 0.05), None);
+        assert_eq!(runs_to_settle(&other(1.03, 0.90, 1.18, 1), 10, 0.05), None, "one run: no interval");
+
+        let mut result = Build::new().add(case("pwrite empty 1MiB t1 end"), &around(0.5)).done();
+        result.options.max_runs = Some(10);
+        let mut race = race(Decision::Undecided);
+        race.out_of_budget = false;
+        assert_eq!(settle_words(&result, &race, &other(1.03, 0.90, 1.18, 10), 10), "--max-runs 30");
+        race.out_of_budget = true;
+        assert_eq!(settle_words(&result, &race, &other(1.03, 0.90, 1.18, 10), 10), "--budget 2m --max-runs 30");
+        assert_eq!(settle_words(&result, &race, &other(1.03, 0.99, 1.07, 4), 4), "--budget 2m");
+        assert_eq!(settle_words(&result, &race, &other(1.0, 0.5, 2.0, 10), 10), "about 2019 runs each at this noise");
+        assert_eq!(settle_words(&result, &race, &other(0.9, 0.7, 1.15, 10), 10), "more runs may make it the pick");
     }
 
     /// A case the race dropped after two runs stays out of the recommendation, though
