@@ -225,7 +225,7 @@ fn the_quick_suite_races_its_cases_and_budget_none_keeps_the_fixed_runs() {
     let (result, table) = run_json(&fs.path(), &args);
     let options = &result["options"];
     assert_eq!((options["race"].as_bool(), options["budget_seconds"].as_f64()), (Some(true), Some(20.0)));
-    assert_eq!((options["min_runs"].as_u64(), options["max_runs"].as_u64()), (Some(2), Some(10)));
+    assert_eq!((options["min_runs"].as_u64(), options["max_runs"].as_u64()), (Some(2), Some(20)));
     let race = &result["race"];
     assert_eq!(race["budget_seconds"], 20.0);
     let goals: Vec<&str> = race["goals"].as_array().unwrap().iter().map(|g| g["goal"].as_str().unwrap()).collect();

@@ -40,6 +40,15 @@ pub struct Host {
     /// `dirty_background_bytes`, `dirty_expire_centisecs`, `dirty_writeback_centisecs`.
     #[serde(default)]
     pub vm_dirty: BTreeMap<String, u64>,
+    /// /proc/meminfo's `MemAvailable` as the command ended: what the dirty limit of
+    /// `vm.dirty_ratio` is a share of, near enough (the kernel counts free and file
+    /// pages). Absent in results from before it was recorded.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub memory_available_bytes: Option<u64>,
+    /// The memory limit of the cgroup writebench ran in (cgroup v2 `memory.max`), where
+    /// there is one: its writers are throttled against it, not the machine's memory.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub cgroup_memory_max: Option<u64>,
     #[serde(default)]
     pub swap_total_bytes: u64,
     /// Whether pages went out to swap while the command measured (/proc/vmstat
@@ -139,6 +148,14 @@ const VM_DIRTY: [&str; 6] = [
     "dirty_expire_centisecs",
     "dirty_writeback_centisecs",
 ];
+
+/// cgroup v2's `memory.max` of this process's cgroup (/proc/self/cgroup's `0::` line);
+/// None where it is "max", or the cgroup is v1 or unreadable.
+fn cgroup_memory_max() -> Option<u64> {
+    let own = std::fs::read_to_string("/proc/self/cgroup").ok()?;
+    let path = own.lines().find_map(|line| line.strip_prefix("0::"))?;
+    read_trimmed(&format!("/sys/fs/cgroup{}/memory.max", path.trim_end_matches('/')))?.parse().ok()
+}
 
 fn read_trimmed(path: &str) -> Option<String> {
     std::fs::read_to_string(path).ok().map(|text| text.trim().to_string()).filter(|text| !text.is_empty())
@@ -241,6 +258,8 @@ pub fn host(swap_before: Option<u64>) -> Host {
                 Some((name.to_string(), value))
             })
             .collect(),
+        memory_available_bytes: meminfo_field("MemAvailable:"),
+        cgroup_memory_max: cgroup_memory_max(),
         swap_total_bytes: meminfo_field("SwapTotal:").unwrap_or(0),
         swapped_during_run: swap_before.zip(swapped_out_pages()).map(|(before, after)| after > before),
         mpi: None,

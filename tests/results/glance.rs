@@ -146,11 +146,16 @@ fn the_answer_and_the_table_give_a_case_the_same_figure() {
         "prealloc" => "## Write into a preallocated file",
         _ => "## Write into a fully written file",
     };
-    stdout
-        .lines()
-        .skip_while(|l| *l != section)
-        .find(|l| l.trim_start().starts_with(&format!("{label} ")))
+    let lines: Vec<&str> = stdout.lines().skip_while(|l| *l != section).collect();
+    let at = lines
+        .iter()
+        .position(|l| l.trim_start().starts_with(&format!("{label} ")))
         .unwrap_or_else(|| panic!("{label} in {section}:\n{stdout}"));
+    // The row and its notes below it (indented further).
+    let indent = |l: &str| l.len() - l.trim_start().len();
+    let row: Vec<&str> = std::iter::once(lines[at])
+        .chain(lines[at + 1..].iter().copied().take_while(|l| indent(l) > indent(lines[at])))
+        .collect();
     // The goal's first line, with what a long action wrapped onto the next ones.
     let answer_line = goals(&stdout)
         .into_iter()
@@ -161,6 +166,11 @@ fn the_answer_and_the_table_give_a_case_the_same_figure() {
     let (number, _range) = figure.split_once(" GB/s (").unwrap_or_else(|| panic!("{answer_line}"));
     let printed: f64 = number.parse().unwrap();
     assert!((printed / (value / 1e9) - 1.0).abs() < 0.01, "the Answer's {figure:?} against {value}");
+    // The same number in the pick's row: its figure, or, where the writes alone read
+    // otherwise, its figure as a new file in the notes.
+    let row = row.join("\n");
+    let as_figure = row.split_whitespace().nth(label.split(' ').count()) == Some(number);
+    assert!(as_figure || row.contains(&format!("counted: {number} GB/s")), "{number} GB/s in\n{row}");
 }
 
 /// On a filesystem on a device, the durable goals are answered, with figures.

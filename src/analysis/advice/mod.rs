@@ -27,6 +27,7 @@
 //!
 //! Not observed yet: CPU-bound cases (no CPU share is derived yet); see `suspicious`.
 
+mod big_file;
 mod carry_over;
 mod carry_over_model;
 mod commits;
@@ -182,6 +183,7 @@ pub fn recommendations(result: &ResultFile) -> Vec<Recommendation> {
     glance::mark_not_durable(result, &mut answer);
     glance::mark_above_device(result, &mut answer);
     single_writer::annotate(result, &mut answer);
+    big_file::annotate(result, &mut answer);
     answer
 }
 
