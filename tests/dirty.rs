@@ -28,8 +28,9 @@ fn a_run_that_starts_with_much_dirty_data_says_so_and_a_quiet_one_does_not() {
             assert!(run[key].as_u64().is_some(), "runs[].{key}: {run}");
         }
     }
+    // Only the dirty note is asked after: another program busy on the CPU beside the
+    // test (a build) is its own note, and says nothing of dirty memory.
     assert!(!line.contains("dirty"), "{line}");
-    assert!(!line.contains("another process"), "{line}");
 
     // Dirty: 256 MiB written into the page cache of a file on the machine's disk and not
     // synced (below the background writeback threshold, it waits there for up to 30 s).

@@ -141,7 +141,8 @@ pub fn goal_title(goal: &str) -> String {
     match goal {
         "fastest" => "One big file, fastest".to_string(),
         "durable-at-end" => "One big file, durable at the end".to_string(),
-        "small-durable-commits" => "Small durable commits".to_string(),
+        "small-durable-commits" => "Small durable commits, rewriting in place".to_string(),
+        "small-durable-appends" => "Small durable commits, appending (a log)".to_string(),
         "crash-safe-saves" => "Crash-safe saves of a whole file".to_string(),
         "threads-one-file" => "Many threads producing one file".to_string(),
         "ranks-one-file" => "Many ranks producing one file".to_string(),

@@ -46,7 +46,14 @@ fn a_quick_run_ends_with_an_answer_whose_cases_exist() {
     let goals: Vec<&str> = recommendations.iter().map(|r| r["goal"].as_str().unwrap()).collect();
     assert_eq!(
         goals,
-        ["fastest", "durable-at-end", "small-durable-commits", "threads-one-file", "rewrite-in-place"],
+        [
+            "fastest",
+            "durable-at-end",
+            "small-durable-commits",
+            "small-durable-appends",
+            "threads-one-file",
+            "rewrite-in-place"
+        ],
         "{answer}"
     );
     for recommendation in recommendations {

@@ -17,12 +17,13 @@ use crate::stats::significance::pooled_cv2;
 
 /// Small durable commits, from the latency cases whose every write (or every N) is
 /// durable, one answer per write size (a commit of 8 B and one of 4 KiB are different
-/// questions): the most commits per second, and its margin over the runner-up of the
-/// same size.
+/// questions) and per place (docs/answer.md): rewriting a record in place (a counter,
+/// a header) and appending one (a log) are different programs, and an overwrite's
+/// figure answers no log. For each, the most commits per second, and how sure.
 pub fn commits(result: &ResultFile) -> Vec<Recommendation> {
-    let mut sizes: BTreeMap<u64, Vec<&CaseResult>> = BTreeMap::new();
+    let mut sizes: BTreeMap<(u64, bool), Vec<&CaseResult>> = BTreeMap::new();
     for case in small_writes::cases(result).into_iter().filter(|&c| Metric::Commits.summary(c).is_some()) {
-        sizes.entry(case.case.chunk_bytes).or_default().push(case);
+        sizes.entry((case.case.chunk_bytes, appends(case))).or_default().push(case);
     }
     let describe = |best: &CaseResult| {
         let every = writes_per_commit(best).filter(|&n| n > 1.0).map(|n| format!(", {n} writes per commit"));
@@ -46,10 +47,23 @@ pub fn commits(result: &ResultFile) -> Vec<Recommendation> {
         (text, action)
     };
     let mut answers = Vec::new();
-    for (size, ranked) in sizes {
-        answers.extend(latency_answer(result, ranked, Metric::Commits, &describe, ("small-durable-commits", size)));
+    for ((size, appended), ranked) in sizes {
+        let goal = if appended { APPENDS } else { IN_PLACE };
+        answers.extend(latency_answer(result, ranked, Metric::Commits, &describe, (goal, size)));
     }
+    // Every size's in-place answer first, then the appends: the order of the titles.
+    answers.sort_by_key(|r| r.goal == APPENDS);
     answers
+}
+
+/// The goal of small durable commits that rewrite a record in place.
+pub const IN_PLACE: &str = "small-durable-commits";
+/// The goal of small durable commits appended to a file (a log).
+pub const APPENDS: &str = "small-durable-appends";
+
+/// A commit case that appends (a log), rather than rewriting in place.
+pub fn appends(case: &CaseResult) -> bool {
+    pattern_of(&case.case) == Some(Pattern::Append)
 }
 
 /// Whether the p99 per write holds the sync: with O_SYNC, O_DSYNC, RWF_*SYNC or a sync
@@ -198,7 +212,7 @@ mod tests {
     #[test]
     fn a_result_saved_before_loops_loads_and_its_margin_stays_untested() {
         let result = Build::new()
-            .saved(saved_before_loops("latency append 8B osync", "osync", 0.0025))
+            .saved(saved_before_loops("latency overwrite0 8B osync", "osync", 0.0025))
             .saved(saved_before_loops("latency overwrite0 8B odsync", "odsync", 0.0050))
             .done();
         assert!(result.cases.iter().all(|c| c.ops_stats.is_none() && c.runs[0].latency_ns.is_none()));
@@ -251,7 +265,7 @@ mod tests {
         let commits = |best: &[f64], second: &[f64]| {
             let result = Build::new()
                 .loops(latency_case("overwrite0", "odsync"), best, 410_000)
-                .loops(latency_case("append", "every-fdatasync:1"), second, 520_000)
+                .loops(latency_case("overwrite0", "every-fdatasync:1"), second, 520_000)
                 .done();
             goal(&recommendations(&result), "small-durable-commits").clone()
         };
@@ -261,7 +275,7 @@ mod tests {
             faster.text.starts_with(
                 "pwrite of 8 B at offset 0 with O_DSYNC: 4100 commits/s, p99 410 µs per write, its sync included \
                  (latency overwrite0 8B odsync); clearly the fastest of 2 candidates, each shown slower: the closest, \
-                 latency append 8B every-fdatasync:1, 1.37x its time (1.35–1.38x; 3000 → 4100 commits/s)"
+                 latency overwrite0 8B every-fdatasync:1, 1.37x its time (1.35–1.38x; 3000 → 4100 commits/s)"
             ),
             "{}",
             faster.text
@@ -269,7 +283,7 @@ mod tests {
         let against = faster.runner_up.as_ref().expect("a tested comparison");
         assert_eq!(
             (against.better.as_str(), against.baseline.as_str()),
-            (faster.best.case.as_str(), "latency append 8B every-fdatasync:1")
+            (faster.best.case.as_str(), "latency overwrite0 8B every-fdatasync:1")
         );
         assert!(
             against.significant && 1.0 < against.low && against.low < against.factor && against.factor < against.high
@@ -296,11 +310,11 @@ mod tests {
     #[test]
     fn commits_of_several_writes_compare_per_commit() {
         let result = Build::new()
-            .loops(latency_case("append", "every:2"), &around(8200.0), 300_000)
+            .loops(latency_case("overwrite0", "every:2"), &around(8200.0), 300_000)
             .loops(latency_case("overwrite0", "odsync"), &around(3000.0), 410_000)
             .done();
         let commits = goal(&recommendations(&result), "small-durable-commits").clone();
-        assert_eq!(commits.best.case, "latency append 8B every:2");
+        assert_eq!(commits.best.case, "latency overwrite0 8B every:2");
         assert!((commits.best.mean - 4100.0).abs() < 1.0, "{:?}", commits.best);
         let factor = commits.runner_up.as_ref().unwrap().factor;
         assert!((factor - 4100.0 / 3000.0).abs() < 0.01, "commits/s against commits/s: {factor}");
@@ -311,9 +325,9 @@ mod tests {
     /// says that one write in N holds the sync, and gives the sync's own.
     #[test]
     fn commits_answer_per_write_size_and_every_n_says_what_its_p99_holds() {
-        let mut big = latency_case("append", "every:4");
+        let mut big = latency_case("overwrite0", "every:4");
         big.chunk_bytes = 4096;
-        big.id = "latency append 4KiB every:4".into();
+        big.id = "latency overwrite0 4KiB every:4".into();
         let result = Build::new()
             .loops(latency_case("overwrite0", "odsync"), &around(3000.0), 410_000)
             .loops(big, &around(8000.0), 300_000)
@@ -325,6 +339,26 @@ mod tests {
         assert!(commits[0].text.contains("per write, its sync included"), "{}", commits[0].text);
         assert!(commits[1].text.contains("(one write in 4 waits for the sync too"), "{}", commits[1].text);
         assert!(commits[1].text.ends_with("; the only candidate measured"), "{}", commits[1].text);
+    }
+
+    /// A log appends its records, a counter rewrites one in place: two goals, each
+    /// with its own pick and certainty, the faster overwrite no answer for the log.
+    #[test]
+    fn appending_and_rewriting_in_place_answer_apart() {
+        let result = Build::new()
+            .loops(latency_case("overwrite0", "odsync"), &around(8000.0), 200_000)
+            .loops(latency_case("overwrite0", "every-fdatasync:1"), &around(6000.0), 250_000)
+            .loops(latency_case("append", "odsync"), &around(5000.0), 300_000)
+            .loops(latency_case("append", "every-fdatasync:1"), &around(4000.0), 350_000)
+            .done();
+        let answer = recommendations(&result);
+        let goals: Vec<&str> = answer.iter().map(|r| r.goal.as_str()).collect();
+        assert_eq!(goals, [IN_PLACE, APPENDS], "{answer:?}");
+        assert_eq!(goal(&answer, IN_PLACE).best.case, "latency overwrite0 8B odsync");
+        let log = goal(&answer, APPENDS);
+        assert_eq!(log.best.case, "latency append 8B odsync", "the log's own pick, not the faster overwrite");
+        assert_eq!(log.verdict.as_deref(), Some("clear"), "{}", log.text);
+        assert!(log.text.contains("latency append 8B every-fdatasync:1") && !log.text.contains("overwrite0"));
     }
 
     #[test]

@@ -5,6 +5,7 @@
 
 use std::collections::BTreeMap;
 
+use super::commits::{APPENDS, IN_PLACE, appends};
 use super::figures::{Measured, Metric};
 use super::recommend::{GOALS, candidates, simplicity, writers};
 use crate::plan::latency::{is_latency_case, is_not_durable_save, pattern_of};
@@ -36,7 +37,7 @@ pub fn simplest_first(contest: &Contest, cases: &[CaseResult]) -> Option<Vec<usi
 
 /// Every goal the cases can answer, with its candidates: the throughput goals (with the
 /// equivalence `margin` the twins' lookup does not need) and, per write size, small
-/// durable commits and crash-safe saves.
+/// durable commits in place, appended, and crash-safe saves.
 pub fn contests(cases: &[CaseResult], margin: f64) -> Vec<Contest> {
     let position = |member: &CaseResult| cases.iter().position(|c| std::ptr::eq(c, member)).expect("a member is given");
     let measured = Measured::of_cases(cases, margin);
@@ -63,7 +64,8 @@ pub fn contests(cases: &[CaseResult], margin: f64) -> Vec<Contest> {
             .map(|(size, members)| Contest { goal: goal.clone(), size: Some(size), metric, members })
             .collect::<Vec<Contest>>()
     };
-    contests.extend(latency(Metric::Commits, "small-durable-commits", &|_| true));
+    contests.extend(latency(Metric::Commits, IN_PLACE, &|c| !appends(c)));
+    contests.extend(latency(Metric::Commits, APPENDS, &appends));
     let durable_save = |c: &CaseResult| {
         pattern_of(&c.case).is_some_and(|p| p.is_save()) && c.case.durability.syncs() && !is_not_durable_save(&c.case)
     };
@@ -94,7 +96,8 @@ mod tests {
         assert_eq!(of("durable-at-end"), Some(vec![0, 1]));
         assert_eq!(of("threads-one-file"), Some(vec![2]));
         assert_eq!(of("rewrite-in-place"), Some(vec![3]));
-        assert_eq!(of("small-durable-commits"), Some(vec![5, 6]), "the durable ones, not the page-cache one");
+        assert_eq!(of("small-durable-commits"), Some(vec![5]), "the durable one in place, not the page-cache one");
+        assert_eq!(of("small-durable-appends"), Some(vec![6]), "an append answers the log's goal");
         let commits = contests.iter().find(|c| c.goal == "small-durable-commits").unwrap();
         assert_eq!((commits.size, commits.metric), (Some(8), Metric::Commits));
         assert!(contests.iter().all(|c| !c.members.contains(&4)), "a file per thread answers no goal");

@@ -253,7 +253,8 @@ pub fn comparison(pick: &str, other: &Alternative) -> Comparison {
 }
 
 /// The durable goals, which a filesystem that keeps its files in memory cannot answer.
-const DURABLE_GOALS: [&str; 3] = ["durable-at-end", "small-durable-commits", "crash-safe-saves"];
+const DURABLE_GOALS: [&str; 4] =
+    ["durable-at-end", "small-durable-commits", "small-durable-appends", "crash-safe-saves"];
 
 /// On tmpfs or ramfs nothing survives a power loss: a durable goal there is said not to
 /// apply, whatever its syncs measured (the JSON keeps them).

@@ -134,8 +134,11 @@ pub fn observations_left(result: &ResultFile, open: &[(String, String)], tests: 
     // A case of an open comparison runs on until it has its most runs: a comparison
     // whose cases had room to run was ended by the budget.
     let room = open.iter().any(|(a, b)| max_runs.is_none_or(|most| runs(a) < most || runs(b) < most));
+    // "Still open" only where a goal is: a race whose goals all settled before the
+    // budget ended it spent the rest on the observations.
+    let goals_open = race.goals.iter().any(|goal| goal.decision == Decision::Undecided);
     let why = match race.budget_seconds {
-        Some(budget) if room && race.out_of_budget => format!(
+        Some(budget) if room && race.out_of_budget && goals_open => format!(
             "the budget ({}) ended the race with the Answer's goals still open, and the observations get only \
              what the goals leave; give --budget {}m to settle more of them",
             super::words::seconds_words(budget),
@@ -348,7 +351,7 @@ mod tests {
         let result = |append: &[f64]| {
             Build::new()
                 .loops(latency_case("overwrite0", "odsync"), &around(3000.0), 410_000)
-                .loops(latency_case("append", "odsync"), append, 300_000)
+                .loops(latency_case("overwrite0", "every-fdatasync:1"), append, 300_000)
                 .done()
         };
         let raced = |append: &[f64]| {
@@ -365,7 +368,7 @@ mod tests {
             }];
             raced.race = Some(report);
             let beaten = ("small-durable-commits", "latency overwrite0 8B odsync");
-            dropped(&mut raced, "latency append 8B odsync", beaten, (1.4, 1.1, 1.8));
+            dropped(&mut raced, "latency overwrite0 8B every-fdatasync:1", beaten, (1.4, 1.1, 1.8));
             crate::analysis::advice::recommendations(&raced)
         };
         // Faster by the loops it kept, but the race dropped it on the runs it had when
@@ -375,18 +378,18 @@ mod tests {
         assert_eq!(commits.best.case, "latency overwrite0 8B odsync", "{}", commits.text);
         assert!(matches!(
             commits.glance.as_ref().map(|g| &g.certainty),
-            Some(Certainty::NotSettled { other, .. }) if other.case == "latency append 8B odsync"
+            Some(Certainty::NotSettled { other, .. }) if other.case == "latency overwrite0 8B every-fdatasync:1"
         ));
         // Loops that show it slower: clear, and named with the factor of its loops.
         let answer = raced(&[2100.0, 2200.0]);
         let commits = goal(&answer, "small-durable-commits");
         let runner_up = commits.runner_up.as_ref().expect("a won race names what it beat");
-        assert_eq!(runner_up.baseline, "latency append 8B odsync");
+        assert_eq!(runner_up.baseline, "latency overwrite0 8B every-fdatasync:1");
         assert!((runner_up.factor - 3000.0 / 2150.0).abs() < 0.01, "{runner_up:?}");
         assert!(matches!(commits.glance.as_ref().map(|g| &g.certainty), Some(Certainty::Clear { .. })));
-        // Unraced, both are candidates and the append's is the higher rate.
+        // Unraced, both are candidates and the fdatasync's is the higher rate.
         let answer = crate::analysis::advice::recommendations(&result(&[3300.0, 3400.0]));
-        assert_eq!(goal(&answer, "small-durable-commits").best.case, "latency append 8B odsync");
+        assert_eq!(goal(&answer, "small-durable-commits").best.case, "latency overwrite0 8B every-fdatasync:1");
     }
 
     /// After a race, the observations say how many of their comparisons are still
@@ -431,6 +434,13 @@ mod tests {
             ),
             "{text}"
         );
+        // The budget ended it, but after every goal settled: no goal is said open.
+        let mut budget_after_goals = result(2);
+        let mut report = race(Decision::Settled);
+        report.out_of_budget = true;
+        budget_after_goals.race = Some(report);
+        let text = left(&budget_after_goals).expect("two runs a case leave comparisons open");
+        assert!(text.ends_with(": the budget (30 s) ended their rounds; give --budget 2m to settle more of them"));
         let mut after_goals = result(4);
         let mut report = race(Decision::Won);
         report.budget_seconds = Some(120.0);
@@ -479,7 +489,7 @@ mod tests {
             goal_race("durable-at-end", None, Decision::Undecided, &pwrite),
             goal_race("fastest", None, Decision::Won, &pwrite),
             // The latency goals' answers are among their races' finalists too.
-            goal_race("small-durable-commits", Some(4096), Decision::Undecided, &["latency append 4KiB every:4"]),
+            goal_race("small-durable-appends", Some(4096), Decision::Undecided, &["latency append 4KiB every:4"]),
             goal_race("small-durable-commits", Some(8), Decision::Won, &["latency overwrite0 8B odsync"]),
         ];
         result.race = Some(report);
@@ -491,7 +501,7 @@ mod tests {
             texts(&result).into_iter().filter(|(_, text)| text.contains("race undecided")).map(|(g, _)| g).collect();
         assert_eq!(
             undecided,
-            ["durable-at-end pwrite empty 1MiB t1 end", "small-durable-commits latency append 4KiB every:4"],
+            ["durable-at-end pwrite empty 1MiB t1 end", "small-durable-appends latency append 4KiB every:4"],
             "{:?}",
             texts(&result)
         );
