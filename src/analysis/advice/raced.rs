@@ -29,7 +29,7 @@ pub fn annotate(result: &ResultFile, answer: &mut [Recommendation]) {
             continue;
         };
         if goal.decision == Decision::Undecided {
-            recommendation.text += &format!("; {}", undecided_words(race, goal));
+            recommendation.text += &format!("; {}", undecided_words(race, goal, result.options.max_runs));
         }
         // What would settle a goal the Answer leaves open, for the candidate it names:
         // whether or not the race's own rule had decided among those it kept.
@@ -46,7 +46,7 @@ pub fn annotate(result: &ResultFile, answer: &mut [Recommendation]) {
 /// time of the leader, pwrite empty 1MiB t1 end; give --budget 1m to settle more of it". The
 /// factors, not their intervals: after two runs an interval can reach hundreds, which
 /// says only that two runs were not enough.
-fn undecided_words(race: &RaceReport, goal: &GoalRace) -> String {
+fn undecided_words(race: &RaceReport, goal: &GoalRace, max_runs: Option<u32>) -> String {
     let furthest = goal.left.iter().filter_map(|l| l.factor).fold(0.0, f64::max);
     let within = if furthest > 0.0 {
         // The leader named after its title: in brackets it read as the case furthest behind.
@@ -60,7 +60,7 @@ fn undecided_words(race: &RaceReport, goal: &GoalRace) -> String {
             format!("after {spent} s (budget {budget:.0} s)"),
             format!("give --budget {}m to settle more of it", more_budget(race, budget)),
         ),
-        _ => ("at the most runs a case gets".to_string(), "give --max-runs 20 to settle more of it".to_string()),
+        _ => ("at the most runs a case gets".to_string(), format!("give {} to settle more of it", more_runs(max_runs))),
     };
     format!("race undecided {why}: {} of {} candidates left{within}; {advice}", goal.left.len(), goal.candidates)
 }
@@ -114,6 +114,13 @@ pub fn runs_to_settle(other: &Alternative, pick_runs: usize, margin: f64) -> Opt
     Some((now * (half / room).powi(2)).ceil().max(now.ceil() + 1.0) as u64)
 }
 
+/// More runs a case to suggest where the most runs a case gets ended the rounds:
+/// twice as many ("--max-runs 40" after the raced default of 20), as a goal's own hint
+/// says more exactly where it can ([`runs_to_settle`]).
+fn more_runs(max_runs: Option<u32>) -> String {
+    max_runs.map_or("more runs (--max-runs)".to_string(), |most| format!("--max-runs {}", 2 * most))
+}
+
 /// The budget to suggest, in minutes: twice the time spent, in whole minutes past one.
 /// Rounds cost what the first ones did, and what is left needs several each.
 fn more_budget(race: &RaceReport, budget: f64) -> u64 {
@@ -150,8 +157,9 @@ pub fn observations_left(result: &ResultFile, open: &[(String, String)], tests: 
             more_budget(race, budget)
         ),
         _ => format!(
-            "their cases have their {} runs; give --max-runs 20 to settle more of them",
-            max_runs.map_or("most".to_string(), |most| most.to_string())
+            "their cases have their {} runs; give {} to settle more of them",
+            max_runs.map_or("most".to_string(), |most| most.to_string()),
+            more_runs(result.options.max_runs)
         ),
     };
     let margin = 100.0 * super::figures::equivalence_margin(result);
@@ -506,11 +514,13 @@ mod tests {
             texts(&result)
         );
         result.race.as_mut().unwrap().out_of_budget = false;
+        // Twice the most runs a case got: 20 after 10, 40 after the raced default of 20.
+        result.options.max_runs = Some(20);
         let texts = texts(&result);
         let durable = &texts.iter().find(|(g, _)| g.starts_with("durable-at-end")).unwrap().1;
         assert!(
             durable.ends_with(
-                "; race undecided at the most runs a case gets: 1 of 2 candidates left; give --max-runs 20 to settle \
+                "; race undecided at the most runs a case gets: 1 of 2 candidates left; give --max-runs 40 to settle \
                  more of it"
             ),
             "{durable}"
