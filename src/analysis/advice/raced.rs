@@ -33,11 +33,12 @@ pub fn annotate(result: &ResultFile, answer: &mut [Recommendation]) {
         }
         // What would settle a goal the Answer leaves open, for the candidate it names:
         // whether or not the race's own rule had decided among those it kept.
-        if let Some(glance) = &mut recommendation.glance
-            && let crate::result::glance::Certainty::NotSettled { other, settle, .. } = &mut glance.certainty
-            && other.runs >= 2
-        {
-            *settle = Some(settle_words(result, race, other, glance.figure.runs));
+        let Some(glance) = &mut recommendation.glance else { continue };
+        let pick_runs = glance.figure.runs;
+        if let crate::result::glance::Certainty::NotSettled { other, settle, .. } = &mut glance.certainty {
+            if other.runs >= 2 {
+                *settle = Some(settle_words(result, race, other, pick_runs));
+            }
         }
     }
 }
