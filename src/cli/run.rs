@@ -151,7 +151,7 @@ pub struct RunArgs {
     pub min_runs: Option<u32>,
 
     /// With a CI target: measured runs per case at most [default: 30, quick: 7]. When
-    /// racing: the most runs a case still in contention gets [10].
+    /// racing: the most runs a case still in contention gets [20].
     #[arg(long, value_name = "N")]
     pub max_runs: Option<u32>,
 
