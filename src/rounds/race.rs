@@ -32,8 +32,8 @@ use crate::stats::significance::{pooled_cv2, pooled_factor};
 pub const MIN_RUNS: u32 = 2;
 
 /// When racing: the most runs a case gets. With 10, a disk's 15 % run-to-run noise left
-/// two thirds of the simulated five-case races open and the budget unspent; with 20, 46
-/// %, while no settled verdict was wrong more often (docs/racing.md, "The error a user
+/// 70 % of the simulated five-case races open and the budget unspent; with 20, 44 %,
+/// while settled verdicts were wrong no more often (docs/racing.md, "The error a user
 /// sees"). The budget, not this, is what usually ends a raced run.
 pub const MAX_RUNS: u32 = 20;
 
