@@ -108,6 +108,10 @@ fn answer(result: &ResultFile, out: &mut dyn Write) -> io::Result<()> {
                     writeln!(out, "<span class=\"numbers\">{}</span>", text(&line))?;
                 }
             }
+            // What a reader should know beside the lines, as `--explain` says it.
+            for caveat in recommendation.glance.iter().flat_map(|g| &g.caveats) {
+                writeln!(out, "<br>{}", text(caveat))?;
+            }
             if recommendation.glance.is_some() {
                 writeln!(out, "</details>")?;
             }

@@ -115,6 +115,10 @@ pub fn render(result: &ResultFile, out: &mut dyn Write) -> io::Result<()> {
                     writeln!(out, "  {}", escape(line))?;
                 }
                 writeln!(out, "  <br>*Why:* {}", escape(&recommendation.text))?;
+                // What a reader should know beside the lines, as `--explain` says it.
+                for caveat in recommendation.glance.iter().flat_map(|g| &g.caveats) {
+                    writeln!(out, "  <br>{}", escape(caveat))?;
+                }
             }
             None => {
                 let tied = if recommendation.tied { " (tied)" } else { "" };

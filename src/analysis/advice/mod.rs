@@ -37,6 +37,7 @@ mod durability;
 mod effects;
 mod figures;
 pub mod glance;
+mod prealloc;
 mod raced;
 mod recommend;
 mod runtimes;
@@ -184,6 +185,7 @@ pub fn recommendations(result: &ResultFile) -> Vec<Recommendation> {
     glance::mark_above_device(result, &mut answer);
     single_writer::annotate(result, &mut answer);
     big_file::annotate(result, &mut answer);
+    prealloc::annotate(result, &mut answer);
     answer
 }
 
