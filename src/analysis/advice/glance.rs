@@ -312,21 +312,7 @@ pub fn mark_above_device(result: &ResultFile, answer: &mut [Recommendation]) {
 #[cfg(test)]
 mod tests {
     use super::*;
-
-    fn next(factor: f64, low: f64, high: f64) -> Alternative {
-        let low99 = Some(low);
-        Alternative {
-            case: "c".into(),
-            action: "a".into(),
-            value: 1.0,
-            factor,
-            low,
-            high,
-            p_value: 0.5,
-            low99,
-            runs: 5,
-        }
-    }
+    use crate::analysis::advice::testkit::alternative as next;
 
     fn named(case: &str, factor: f64, low: f64, high: f64) -> Alternative {
         Alternative { case: case.into(), ..next(factor, low, high) }

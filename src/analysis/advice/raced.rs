@@ -262,15 +262,9 @@ mod tests {
     #[test]
     fn an_open_goal_is_told_the_runs_that_would_settle_it_and_which_limit_stopped_them() {
         let other = |factor: f64, low: f64, high: f64, runs: usize| Alternative {
-            case: "c".into(),
-            action: "a".into(),
-            value: 1.0,
-            factor,
-            low,
-            high,
-            p_value: 0.5,
             low99: None,
             runs,
+            ..crate::analysis::advice::testkit::alternative(factor, low, high)
         };
         // At its estimate 3 % slower, its interval 0.90–1.18 at 10 runs each: the lower
         // end reaches 1/1.05 once the half-width (0.135) shrinks to ln 1.03 + ln 1.05

@@ -67,6 +67,22 @@ pub fn goal<'a>(answer: &'a [Recommendation], key: &str) -> &'a Recommendation {
     answer.iter().find(|r| r.goal == key).unwrap_or_else(|| panic!("no {key} in {answer:?}"))
 }
 
+/// A candidate beside a pick, its time over the pick's `factor` (`low`–`high`), the 99 %
+/// lower end at the 95 % one, five runs.
+pub fn alternative(factor: f64, low: f64, high: f64) -> crate::result::glance::Alternative {
+    crate::result::glance::Alternative {
+        case: "c".into(),
+        action: "a".into(),
+        value: 1.0,
+        factor,
+        low,
+        high,
+        p_value: 0.5,
+        low99: Some(low),
+        runs: 5,
+    }
+}
+
 /// Runs around `mean` seconds, ±1 %, five of them: the same spread everywhere.
 pub fn around(mean: f64) -> Vec<f64> {
     [1.0, 1.01, 0.99, 1.005, 0.995].iter().map(|f| f * mean).collect()
