@@ -106,7 +106,7 @@ pub(super) fn run(args: &RunArgs) -> Result<ExitCode, UsageError> {
         prepared.extend(prepare_latency(plan, &latency_units, cases.len(), &scratch));
     }
     let mut referee =
-        schedule.race.map(|race| GoalReferee::new(schedule.min_runs, schedule.max_runs, args.margin(), race.start));
+        schedule.race.map(|race| GoalReferee::new(schedule.min_runs, schedule.max_runs, args.margin(), race));
     let done = measure_all(prepared, &schedule, referee.as_mut().map(|r| r as &mut dyn Referee), &progress);
     finish(scratch, settings.keep_files);
     let race = referee.map(|referee| {

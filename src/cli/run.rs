@@ -538,7 +538,7 @@ impl RunArgs {
             return Err(UsageError("--min-runs: a race needs 2 runs of each case at least (an interval)".into()));
         }
         check_runs(min_runs, max_runs)?;
-        let race = Racing { start: std::time::Instant::now(), budget: Some(budget) };
+        let race = Racing::from_now(Some(budget));
         Ok(Schedule {
             warmup: suite.warmup,
             min_runs,

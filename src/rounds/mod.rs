@@ -1,11 +1,13 @@
 //! The rounds: how many runs each case gets and in which order (`scheduler`), the race
-//! that decides which cases the Answer still needs (`race`), what a run will cost
+//! that decides which cases the Answer still needs (`race`) and the clock its budget is
+//! counted on (`clock`), what a run will cost
 //! (`estimate`), and the short calibration's fixed runs (`calibrate`). A floor of its
 //! own, above `measure` (which runs a case once, knowing nothing of statistics) and
 //! `analysis` (which judges the runs), so that the policy that joins them imports both
 //! and neither imports it (docs/design.md §5).
 
 pub mod calibrate;
+pub mod clock;
 pub mod estimate;
 pub mod race;
 pub mod scheduler;

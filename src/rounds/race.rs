@@ -16,13 +16,12 @@
 //! run.
 
 use std::collections::{BTreeMap, BTreeSet};
-use std::time::Instant;
 
 use crate::analysis::advice::Metric;
 use crate::analysis::advice::contests::{Contest, contests, simplest_first};
 use crate::result::CaseResult;
 use crate::result::race::{Behind, Decision, Exit, GoalRace, Left, RaceReport};
-use crate::rounds::scheduler::{Call, Referee};
+use crate::rounds::scheduler::{Call, Racing, Referee};
 use crate::stats::race::{self as rule, RACE_ALPHA, Standing, against_leader};
 use crate::stats::significance::{pooled_cv2, pooled_factor};
 
@@ -77,15 +76,15 @@ pub struct GoalReferee {
     max_runs: u32,
     /// The equivalence margin, as a fraction: what "tied" means (`--equivalence`).
     margin: f64,
-    /// The start of the command, which the budget counts from.
-    start: Instant,
+    /// The race's start and clock, which the budget counts on.
+    race: Racing,
     /// In the order the Answer asks them.
     goals: Vec<Goal>,
 }
 
 impl GoalReferee {
-    pub fn new(min_runs: u32, max_runs: u32, margin: f64, start: Instant) -> GoalReferee {
-        GoalReferee { min_runs, max_runs, margin, start, goals: Vec::new() }
+    pub fn new(min_runs: u32, max_runs: u32, margin: f64, race: Racing) -> GoalReferee {
+        GoalReferee { min_runs, max_runs, margin, race, goals: Vec::new() }
     }
 
     /// The members of an open goal whose runs the next round needs, once the goal has
@@ -185,7 +184,7 @@ impl GoalReferee {
     /// One round of the rule over `contest`'s candidates still in, once each has its
     /// first runs.
     fn judge_goal(&mut self, round: u32, contest: &Contest, results: &[CaseResult]) {
-        let (min_runs, margin, elapsed) = (self.min_runs, self.margin, self.start.elapsed().as_secs_f64());
+        let (min_runs, margin, elapsed) = (self.min_runs, self.margin, self.race.elapsed().as_secs_f64());
         let goal = self.goal(contest);
         goal.candidates = contest.members.iter().map(|&m| results[m].case.id.clone()).collect();
         // Won and tied stand; settled is the Answer's test on the runs so far, which
@@ -330,7 +329,7 @@ impl GoalReferee {
             .collect();
         let rounds = results.iter().flat_map(|r| r.runs.iter().map(|run| run.round + 1)).max().unwrap_or(0);
         let out_of_budget = results.iter().any(|r| r.race.as_ref().is_some_and(|race| race.exit == Exit::Budget));
-        RaceReport { budget_seconds: budget, seconds: self.start.elapsed().as_secs_f64(), rounds, out_of_budget, goals }
+        RaceReport { budget_seconds: budget, seconds: self.race.elapsed().as_secs_f64(), rounds, out_of_budget, goals }
     }
 }
 
@@ -400,7 +399,7 @@ mod tests {
 
     /// The quick suite's race: 2 first runs, at most 10, a margin of 5 %.
     fn referee() -> GoalReferee {
-        GoalReferee::new(2, 10, 0.05, Instant::now())
+        GoalReferee::new(2, 10, 0.05, Racing::from_now(None))
     }
 
     /// Each case's exit from the goals' races, None while they keep it (run or
@@ -538,7 +537,7 @@ mod tests {
             .add(case("pwrite empty 1MiB t1 end"), &[1.00, 1.01, 0.99])
             .add(case("write empty 4KiB t1 end"), &[3.0, 3.1])
             .done();
-        let mut referee = GoalReferee::new(3, 10, 0.05, Instant::now());
+        let mut referee = GoalReferee::new(3, 10, 0.05, Racing::from_now(None));
         assert_eq!(judge(&mut referee, 2, &result), vec![None, None], "the second has 2 of its 3 first runs");
         assert_eq!(referee.decided(), (0, 2));
     }
@@ -574,7 +573,7 @@ mod tests {
         );
         // A candidate with its most runs made is no one's to run: with every one at its
         // most, none is kept resting, and all stop.
-        let mut full = GoalReferee::new(2, 2, 0.05, Instant::now());
+        let mut full = GoalReferee::new(2, 2, 0.05, Racing::from_now(None));
         assert!(judge(&mut full, 2, &result).iter().all(Option::is_some));
     }
 

@@ -30,6 +30,7 @@ use rand::seq::SliceRandom;
 use rand_xoshiro::Xoshiro256PlusPlus;
 use rand_xoshiro::rand_core::SeedableRng;
 
+use super::clock::Clock;
 use crate::analysis::summarize::{self, Noise, ci_relative_at};
 use crate::measure::runs::CaseRuns;
 use crate::plan::Case;
@@ -54,16 +55,32 @@ impl Order {
 }
 
 /// Racing's clock: when the command started (its budget counts from there, probe and
-/// calibration included) and the budget, if any.
+/// calibration included), the budget, if any, and the clock it is counted on (the wall
+/// clock, but for the simulation's).
 #[derive(Debug, Clone, Copy, PartialEq)]
 pub struct Racing {
     pub start: Instant,
     pub budget: Option<Duration>,
+    pub clock: Clock,
 }
 
 impl Racing {
+    /// A race on the wall clock from now.
+    pub fn from_now(budget: Option<Duration>) -> Racing {
+        Racing { start: Instant::now(), budget, clock: Clock::Wall }
+    }
+
     fn deadline(&self) -> Option<Instant> {
         self.budget.map(|budget| self.start + budget)
+    }
+
+    pub fn now(&self) -> Instant {
+        self.clock.now(self.start)
+    }
+
+    /// The time since the start, on its clock.
+    pub fn elapsed(&self) -> Duration {
+        self.now() - self.start
     }
 }
 
@@ -276,10 +293,10 @@ pub fn run<'a>(
                     }
                     break;
                 }
-                if let Some(deadline) = racing.and_then(|r| r.deadline()) {
+                if let Some((race, deadline)) = racing.and_then(|r| Some((r, r.deadline()?))) {
                     let racing_round = order.iter().all(|&i| slots[i].measured.len() as u32 >= schedule.min_runs);
                     let cost: f64 = order.iter().map(|&i| slots[i].mean_wall()).sum();
-                    if racing_round && Instant::now() + Duration::from_secs_f64(cost) > deadline {
+                    if racing_round && race.now() + Duration::from_secs_f64(cost) > deadline {
                         for &i in &open {
                             slots[i].end = Some(End::Raced(Exit::Budget, None, round.saturating_sub(1)));
                         }
@@ -394,9 +411,11 @@ impl<'a> Queue<'a> {
 fn step(slot: &mut Slot, round: u32, sequence: u64, schedule: &Schedule, after: Option<String>, noise: &Noise) {
     let number = slot.made;
     slot.made += 1;
-    let started = Instant::now();
+    // On the race's clock: the simulation's runs take the time they stand for.
+    let now = || schedule.race.map_or_else(Instant::now, |race| race.now());
+    let started = now();
     let outcome = slot.runs.run_once(number);
-    slot.walls.push(started.elapsed().as_secs_f64());
+    slot.walls.push((now() - started).as_secs_f64());
     match outcome {
         Err((status, reason)) => slot.end = Some(End::Failed(status, reason)),
         Ok(mut run) => {
@@ -822,7 +841,7 @@ mod tests {
         Schedule {
             min_runs,
             max_runs,
-            race: Some(Racing { start: Instant::now(), budget }),
+            race: Some(Racing::from_now(budget)),
             ..Schedule::fixed(2, 1, Order::Interleaved, 3)
         }
     }

@@ -297,6 +297,16 @@ pub fn pooled_cv2<'a>(samples: impl IntoIterator<Item = &'a [f64]>) -> Option<(f
     (df >= 1.0).then(|| (sum / df, df))
 }
 
+/// The upper end of a one-sided 95 % interval for the CV behind a pooled squared CV
+/// with `df` degrees of freedom (`pooled_cv2`): cv2 · df / χ²₀.₀₅(df), as for a variance.
+/// Three candidates with seven runs at a true 30 % estimate it below 20 % often enough
+/// to matter (docs/racing.md, "The error a user sees").
+pub fn cv_upper(cv2: f64, df: f64) -> f64 {
+    use statrs::distribution::ChiSquared;
+    let low = ChiSquared::new(df.max(1.0)).map_or(f64::NAN, |chi| chi.inverse_cdf(0.05));
+    if low > 0.0 { (cv2 * df.max(1.0) / low).sqrt() } else { f64::INFINITY }
+}
+
 /// How many times the typical squared CV a sample's own may be and still count in the
 /// pool ([`pooled_cv2`]).
 const OUTLYING: f64 = 20.0;
@@ -346,6 +356,17 @@ fn students_t(df: f64) -> StudentsT {
 
 #[cfg(test)]
 mod tests {
+
+    /// The noise a pool may stand for: close to its estimate with many degrees of
+    /// freedom, far above it with a few (χ²₀.₀₅ of 3 is 0.352, of 40 is 26.5).
+    #[test]
+    fn the_upper_end_of_the_noise_widens_as_the_degrees_of_freedom_fall() {
+        let many = super::cv_upper(0.15 * 0.15, 40.0);
+        assert!((0.18..0.20).contains(&many), "{many}");
+        let few = super::cv_upper(0.15 * 0.15, 3.0);
+        assert!((0.43..0.45).contains(&few), "{few}");
+        assert!(super::cv_upper(0.01, 1.0) > 0.2, "one degree of freedom bounds little");
+    }
 
     /// One sample with a run twenty times as long as its other does not make the pool:
     /// the other samples' noise does, and the degrees of freedom are theirs.
