@@ -7,6 +7,7 @@ use super::figures::{Metric, Side, Test};
 use crate::result::glance::{Alternative, Certainty, Glance, Shown, WIDE_RANGE};
 use crate::result::{CaseResult, Comparison, Recommendation, ResultFile};
 use crate::stats::Summary;
+use crate::stats::significance::cv_upper;
 
 /// The one figure every output shows for `case` under `metric`.
 pub fn shown(case: &CaseResult, metric: Metric) -> Option<Shown> {
@@ -156,10 +157,13 @@ pub fn judged<'a>(
     // not bring "clearly" under 5 % wrong at 30 % noise, while it settled fewer races
     // (docs/racing.md, "The error a user sees").
     let others = tests.iter().map(|t| alternative(t, action(t.from.case))).collect();
-    judge(others, untested, margin, pool.map(|(cv2, _)| cv2.sqrt()))
+    // Noisy by what the noise may be, not by its estimate: a few candidates' runs often
+    // put a true 30 % below 20 % (stats::significance::cv_upper).
+    judge(others, untested, margin, pool.map(|(cv2, df)| cv_upper(cv2, df)))
 }
 
-/// Above this run-to-run noise (the goal's pooled coefficient of variation), a
+/// Above this run-to-run noise (the upper end of the 95 % interval of the goal's pooled
+/// coefficient of variation), a
 /// candidate with fewer than [`NOISY_RUNS`] runs cannot settle a goal: at 30 % noise the
 /// simulation's "clearly" was wrong in 7 % of its verdicts (the race had dropped the true
 /// best after two unlucky runs, and its final runs are those two), against at most 1.6 %
@@ -204,7 +208,7 @@ fn judge_tested(
     let closest = others.iter().min_by(by(|a| a.factor)).cloned().expect("others is not empty");
     if let Some(few) = thin.iter().min_by(|a, b| a.low.total_cmp(&b.low)).filter(|_| widest.low >= 1.0 / bound) {
         let settle = format!(
-            "at {:.0} % noise a case with {} runs cannot be told apart: more runs would tell",
+            "at up to {:.0} % noise a case with {} runs cannot be told apart: more runs would tell",
             100.0 * noise.unwrap_or_default(),
             few.runs
         );
@@ -299,12 +303,18 @@ pub fn mark_above_device(result: &ResultFile, answer: &mut [Recommendation]) {
         let Some(glance) = recommendation.glance.as_mut().filter(|g| g.not_applicable.is_none()) else { continue };
         let metric = if recommendation.goal == "durable-at-end" { Metric::Durable } else { Metric::Buffered };
         let above = super::suspicious::implausible(Side::new(case, metric), calibration, has_device);
-        if let Some((limit, crate::context::calibration::DEVICE)) = above {
-            glance.warnings.push(format!(
+        match above {
+            Some((limit, crate::context::calibration::DEVICE)) => glance.warnings.push(format!(
                 "above this disk's direct write rate of {}: a cache below the filesystem held the data, and a \
                  power loss may lose it",
                 super::words::gbps(limit)
-            ));
+            )),
+            Some((limit, _)) => glance.warnings.push(format!(
+                "above this machine's memory-copy rate of {}: the figure cannot be the writes' own (fewer bytes \
+                 written than counted, or a run cut short)",
+                super::words::gbps(limit)
+            )),
+            None => {}
         }
     }
 }

@@ -37,6 +37,7 @@ mod durability;
 mod effects;
 mod figures;
 pub mod glance;
+mod goal_doubts;
 mod prealloc;
 mod raced;
 mod recommend;
@@ -186,6 +187,7 @@ pub fn recommendations(result: &ResultFile) -> Vec<Recommendation> {
     single_writer::annotate(result, &mut answer);
     big_file::annotate(result, &mut answer);
     prealloc::annotate(result, &mut answer);
+    goal_doubts::annotate(result, &mut answer);
     answer
 }
 
