@@ -75,8 +75,8 @@ pub fn render(result: &ResultFile, out: &mut dyn Write, paint: Paint, view: View
             writeln!(out, "{line}")?;
         }
     }
-    for recommendation in &result.answer {
-        let title = format!("{}:", crate::export::document::goal_title(&recommendation.goal));
+    for (title, recommendation) in crate::export::document::shown_answers(result) {
+        let title = format!("{title}:");
         writeln!(out, "{}", paint.heading(&title))?;
         match crate::export::glance::lines(recommendation) {
             Some(lines) => {

@@ -4,7 +4,7 @@
 
 use crate::context::TargetInfo;
 use crate::plan::units::format_size;
-use crate::result::{CaseResult, Comparison, Figure, ResultFile};
+use crate::result::{CaseResult, Comparison, Figure, Recommendation, ResultFile};
 use crate::stats::Summary;
 
 /// "writebench on /dev/shm (tmpfs)".
@@ -151,6 +151,38 @@ pub fn goal_title(goal: &str) -> String {
     }
 }
 
+/// The Answer's goals as every report shows them, each with its title: small durable
+/// commits are answered per record size, so their titles name it ("Small durable commits
+/// of 512 B, rewriting in place"), and a goal not applicable here is said once, whatever
+/// its sizes.
+pub fn shown_answers(result: &ResultFile) -> Vec<(String, &Recommendation)> {
+    let mut shown: Vec<(String, &Recommendation)> = Vec::new();
+    for recommendation in &result.answer {
+        let not_applicable = recommendation.glance.as_ref().is_some_and(|g| g.not_applicable.is_some());
+        let said = |(_, other): &(String, &Recommendation)| {
+            other.goal == recommendation.goal && other.glance.as_ref().is_some_and(|g| g.not_applicable.is_some())
+        };
+        if not_applicable && shown.iter().any(said) {
+            continue;
+        }
+        let record = result
+            .cases
+            .iter()
+            .find(|c| c.case.id == recommendation.best.case)
+            .map(|c| c.case.chunk_bytes)
+            .filter(|_| !not_applicable && recommendation.goal.starts_with("small-durable-"));
+        let title = goal_title(&recommendation.goal);
+        let title = match record {
+            Some(bytes) => {
+                title.replacen("Small durable commits", &format!("Small durable commits of {}", format_size(bytes)), 1)
+            }
+            None => title,
+        };
+        shown.push((title, recommendation));
+    }
+    shown
+}
+
 /// What a run says when no goal could be answered.
 pub fn no_goal() -> &'static str {
     "No goal answered: no measured case writes one file from one writer or from several, commits small \
@@ -240,6 +272,31 @@ pub fn one_line(text: &str) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// Small durable commits answered at two record sizes name the size in each title;
+    /// where they do not apply, the goal is said once.
+    #[test]
+    fn each_record_size_has_its_title_and_a_goal_not_applicable_is_said_once() {
+        use crate::analysis::advice::recommendations;
+        use crate::analysis::advice::testkit::{Build, latency_sized};
+        let mut result = Build::new()
+            .loops(latency_sized("overwrite0", "odsync", 8), &[5000.0, 5100.0, 4900.0], 200_000)
+            .loops(latency_sized("overwrite0", "every-fdatasync:1", 8), &[4000.0, 4100.0, 3900.0], 250_000)
+            .loops(latency_sized("overwrite0", "odsync", 512), &[4500.0, 4600.0, 4400.0], 210_000)
+            .loops(latency_sized("overwrite0", "every-fdatasync:1", 512), &[3000.0, 3100.0, 2900.0], 260_000)
+            .done();
+        result.answer = recommendations(&result);
+        let titles: Vec<String> = shown_answers(&result).into_iter().map(|(title, _)| title).collect();
+        assert_eq!(
+            titles,
+            ["Small durable commits of 8 B, rewriting in place", "Small durable commits of 512 B, rewriting in place"]
+        );
+        for recommendation in &mut result.answer {
+            recommendation.glance.as_mut().unwrap().not_applicable = Some("nothing on tmpfs survives".into());
+        }
+        let titles: Vec<String> = shown_answers(&result).into_iter().map(|(title, _)| title).collect();
+        assert_eq!(titles, ["Small durable commits, rewriting in place"]);
+    }
 
     #[test]
     fn figures_and_comparisons_read_with_their_units() {

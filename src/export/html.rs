@@ -77,9 +77,9 @@ fn answer(result: &ResultFile, out: &mut dyn Write) -> io::Result<()> {
         writeln!(out, "<p class=\"none\">{}</p>", text(document::no_answer(result)))?;
     } else {
         writeln!(out, "<ul class=\"answer\">")?;
-        for recommendation in &result.answer {
+        for (title, recommendation) in document::shown_answers(result) {
             let tied = if recommendation.tied { "<span class=\"tied\">tied</span>" } else { "" };
-            let goal = text(&document::goal_title(&recommendation.goal)).into_owned();
+            let goal = text(&title).into_owned();
             match crate::export::glance::lines(recommendation) {
                 // The three lines head the goal; the rule behind the pick is folded below.
                 Some(lines) => {

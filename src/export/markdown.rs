@@ -105,8 +105,8 @@ pub fn render(result: &ResultFile, out: &mut dyn Write) -> io::Result<()> {
     if result.answer.is_empty() {
         writeln!(out, "{}", document::no_answer(result))?;
     }
-    for recommendation in &result.answer {
-        let goal = escape(&document::goal_title(&recommendation.goal));
+    for (title, recommendation) in document::shown_answers(result) {
+        let goal = escape(&title);
         match crate::export::glance::lines(recommendation) {
             // The three lines first, as on the terminal; the rule behind the pick under them.
             Some(lines) => {

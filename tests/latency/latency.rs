@@ -106,8 +106,12 @@ fn the_quick_suite_ends_with_a_short_latency_section_unless_methods_are_named() 
         .iter()
         .filter(|c| c["id"].as_str().unwrap().starts_with("latency "))
         .collect();
-    // overwrite0 and append under none, odsync and every-fdatasync:1.
-    assert_eq!(latency.len(), 2 * 3);
+    // overwrite0 and append under none, odsync and every-fdatasync:1, at 8 B, 512 B
+    // (a log's record) and 4 KiB (a page).
+    assert_eq!(latency.len(), 2 * 3 * 3);
+    for size in ["8B", "512B", "4096B"] {
+        assert!(latency.iter().any(|c| c["id"].as_str().unwrap().contains(&format!(" {size} "))), "{size}");
+    }
     for case in &latency {
         assert_eq!(case["status"], "ok", "{}: {}", case["id"], case["error"]);
         assert_eq!(case["latency_ns"]["count"], 1000, "{}", case["id"]);

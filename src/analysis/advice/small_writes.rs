@@ -31,12 +31,12 @@ pub fn p99_ns(case: &CaseResult) -> Option<f64> {
 /// "pwrite of 8 B at offset 0", "write of 8 B appended" or "save of 4 KiB (whole file)",
 /// from the case's pattern.
 pub fn pattern(case: &CaseResult) -> String {
-    let bytes = case.case.chunk_bytes;
+    let size = format_size(case.case.chunk_bytes);
     match pattern_of(&case.case) {
-        Some(Pattern::Overwrite0) => format!("pwrite of {bytes} B at offset 0"),
-        Some(Pattern::Append) => format!("write of {bytes} B appended"),
-        Some(p) if p.is_save() => format!("save of {} (whole file)", format_size(bytes)),
-        _ => format!("{} of {bytes} B", case.case.method),
+        Some(Pattern::Overwrite0) => format!("pwrite of {size} at offset 0"),
+        Some(Pattern::Append) => format!("write of {size} appended"),
+        Some(p) if p.is_save() => format!("save of {size} (whole file)"),
+        _ => format!("{} of {size}", case.case.method),
     }
 }
 

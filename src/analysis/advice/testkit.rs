@@ -46,10 +46,15 @@ pub fn sized(mut case: Case, bytes: u64) -> Case {
 
 /// The latency case of `pattern` and mode `durability`, as `plan::latency` makes it.
 pub fn latency_case(pattern: &str, durability: &str) -> Case {
+    latency_sized(pattern, durability, 8)
+}
+
+/// The latency case of `pattern` and mode `durability` writing `bytes` a call.
+pub fn latency_sized(pattern: &str, durability: &str, bytes: u64) -> Case {
     let plan = crate::plan::latency::LatencyPlan {
         count: 1000,
         loops: 1,
-        sizes: vec![8],
+        sizes: vec![bytes as usize],
         warmup: 0,
         patterns: vec![],
         durability: vec![],
@@ -58,7 +63,7 @@ pub fn latency_case(pattern: &str, durability: &str) -> Case {
     };
     let pattern: crate::plan::latency::Pattern = pattern.parse().unwrap();
     let method = crate::plan::latency::methods_of("native", pattern)[0];
-    let unit = crate::plan::latency::Unit { pattern, runtime: "native".into(), method, bytes: 8 };
+    let unit = crate::plan::latency::Unit { pattern, runtime: "native".into(), method, bytes: bytes as usize };
     crate::plan::latency::case_of(&plan, &unit, durability.parse().unwrap())
 }
 
