@@ -12,7 +12,7 @@ use std::io::{self, Write};
 
 use crate::result::ResultFile;
 
-const HEADER: [&str; 40] = [
+const HEADER: [&str; 41] = [
     "id",
     "runtime",
     "method",
@@ -52,6 +52,7 @@ const HEADER: [&str; 40] = [
     "ring_linked_fsyncs",
     "ring_fsyncs",
     "sqpoll_cpu_seconds",
+    "io_wq_cpu_seconds",
     "error",
 ];
 
@@ -131,6 +132,7 @@ pub fn render(result: &ResultFile, out: &mut dyn Write) -> io::Result<()> {
                 ring.map(|ring| ring.linked_fsyncs.to_string()).unwrap_or_default(),
                 ring.map(|ring| ring.fsyncs.to_string()).unwrap_or_default(),
                 ring.and_then(|ring| ring.sqpoll_cpu_seconds).map(|s| s.to_string()).unwrap_or_default(),
+                ring.and_then(|ring| ring.io_wq_cpu_seconds).map(|s| s.to_string()).unwrap_or_default(),
             ]);
             row.push(String::new());
             writer.write_record(&row)?;

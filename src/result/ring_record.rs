@@ -26,4 +26,10 @@ pub struct RingRecord {
     /// was not found.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub sqpoll_cpu_seconds: Option<f64>,
+    /// CPU seconds of io_uring's worker threads (io-wq, `iou-wrk-TID`) that served the
+    /// writers' requests during their parts: above 0 where the filesystem could not take
+    /// a write without blocking and the kernel handed it to a worker. Absent in results
+    /// from before it was read.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub io_wq_cpu_seconds: Option<f64>,
 }

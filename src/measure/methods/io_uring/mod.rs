@@ -39,7 +39,7 @@ use super::{CallError, Engine, Job, Prepared};
 use crate::measure::durability::sync_fd;
 use crate::result::RingRecord;
 use drive::{Every, Ledger, Slots, Tally, drive};
-use ring::{RingQueue, new_ring, ring_sync, task_cpu_seconds};
+use ring::{RingQueue, io_wq_cpu_seconds, new_ring, ring_sync, task_cpu_seconds};
 
 /// What a variant sets up besides a plain ring.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -157,6 +157,10 @@ struct Counts {
     /// parts it was read for (none: the thread was not found, so no figure).
     sqpoll_micros: AtomicU64,
     sqpoll_read: AtomicU64,
+    /// io-wq workers' CPU over the writers' parts, in microseconds, and how many parts
+    /// it was read for.
+    io_wq_micros: AtomicU64,
+    io_wq_read: AtomicU64,
 }
 
 impl Counts {
@@ -210,6 +214,9 @@ impl Prepared for UringRun<'_> {
             call,
         });
         let sq_before = queue.sq_thread.and_then(task_cpu_seconds);
+        // SAFETY: gettid has no preconditions.
+        let writer = unsafe { libc::gettid() };
+        let wq_before = io_wq_cpu_seconds(writer);
         let mut tally = Tally::default();
         let source = self.job.source.writer(index);
         let span = self.job.span(index);
@@ -219,6 +226,11 @@ impl Prepared for UringRun<'_> {
             let micros = ((after - before).max(0.0) * 1e6).round() as u64;
             self.counts.sqpoll_micros.fetch_add(micros, Ordering::Relaxed);
             self.counts.sqpoll_read.fetch_add(1, Ordering::Relaxed);
+        }
+        if let (Some(before), Some(after)) = (wq_before, io_wq_cpu_seconds(writer)) {
+            let micros = ((after - before).max(0.0) * 1e6).round() as u64;
+            self.counts.io_wq_micros.fetch_add(micros, Ordering::Relaxed);
+            self.counts.io_wq_read.fetch_add(1, Ordering::Relaxed);
         }
         self.counts.add(&tally);
         result
@@ -255,6 +267,7 @@ impl Prepared for UringRun<'_> {
             cancelled_fsyncs: load(&counts.cancelled_fsyncs),
             sqpoll_cpu_seconds: (self.kind.sqpoll && load(&counts.sqpoll_read) > 0)
                 .then(|| load(&counts.sqpoll_micros) as f64 * 1e-6),
+            io_wq_cpu_seconds: (load(&counts.io_wq_read) > 0).then(|| load(&counts.io_wq_micros) as f64 * 1e-6),
         })
     }
 }

@@ -241,6 +241,26 @@ fn tasks() -> Vec<i32> {
 /// CPU seconds task `tid` of this process has used so far: its CPU clock, else
 /// `se.sum_exec_runtime` of its sched file (milliseconds, to the nanosecond), else user + system from its stat
 /// (clock ticks, 10 ms each on most kernels); `None` once the task is gone.
+/// The CPU seconds so far of the io_uring worker threads (io-wq) that serve writer
+/// `writer`'s requests: the kernel names them `iou-wrk-WRITER`, threads of this process.
+/// A request the filesystem cannot take without blocking (a buffered write to a
+/// filesystem without non-blocking writes) is handed to them, and each then costs a
+/// worker's wake-up: the figure that says why such a case is slow (docs/measurement.md).
+/// Workers started during the span count from 0; None where /proc cannot be read.
+pub(super) fn io_wq_cpu_seconds(writer: i32) -> Option<f64> {
+    let name = format!("iou-wrk-{writer}");
+    let mut total = 0.0;
+    for task in std::fs::read_dir("/proc/self/task").ok()?.flatten() {
+        let comm = std::fs::read_to_string(task.path().join("comm")).unwrap_or_default();
+        if comm.trim_end() != name {
+            continue;
+        }
+        let tid = task.file_name().to_str().and_then(|t| t.parse::<i32>().ok());
+        total += tid.and_then(task_cpu_seconds).unwrap_or(0.0);
+    }
+    Some(total)
+}
+
 pub(super) fn task_cpu_seconds(tid: i32) -> Option<f64> {
     // First the task's CPU clock (as pthread_getcpuclockid makes it, for any task of
     // this thread group, io threads included): the kernel brings a running task's time
