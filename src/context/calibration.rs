@@ -75,6 +75,20 @@ pub struct Calibration {
     /// copy buffers, freed before any case (`options.peak_rss_bytes` is the cases').
     #[serde(default)]
     pub peak_rss_bytes: u64,
+    /// One big buffered file on a path with a device under it, its progress timed
+    /// (`measure::big_write`): where a writer starts to wait for writeback, and its rate
+    /// after that. Absent on memory, and in results from before it was measured.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub big_write: Option<BigWrite>,
+}
+
+/// A big buffered file's progress: `[bytes written, seconds]` after every step, or why
+/// it was not written.
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+pub struct BigWrite {
+    pub points: Vec<[f64; 2]>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub why_not: Option<String>,
 }
 
 /// A case's figures as a share of their ceilings (percent), with what each ceiling is.

@@ -2,6 +2,7 @@
 //! methods (one file each), the scratch directory, the source data, verification,
 //! signals and free space.
 
+pub mod big_write;
 pub mod case_runs;
 pub mod clean;
 pub mod cpu;

@@ -105,7 +105,12 @@ pub fn calibrate(
         (Some(_), Some(why)) => Ceiling::missing(&how(&devices, &settings), why.clone()),
         (Some(_), None) => best_of(&devices, scratch, &source, &settings),
     };
+    let big_write = BlockDevice::of(scratch.path()).map(|_| {
+        step("one big file");
+        big_write(scratch)
+    });
     Calibration {
+        big_write,
         memcpy_bytes_per_s: largest.bytes_per_s,
         memcpy_all_bytes_per_s: largest.all_bytes_per_s,
         memcpy_threads: threads,
@@ -118,6 +123,34 @@ pub fn calibrate(
         seconds: started.elapsed().as_secs_f64(),
         reused_age_seconds: None,
         peak_rss_bytes: crate::measure::peak::peak_rss_bytes(),
+    }
+}
+
+/// The most a big file's probe writes, and for how long: past the point where this
+/// machine's writers waited (0.5 GiB on its disk, 2026-11-29) by enough to time the rate
+/// after it, within about four seconds, at most a quarter of the free space.
+const BIG_WRITE_MOST: u64 = 6 << 30;
+const BIG_WRITE_TIME: std::time::Duration = std::time::Duration::from_secs(4);
+const BIG_WRITE_STEP: u64 = 64 << 20;
+
+/// One big buffered file on the path, its progress timed (`measure::big_write`).
+fn big_write(scratch: &Scratch) -> calibration::BigWrite {
+    let most = scratch.free_bytes().map_or(0, |free| (free / 4).min(BIG_WRITE_MOST));
+    if most < 4 * BIG_WRITE_STEP {
+        return calibration::BigWrite { points: Vec::new(), why_not: Some("too little free space".into()) };
+    }
+    match crate::measure::big_write::write_big(
+        scratch.path(),
+        "calibrate-big.dat",
+        most,
+        BIG_WRITE_TIME,
+        BIG_WRITE_STEP,
+    ) {
+        Ok(points) => calibration::BigWrite {
+            points: points.into_iter().map(|(bytes, seconds)| [bytes as f64, seconds]).collect(),
+            why_not: None,
+        },
+        Err(error) => calibration::BigWrite { points: Vec::new(), why_not: Some(error.to_string()) },
     }
 }
 
