@@ -193,6 +193,10 @@ pub struct Unmatched {
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct GoalComparison {
     pub goal: String,
+    /// The record size a latency goal is answered for (small durable commits are answered
+    /// per size, each its own goal here); absent for the others.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub record_bytes: Option<u64>,
     /// Per file; None where the file has no recommendation for this goal.
     pub picks: Vec<Option<Pick>>,
     /// Whether every file that answers the goal names the same case; None when fewer
@@ -514,19 +518,27 @@ fn flatten_options(options: &serde_json::Value) -> Vec<(String, String)> {
 
 /// The recommendations goal by goal, in the order the files first name the goals.
 fn answers(results: &[&ResultFile]) -> Vec<GoalComparison> {
-    let mut goals: Vec<&str> = Vec::new();
-    for recommendation in results.iter().flat_map(|r| &r.answer) {
-        if !goals.contains(&recommendation.goal.as_str()) {
-            goals.push(&recommendation.goal);
+    // A latency goal is one question per record size: keyed by its pick's size.
+    let record = |result: &ResultFile, recommendation: &crate::result::Recommendation| {
+        let case = result.cases.iter().find(|c| c.case.id == recommendation.best.case)?;
+        crate::plan::latency::is_latency_case(&case.case).then_some(case.case.chunk_bytes)
+    };
+    let mut goals: Vec<(&str, Option<u64>)> = Vec::new();
+    for result in results {
+        for recommendation in &result.answer {
+            let key = (recommendation.goal.as_str(), record(result, recommendation));
+            if !goals.contains(&key) {
+                goals.push(key);
+            }
         }
     }
     goals
         .into_iter()
-        .map(|goal| {
+        .map(|(goal, record_bytes)| {
             let picks: Vec<Option<Pick>> = results
                 .iter()
                 .map(|result| {
-                    result.answer.iter().find(|r| r.goal == goal).map(|r| Pick {
+                    result.answer.iter().find(|r| r.goal == goal && record(result, r) == record_bytes).map(|r| Pick {
                         case: r.best.case.clone(),
                         metric: r.best.metric.clone(),
                         median: r.best.median,
@@ -536,7 +548,7 @@ fn answers(results: &[&ResultFile]) -> Vec<GoalComparison> {
                 .collect();
             let named: Vec<&Pick> = picks.iter().flatten().collect();
             let same_strategy = (named.len() > 1).then(|| named.iter().all(|pick| pick.case == named[0].case));
-            GoalComparison { goal: goal.to_string(), picks, same_strategy }
+            GoalComparison { goal: goal.to_string(), record_bytes, picks, same_strategy }
         })
         .collect()
 }

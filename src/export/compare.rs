@@ -311,13 +311,17 @@ fn answer_lines(compared: &CompareResult) -> Vec<(String, Vec<String>)> {
 }
 
 fn goal_lines(goal: &GoalComparison, compared: &CompareResult) -> (String, Vec<String>) {
+    let name = match goal.record_bytes {
+        Some(bytes) => format!("{} ({})", goal.goal, crate::plan::units::format_size(bytes)),
+        None => goal.goal.clone(),
+    };
     let head = match goal.same_strategy {
         Some(true) => {
             let case = &goal.picks.iter().flatten().next().expect("a same strategy has picks").case;
-            format!("{}: the same strategy, {case}", goal.goal)
+            format!("{name}: the same strategy, {case}")
         }
-        Some(false) => format!("{}: different strategies", goal.goal),
-        None => goal.goal.clone(),
+        Some(false) => format!("{name}: different strategies"),
+        None => name,
     };
     let with_case = goal.same_strategy != Some(true);
     let picks = goal

@@ -74,11 +74,13 @@ fn fixture() -> CompareResult {
         answers: vec![
             GoalComparison {
                 goal: "fastest".into(),
+                record_bytes: None,
                 picks: vec![pick(end, 2e9), pick(end, 2.05e9), None],
                 same_strategy: Some(true),
             },
             GoalComparison {
                 goal: "durable-at-end".into(),
+                record_bytes: None,
                 picks: vec![pick(end, 1.9e9), pick("pwritev prealloc 1MiB x128 t1 end", 0.6e9), None],
                 same_strategy: Some(false),
             },

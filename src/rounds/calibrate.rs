@@ -130,7 +130,7 @@ pub fn calibrate(
 /// machine's writers waited (0.5 GiB on its disk, 2026-11-29) by enough to time the rate
 /// after it, within about four seconds, at most a quarter of the free space.
 const BIG_WRITE_MOST: u64 = 6 << 30;
-const BIG_WRITE_TIME: std::time::Duration = std::time::Duration::from_secs(4);
+pub const BIG_WRITE_TIME: std::time::Duration = std::time::Duration::from_secs(4);
 const BIG_WRITE_STEP: u64 = 64 << 20;
 
 /// One big buffered file on the path, its progress timed (`measure::big_write`).

@@ -254,6 +254,9 @@ pub fn estimate_calibration(bytes: u64, runs: u32, device: bool, probe: &Probe) 
     if device {
         let direct = Case::new(pwrite, FileState::Empty, 1 << 20, 1, Durability::End, bytes);
         seconds += 2.0 * f64::from(runs + 1) * run_seconds(&direct, probe);
+        // The big file timed for where writers wait (`calibrate::big_write`): its time
+        // limit, which a disk whose writers wait reaches.
+        seconds += super::calibrate::BIG_WRITE_TIME.as_secs_f64();
     }
     Duration::from_secs_f64(seconds)
 }

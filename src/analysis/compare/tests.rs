@@ -321,6 +321,32 @@ fn recommendations_are_compared_goal_by_goal_and_an_old_file_has_none() {
     assert_eq!(fastest.picks[2], None);
 }
 
+/// Small durable commits answered at 8 B and at 512 B are two goals to compare: each
+/// file's 512 B pick is set beside the other's 512 B pick, not its 8 B one.
+#[test]
+fn a_goal_answered_per_record_size_is_compared_size_by_size() {
+    use crate::analysis::advice::testkit::latency_sized;
+    let file = |small: &str, log: &str| {
+        let latency = |pattern, mode, bytes| {
+            let case = latency_sized(pattern, mode, bytes);
+            crate::analysis::summarize::measured(case, vec![Run { write_seconds: 0.2, ..Run::default() }], 1)
+        };
+        let cases = vec![latency("overwrite0", small, 8), latency("overwrite0", log, 512)];
+        let mut file = result("ext4", cases);
+        let (small_id, log_id) = (file.cases[0].case.id.clone(), file.cases[1].case.id.clone());
+        file.answer = vec![
+            recommend("small-durable-commits", &small_id, 5000.0),
+            recommend("small-durable-commits", &log_id, 4000.0),
+        ];
+        file
+    };
+    let compared =
+        compare(&[("a".into(), file("odsync", "odsync")), ("b".into(), file("odsync", "every-fdatasync:1"))]);
+    let goals: Vec<(Option<u64>, Option<bool>)> =
+        compared.answers.iter().map(|g| (g.record_bytes, g.same_strategy)).collect();
+    assert_eq!(goals, vec![(Some(8), Some(true)), (Some(512), Some(false))]);
+}
+
 #[test]
 fn labels_are_letters_then_numbered() {
     assert_eq!((label(0).as_str(), label(25).as_str(), label(26).as_str()), ("A", "Z", "F27"));
