@@ -75,7 +75,7 @@ pub fn render(result: &ResultFile, out: &mut dyn Write, paint: Paint, view: View
             writeln!(out, "{line}")?;
         }
     }
-    for (title, recommendation) in crate::export::document::shown_answers(result) {
+    for (title, recommendation) in crate::export::document::shown_answers(result, true) {
         let title = format!("{title}:");
         writeln!(out, "{}", paint.heading(&title))?;
         match crate::export::glance::lines(recommendation) {

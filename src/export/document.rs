@@ -151,18 +151,19 @@ pub fn goal_title(goal: &str) -> String {
     }
 }
 
-/// The Answer's goals as every report shows them, each with its title: small durable
-/// commits are answered per record size, so their titles name it ("Small durable commits
-/// of 512 B, rewriting in place"), and a goal not applicable here is said once, whatever
-/// its sizes.
-pub fn shown_answers(result: &ResultFile) -> Vec<(String, &Recommendation)> {
+/// The Answer's goals as a report shows them, each with its title: small durable commits
+/// are answered per record size, so their titles name it ("Small durable commits of 512 B,
+/// rewriting in place"). On the terminal (`once`) a goal not applicable here is said once,
+/// whatever its sizes; the documents keep each.
+pub fn shown_answers(result: &ResultFile, once: bool) -> Vec<(String, &Recommendation)> {
     let mut shown: Vec<(String, &Recommendation)> = Vec::new();
     for recommendation in &result.answer {
         let not_applicable = recommendation.glance.as_ref().is_some_and(|g| g.not_applicable.is_some());
         let said = |(_, other): &(String, &Recommendation)| {
             other.goal == recommendation.goal && other.glance.as_ref().is_some_and(|g| g.not_applicable.is_some())
         };
-        if not_applicable && shown.iter().any(said) {
+        let once = once && not_applicable;
+        if once && shown.iter().any(said) {
             continue;
         }
         let record = result
@@ -170,7 +171,7 @@ pub fn shown_answers(result: &ResultFile) -> Vec<(String, &Recommendation)> {
             .iter()
             .find(|c| c.case.id == recommendation.best.case)
             .map(|c| c.case.chunk_bytes)
-            .filter(|_| !not_applicable && recommendation.goal.starts_with("small-durable-"));
+            .filter(|_| !once && recommendation.goal.starts_with("small-durable-"));
         let title = goal_title(&recommendation.goal);
         let title = match record {
             Some(bytes) => {
@@ -286,7 +287,7 @@ mod tests {
             .loops(latency_sized("overwrite0", "every-fdatasync:1", 512), &[3000.0, 3100.0, 2900.0], 260_000)
             .done();
         result.answer = recommendations(&result);
-        let titles: Vec<String> = shown_answers(&result).into_iter().map(|(title, _)| title).collect();
+        let titles: Vec<String> = shown_answers(&result, true).into_iter().map(|(title, _)| title).collect();
         assert_eq!(
             titles,
             ["Small durable commits of 8 B, rewriting in place", "Small durable commits of 512 B, rewriting in place"]
@@ -294,7 +295,7 @@ mod tests {
         for recommendation in &mut result.answer {
             recommendation.glance.as_mut().unwrap().not_applicable = Some("nothing on tmpfs survives".into());
         }
-        let titles: Vec<String> = shown_answers(&result).into_iter().map(|(title, _)| title).collect();
+        let titles: Vec<String> = shown_answers(&result, true).into_iter().map(|(title, _)| title).collect();
         assert_eq!(titles, ["Small durable commits, rewriting in place"]);
     }
 

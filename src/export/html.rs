@@ -77,7 +77,7 @@ fn answer(result: &ResultFile, out: &mut dyn Write) -> io::Result<()> {
         writeln!(out, "<p class=\"none\">{}</p>", text(document::no_answer(result)))?;
     } else {
         writeln!(out, "<ul class=\"answer\">")?;
-        for (title, recommendation) in document::shown_answers(result) {
+        for (title, recommendation) in document::shown_answers(result, false) {
             let tied = if recommendation.tied { "<span class=\"tied\">tied</span>" } else { "" };
             let goal = text(&title).into_owned();
             match crate::export::glance::lines(recommendation) {

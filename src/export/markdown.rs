@@ -105,7 +105,7 @@ pub fn render(result: &ResultFile, out: &mut dyn Write) -> io::Result<()> {
     if result.answer.is_empty() {
         writeln!(out, "{}", document::no_answer(result))?;
     }
-    for (title, recommendation) in document::shown_answers(result) {
+    for (title, recommendation) in document::shown_answers(result, false) {
         let goal = escape(&title);
         match crate::export::glance::lines(recommendation) {
             // The three lines first, as on the terminal; the rule behind the pick under them.

@@ -50,6 +50,10 @@ fn a_quick_run_ends_with_an_answer_whose_cases_exist() {
             "fastest",
             "durable-at-end",
             "small-durable-commits",
+            "small-durable-commits",
+            "small-durable-commits",
+            "small-durable-appends",
+            "small-durable-appends",
             "small-durable-appends",
             "threads-one-file",
             "rewrite-in-place"
@@ -61,7 +65,17 @@ fn a_quick_run_ends_with_an_answer_whose_cases_exist() {
         assert!(ids.contains(best), "{best} is no case of the result");
         let text = recommendation["text"].as_str().unwrap();
         assert!(text.contains(best), "{text}");
-        assert!(words(answer).contains(&words(text)), "{text} not printed in:\n{answer}");
+        // A goal not applicable here is said once on the terminal, whatever its record
+        // sizes: one of its sizes' sentences is printed.
+        let printed = |text: &str| words(answer).contains(&words(text));
+        let goal = &recommendation["goal"];
+        let not_applicable = |r: &serde_json::Value| !r["glance"]["not_applicable"].is_null();
+        if not_applicable(recommendation) {
+            let siblings = recommendations.iter().filter(|r| r["goal"] == *goal && not_applicable(r));
+            assert!(siblings.clone().any(|r| printed(r["text"].as_str().unwrap())), "{goal} not printed in:\n{answer}");
+        } else {
+            assert!(printed(text), "{text} not printed in:\n{answer}");
+        }
         for against in ["runner_up", "naive"] {
             for side in ["better", "baseline"] {
                 if let Some(case) = recommendation[against][side].as_str() {
