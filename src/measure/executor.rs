@@ -143,6 +143,7 @@ impl InProcess {
     ) -> Result<Vec<PartTimes>, CallError> {
         let seconds = || origin.elapsed().as_secs_f64();
         let write = |index: usize| -> Result<PartTimes, CallError> {
+            prepared.around_part(index, false);
             let cpu = CpuClock::now();
             let start = seconds();
             prepared.write_part(index)?;
@@ -153,7 +154,9 @@ impl InProcess {
             } else {
                 None
             };
-            Ok(PartTimes { start, end, synced, cpu: Some(CpuClock::now().since(cpu)), written: None })
+            let cpu = Some(CpuClock::now().since(cpu));
+            prepared.around_part(index, true);
+            Ok(PartTimes { start, end, synced, cpu, written: None })
         };
         if count == 1 {
             return Ok(vec![write(0)?]);

@@ -240,6 +240,11 @@ pub trait Prepared: Sync {
     fn ring_record(&self) -> Option<crate::result::RingRecord> {
         None
     }
+    /// Untimed, in part `index`'s writer thread: just before its span opens (`after`
+    /// false) and once its writes (and its own sync) are timed. For readings that only
+    /// the writer's thread can make while it lives, and that are no part of the write:
+    /// the CPU of the io_uring workers named after it.
+    fn around_part(&self, _index: usize, _after: bool) {}
 }
 
 /// Methods that are one loop over a span of one descriptor.

@@ -104,6 +104,7 @@ impl Engine for Uring {
             sync_rings,
             ledger: Ledger::new(job.parts.len(), job.files.len() == 1),
             counts: Counts::default(),
+            io_wq_before: job.parts.iter().map(|_| AtomicU64::new(0)).collect(),
         }))
     }
 }
@@ -181,6 +182,9 @@ struct UringRun<'a> {
     sync_rings: Vec<Mutex<IoUring>>,
     ledger: Ledger,
     counts: Counts,
+    /// Per part: its io-wq workers' CPU in microseconds, plus one, as its span opened
+    /// (0: not read).
+    io_wq_before: Vec<AtomicU64>,
 }
 
 impl UringRun<'_> {
@@ -214,9 +218,6 @@ impl Prepared for UringRun<'_> {
             call,
         });
         let sq_before = queue.sq_thread.and_then(task_cpu_seconds);
-        // SAFETY: gettid has no preconditions.
-        let writer = unsafe { libc::gettid() };
-        let wq_before = io_wq_cpu_seconds(writer);
         let mut tally = Tally::default();
         let source = self.job.source.writer(index);
         let span = self.job.span(index);
@@ -227,13 +228,29 @@ impl Prepared for UringRun<'_> {
             self.counts.sqpoll_micros.fetch_add(micros, Ordering::Relaxed);
             self.counts.sqpoll_read.fetch_add(1, Ordering::Relaxed);
         }
-        if let (Some(before), Some(after)) = (wq_before, io_wq_cpu_seconds(writer)) {
-            let micros = ((after - before).max(0.0) * 1e6).round() as u64;
-            self.counts.io_wq_micros.fetch_add(micros, Ordering::Relaxed);
-            self.counts.io_wq_read.fetch_add(1, Ordering::Relaxed);
-        }
         self.counts.add(&tally);
         result
+    }
+
+    /// The io-wq workers' CPU over the part, read from its writer's thread outside the
+    /// timed span (a scan of /proc/self/task): before it, and after it while the thread,
+    /// and so its workers, still live.
+    fn around_part(&self, index: usize, after: bool) {
+        // SAFETY: gettid has no preconditions.
+        let writer = unsafe { libc::gettid() };
+        let Some(now) = io_wq_cpu_seconds(writer) else { return };
+        let micros = (now * 1e6).round() as u64;
+        let Some(before) = self.io_wq_before.get(index) else { return };
+        if !after {
+            // One more than the reading, so that 0 says "not read".
+            before.store(micros + 1, Ordering::Relaxed);
+            return;
+        }
+        let started = before.load(Ordering::Relaxed);
+        if started > 0 {
+            self.counts.io_wq_micros.fetch_add(micros.saturating_sub(started - 1), Ordering::Relaxed);
+            self.counts.io_wq_read.fetch_add(1, Ordering::Relaxed);
+        }
     }
 
     fn sync(&self) -> Result<(), CallError> {
