@@ -100,12 +100,13 @@ pub fn calibrate(
         case("pwrite", 4 << 20, None, direct, effort.file_bytes),
         case("io_uring", 1 << 20, Some(16), direct, effort.file_bytes),
     ];
-    let device = match (BlockDevice::of(scratch.path()), &room) {
+    let block_device = BlockDevice::of(scratch.path());
+    let device = match (&block_device, &room) {
         (None, _) => Ceiling::missing(&how(&devices, &settings), "no block device under the path".into()),
         (Some(_), Some(why)) => Ceiling::missing(&how(&devices, &settings), why.clone()),
         (Some(_), None) => best_of(&devices, scratch, &source, &settings),
     };
-    let big_write = BlockDevice::of(scratch.path()).map(|_| {
+    let big_write = block_device.map(|_| {
         step("one big file");
         big_write(scratch)
     });

@@ -10,6 +10,7 @@ use super::figures::Metric;
 use super::glance::NOISY_CV;
 use super::words::seconds;
 use crate::result::{Recommendation, ResultFile};
+use crate::stats::Summary;
 
 /// Adds the noisy warning and the warmed-memory caveat to each goal whose pick has them.
 pub fn annotate(result: &ResultFile, answer: &mut [Recommendation]) {
@@ -17,18 +18,13 @@ pub fn annotate(result: &ResultFile, answer: &mut [Recommendation]) {
         let Some(case) = result.cases.iter().find(|c| c.case.id == recommendation.best.case) else { continue };
         let Some(glance) = recommendation.glance.as_mut().filter(|g| g.not_applicable.is_none()) else { continue };
         let metric = Metric::ALL.into_iter().find(|m| m.name() == recommendation.best.metric);
-        if let Some(times) = metric.and_then(|m| m.times(case)).filter(|t| t.len() >= 2) {
-            let n = times.len() as f64;
-            let mean = times.iter().sum::<f64>() / n;
-            let sd = (times.iter().map(|t| (t - mean).powi(2)).sum::<f64>() / (n - 1.0)).sqrt();
-            let cv = sd / mean;
-            if mean > 0.0 && cv > NOISY_CV {
-                glance.warnings.push(format!(
-                    "noisy: its {} runs vary by {:.0} % (one standard deviation): trust the range, not the figure",
-                    times.len(),
-                    100.0 * cv
-                ));
-            }
+        let runs = metric.and_then(|m| m.times(case)).as_deref().and_then(Summary::of);
+        if let Some(runs) = runs.filter(|runs| runs.cv() > NOISY_CV) {
+            glance.warnings.push(format!(
+                "noisy: its {} runs vary by {:.0} % (one standard deviation): trust the range, not the figure",
+                runs.n,
+                100.0 * runs.cv()
+            ));
         }
         let warmed = case.runs.iter().filter_map(|run| run.warm_seconds).fold(0.0, f64::max);
         if warmed > 0.0 {

@@ -179,14 +179,16 @@ pub fn stored_differs(
 
 /// The best strategy for each goal the result can answer.
 pub fn recommendations(result: &ResultFile) -> Vec<Recommendation> {
-    let mut answer = recommend::recommendations(result);
+    // The cases with their figures, drawn once for the picks and the notes beside them.
+    let measured = Measured::of(result);
+    let mut answer = recommend::recommendations(result, &measured);
     crash_checked::annotate(result, &mut answer);
     raced::annotate(result, &mut answer);
     glance::mark_not_durable(result, &mut answer);
     glance::mark_above_device(result, &mut answer);
-    single_writer::annotate(result, &mut answer);
+    single_writer::annotate(&measured, &mut answer);
     big_file::annotate(result, &mut answer);
-    prealloc::annotate(result, &mut answer);
+    prealloc::annotate(&measured, &mut answer);
     goal_doubts::annotate(result, &mut answer);
     answer
 }

@@ -7,9 +7,9 @@
 //! counting the preallocation" does not say what a program creating the file gets.
 
 use super::figures::{Measured, Metric, Side, test};
-use super::words::gbps;
+use super::words::{factor_range, gbps};
 use crate::plan::FileState;
-use crate::result::{Recommendation, ResultFile};
+use crate::result::Recommendation;
 
 /// The goals that rank a new file, with the figure each ranks it by.
 const NEW_FILE_GOALS: [(&str, Metric); 3] =
@@ -17,8 +17,7 @@ const NEW_FILE_GOALS: [(&str, Metric); 3] =
 
 /// Adds to each new-file goal whose pick has a twin in the other state whether
 /// preallocating paid.
-pub fn annotate(result: &ResultFile, answer: &mut [Recommendation]) {
-    let measured = Measured::of(result);
+pub fn annotate(measured: &Measured, answer: &mut [Recommendation]) {
     for recommendation in answer.iter_mut() {
         let Some(&(_, metric)) = NEW_FILE_GOALS.iter().find(|(goal, _)| *goal == recommendation.goal) else {
             continue;
@@ -45,12 +44,10 @@ pub fn annotate(result: &ResultFile, answer: &mut [Recommendation]) {
         };
         let Some(glance) = recommendation.glance.as_mut() else { continue };
         glance.caveats.push(format!(
-            "{verdict}: {} preallocated against {} into an empty file ({:.2}x, {:.2}–{:.2}x)",
+            "{verdict}: {} preallocated against {} into an empty file ({})",
             gbps(pre.mean()),
             gbps(plain.mean()),
-            t.factor.factor,
-            t.factor.low,
-            t.factor.high
+            factor_range(&t.factor)
         ));
     }
 }
@@ -73,7 +70,7 @@ mod tests {
                 .done();
             let mut answer = crate::analysis::advice::recommendations(&result);
             answer.iter_mut().for_each(|r| r.glance.iter_mut().for_each(|g| g.caveats.clear()));
-            annotate(&result, &mut answer);
+            annotate(&Measured::of(&result), &mut answer);
             let fastest = goal(&answer, "fastest");
             (fastest.best.case.clone(), fastest.glance.as_ref().unwrap().caveats.clone())
         };

@@ -102,19 +102,18 @@ pub(super) const GOALS: [Goal; 5] = [
 /// commits, crash-safe saves, many threads into one file, many ranks into one file (or a
 /// file each), rewriting in place; a goal
 /// the result has no case for is left out.
-pub fn recommendations(result: &ResultFile) -> Vec<Recommendation> {
-    let measured = Measured::of(result);
+pub fn recommendations(result: &ResultFile, measured: &Measured) -> Vec<Recommendation> {
     // Without --drop-cache, a fully written file's pages are in memory when it is
     // rewritten: say so, since a program rewriting a cold file finds them on the device.
     let warm = result.options.drop_cache != Some(true);
     let mut answer = Vec::new();
     for goal in &GOALS[..2] {
-        answer.extend(throughput(&measured, goal, finalists(result, goal.key, None).as_deref(), warm));
+        answer.extend(throughput(measured, goal, finalists(result, goal.key, None).as_deref(), warm));
     }
     answer.extend(commits(result));
     answer.extend(saves(result));
     for goal in &GOALS[2..] {
-        answer.extend(throughput(&measured, goal, finalists(result, goal.key, None).as_deref(), warm));
+        answer.extend(throughput(measured, goal, finalists(result, goal.key, None).as_deref(), warm));
     }
     answer
 }

@@ -4,6 +4,11 @@ use crate::analysis::advice::testkit::{Build, around, case, goal, latency_case};
 use crate::plan::RankLayout;
 use crate::result::glance::Certainty;
 
+/// The picks alone, their figures drawn from `result`.
+fn recommendations(result: &ResultFile) -> Vec<Recommendation> {
+    super::recommendations(result, &Measured::of(result))
+}
+
 /// The acceptance's doctored result: the best 10 % faster than the runner-up at
 /// about 8 % noise, 5 runs each. The runner-up cannot be more than 5 % faster (its
 /// time at least 0.95x the best's), so the best is "as fast" as any, but never "tied":

@@ -7,11 +7,10 @@
 //! GB/s (pwrite 1 MiB, empty): use one".
 
 use super::figures::{Measured, Metric, Side, test};
-use crate::result::{Recommendation, ResultFile};
+use crate::result::Recommendation;
 
 /// Adds the warning to the threads goal's glance where one writer is shown faster.
-pub fn annotate(result: &ResultFile, answer: &mut [Recommendation]) {
-    let measured = Measured::of(result);
+pub fn annotate(measured: &Measured, answer: &mut [Recommendation]) {
     let case = |id: &str| measured.cases.iter().copied().find(|c| c.case.id == id);
     let pick = |goal: &str| answer.iter().find(|r| r.goal == goal).map(|r| r.best.case.clone());
     let (Some(one), Some(many)) = (pick("fastest"), pick("threads-one-file")) else { return };
@@ -27,14 +26,12 @@ pub fn annotate(result: &ResultFile, answer: &mut [Recommendation]) {
     let Some(glance) = threads.glance.as_mut() else { return };
     let gbps = super::words::gbps;
     glance.warnings.push(format!(
-        "{} threads: {}, slower than one writer's {} ({}, {:.2}x, {:.2}–{:.2}x): use one",
+        "{} threads: {}, slower than one writer's {} ({}, {}): use one",
         many.case.threads,
         gbps(many_side.mean()),
         gbps(one_side.mean()),
         super::words::short(&one.case),
-        t.factor.factor,
-        t.factor.low,
-        t.factor.high
+        super::words::factor_range(&t.factor)
     ));
 }
 

@@ -143,6 +143,12 @@ pub fn factor(value: f64) -> String {
     }
 }
 
+/// "1.60x, 1.02–1.12x": a factor and its interval as computed (not oriented), two
+/// decimals each, for a sentence that brackets them itself.
+pub fn factor_range(factor: &crate::stats::significance::Factor) -> String {
+    format!("{:.2}x, {:.2}–{:.2}x", factor.factor, factor.low, factor.high)
+}
+
 /// `p = 0.04`, `p = 0.40`, `p = 0.004`, `p < 0.001`; a p just under 0.05 with the
 /// digits that keep it there (`p = 0.0496`), so that "p = 0.05" is never printed for a
 /// difference judged significant.
