@@ -39,8 +39,8 @@ pub(super) fn latency(args: &LatencyArgs) -> Result<ExitCode, UsageError> {
     let swap_before = context::swapped_out_pages();
     let progress = progress_bar(units.len() as u64 * u64::from(plan.loops));
     // Loops warm themselves (their first operations are untimed): no warm-up rounds.
-    let schedule = Schedule::fixed(plan.loops, 0, Order::Interleaved, plan.seed);
-    let results = measure_all(prepare_latency(&plan, &units, 0, &scratch), &schedule, None, &progress);
+    let mut schedule = Schedule::fixed(plan.loops, 0, Order::Interleaved, plan.seed);
+    let results = measure_all(prepare_latency(&plan, &units, 0, &scratch), &mut schedule, None, &progress);
     finish(scratch, false);
     let any_ok = results.iter().any(|r| r.status == Status::Ok);
     let mut options = RunOptions { command: Some("latency".into()), argv: Some(argv()), ..RunOptions::default() };

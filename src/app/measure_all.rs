@@ -2,9 +2,12 @@
 //! prepared (or skipped when it does not fit), handed to its executor, and run in the
 //! rounds of the schedule with the others (docs/measurement.md).
 
+use std::time::Duration;
+
 use indicatif::ProgressBar;
 
 use super::progress::show_tick;
+use crate::export::wording::seconds_words;
 use crate::measure::case_runs::{RunSettings, prepare_case};
 use crate::measure::runs::CaseRuns;
 use crate::measure::source::Source;
@@ -74,10 +77,12 @@ pub(super) fn prepare_latency<'a>(
 }
 
 /// Runs the prepared cases in rounds by `schedule`, showing them on `progress`: every
-/// case's result, in the order given. When the schedule races, `referee` judges.
+/// case's result, in the order given. When the schedule races, `referee` judges, and a
+/// budget stretched when the first runs ended (`Racing::rounds_floor`) is said on stderr
+/// and written back to `schedule`, whose record then holds the budget the race had.
 pub(super) fn measure_all<'a>(
     prepared: Vec<(Case, Prepared<'a>)>,
-    schedule: &Schedule,
+    schedule: &mut Schedule,
     referee: Option<&mut dyn Referee>,
     progress: &ProgressBar,
 ) -> Vec<CaseResult> {
@@ -85,7 +90,33 @@ pub(super) fn measure_all<'a>(
     for (case, ready) in prepared {
         queue.add(case, ready);
     }
-    let results = queue.run(schedule, referee, &mut |tick| show_tick(progress, &tick));
+    let mut budget = schedule.race.and_then(|race| race.budget);
+    let results = queue.run(schedule, referee, &mut |tick| {
+        if tick.budget != budget {
+            if let (Some(was), Some(now)) = (budget, tick.budget) {
+                progress.suspend(|| eprintln!("{}", stretched_line(was, now, schedule)));
+            }
+            budget = tick.budget;
+        }
+        show_tick(progress, &tick)
+    });
     progress.finish_and_clear();
+    if let Some(race) = schedule.race.as_mut() {
+        race.budget = budget;
+    }
     results
+}
+
+/// The line that says the race's budget grew from `was` to `now` when the first runs
+/// ended, and why.
+fn stretched_line(was: Duration, now: Duration, schedule: &Schedule) -> String {
+    let floor = schedule.race.and_then(|race| race.rounds_floor).unwrap_or_default();
+    format!(
+        "writebench: the first runs took {} of the {} budget: the race gets {} in all, so that its rounds get {} \
+         (--budget sets another)",
+        seconds_words((now - floor).as_secs_f64()),
+        seconds_words(was.as_secs_f64()),
+        seconds_words(now.as_secs_f64()),
+        seconds_words(floor.as_secs_f64()),
+    )
 }

@@ -112,7 +112,7 @@ fn run_ranks(args: &RunArgs, comm: &'static dyn Collective) -> Result<ExitCode, 
 
     let source = Source::new(plan.seed);
     let settings = plan.settings(ranks);
-    let schedule = plan.schedule();
+    let mut schedule = plan.schedule();
     let swap_before = context::swapped_out_pages();
     let setup = Setup {
         scratch: &scratch,
@@ -132,7 +132,7 @@ fn run_ranks(args: &RunArgs, comm: &'static dyn Collective) -> Result<ExitCode, 
     });
     let total = plan.cases.len() as u64 * u64::from(schedule.warmup + schedule.max_runs);
     let progress = if rank == 0 { progress_bar(total) } else { indicatif::ProgressBar::hidden() };
-    let cases = measure_all(prepared, &schedule, None, &progress);
+    let cases = measure_all(prepared, &mut schedule, None, &progress);
     let any_ok = cases.iter().any(|r| r.status == Status::Ok);
     // Every rank is done with the scratch directory before its owner removes it.
     comm.barrier();

@@ -64,13 +64,13 @@ pub(super) fn run(args: &RunArgs) -> Result<ExitCode, UsageError> {
         Some(verify) if verify.first_only => ReadBack::First,
         Some(_) => ReadBack::Every,
     };
-    let slow_path_budget = suite.slow_path_budget.filter(|_| args.budget.is_none());
+    let slow_path = if args.budget.is_none() { (suite.slow_path_budget, suite.slow_path_rounds) } else { (None, None) };
     let plan = (&cases[..], suite.latency.as_ref());
     let sizes: Vec<u64> = cases.iter().map(|case| case.bytes).collect();
     let kept = (!args.no_calibrate && !args.recalibrate).then(|| kept_short(&target, &sizes)).flatten();
     let calibrates = !args.no_calibrate && kept.is_none();
     let untimed = (verify, calibrates, settings.stonewall, settings.source);
-    announce(plan, &mut schedule, slow_path_budget, &target, &scratch, untimed);
+    announce(plan, &mut schedule, slow_path, &target, &scratch, untimed);
     let calibration = match kept {
         Some(calibration) => {
             eprintln!(
@@ -107,7 +107,7 @@ pub(super) fn run(args: &RunArgs) -> Result<ExitCode, UsageError> {
     }
     let mut referee =
         schedule.race.map(|race| GoalReferee::new(schedule.min_runs, schedule.max_runs, args.margin(), race));
-    let done = measure_all(prepared, &schedule, referee.as_mut().map(|r| r as &mut dyn Referee), &progress);
+    let done = measure_all(prepared, &mut schedule, referee.as_mut().map(|r| r as &mut dyn Referee), &progress);
     finish(scratch, settings.keep_files);
     let race = referee.map(|referee| {
         let budget = schedule.race.and_then(|race| race.budget).map(|budget| budget.as_secs_f64());
@@ -199,34 +199,34 @@ pub(super) fn options_json(suite: &Suite, settings: &RunSettings, schedule: &Sch
 
 /// The budget a race gets instead of `budget` when its first runs alone take `first`:
 /// the slower path's, where there is one and they would take more than two thirds of
-/// `budget`, leaving the race too little to race with (docs/racing.md), and at least a
-/// third more than the first runs. The probe's estimate varies by a quarter from run to
-/// run on a disk: with "past the budget", a disk's first runs announced at 41 s got 1
-/// minute and settled every goal, while the next run's, announced under 30 s, got 30 s
-/// and ended after 3 rounds with none. And the disk itself slows: the same first runs
-/// took 39 s and, an hour later, 55 s of the minute, which left four rounds and one of
-/// ten goals settled (2026-11-29).
+/// `budget`, leaving the race too little to race with (docs/racing.md). The probe's
+/// estimate varies by a quarter from run to run on a disk: with "past the budget", a
+/// disk's first runs announced at 41 s got 1 minute and settled every goal, while the
+/// next run's, announced under 30 s, got 30 s and ended after 3 rounds with none. The
+/// disk itself slows too (the same first runs took 39 s and, an hour later, 55 s of the
+/// minute, leaving four rounds and one of ten goals settled, 2026-11-29): that the
+/// rounds' floor mends when the first runs end (`Racing::rounds_floor`).
 fn slower_path_budget(
     first: std::time::Duration,
     budget: std::time::Duration,
     slow_path_budget: Option<std::time::Duration>,
 ) -> Option<std::time::Duration> {
-    let room = std::time::Duration::from_secs((first * 4 / 3).as_secs_f64().ceil() as u64);
-    slow_path_budget.filter(|&slow| first * 3 > budget * 2 && slow > budget).map(|slow| slow.max(room))
+    slow_path_budget.filter(|&slow| first * 3 > budget * 2 && slow > budget)
 }
 
 /// One line on stderr before the work starts: what will run, and about how long: the
 /// cases' runs with what they cost outside their timed spans (`verify`: which runs are
 /// read back),
-/// the latency cases, and the calibration first (`calibrates`). A race whose first runs
-/// alone would pass its budget on a path with a device behind it races within
-/// `slow_path_budget` instead, when given (the suite's, unless `--budget` was), and says
-/// so. Memory (tmpfs) keeps its budget: there a slow estimate is a busy machine, not a
-/// slow path.
+/// the latency cases, and the calibration first (`calibrates`). On a path with a device
+/// behind it, `slow_path` (the suite's, unless `--budget` was given) applies and is said:
+/// a race whose first runs alone would pass its budget races within the slower path's
+/// budget instead, and the rounds after the first runs get at least the floor, the
+/// budget stretched when they end. Memory (tmpfs) keeps its budget: there a slow
+/// estimate is a busy machine, not a slow path.
 fn announce(
     (cases, latency): (&[Case], Option<&crate::plan::latency::LatencyPlan>),
     schedule: &mut Schedule,
-    slow_path_budget: Option<std::time::Duration>,
+    (slow_path_budget, rounds_floor): (Option<std::time::Duration>, Option<std::time::Duration>),
     target: &TargetInfo,
     scratch: &Scratch,
     (verify, calibrates, wall, source): (ReadBack, bool, Option<std::time::Duration>, DataSource),
@@ -267,12 +267,20 @@ fn announce(
                 let first = race.start.elapsed() + low + fixed;
                 estimated = format!("; the first runs take about {} ({probed})", estimate::human(first));
                 let device = target.block_device.is_some();
+                race.rounds_floor = rounds_floor.filter(|_| device);
+                let floor = match race.rounds_floor {
+                    Some(floor) if race.budget.is_some() => format!(
+                        ", and at least {} of rounds after the first runs however long they take",
+                        seconds_words(floor.as_secs_f64())
+                    ),
+                    _ => String::new(),
+                };
                 match slower_path_budget(first, budget, slow_path_budget.filter(|_| device)) {
                     Some(slow) => {
                         race.budget = Some(slow);
                         estimated += &format!(
-                            "; that is over two thirds of {}, so the race gets {} on this path (--budget sets \
-                             another)",
+                            "; that is over two thirds of {}, so the race gets {} on this path{floor} (--budget \
+                             sets another)",
                             seconds_words(budget.as_secs_f64()),
                             seconds_words(slow.as_secs_f64())
                         );
@@ -283,6 +291,10 @@ fn announce(
                              (give --budget {}m to race them)",
                             (2.0 * first.as_secs_f64() / 60.0).ceil() as u64
                         );
+                    }
+                    None if !floor.is_empty() => {
+                        estimated +=
+                            &format!("; on this path the race gets {}{floor}", seconds_words(budget.as_secs_f64()))
                     }
                     None => {}
                 }
@@ -344,8 +356,5 @@ mod tests {
         assert_eq!(slower_path_budget(Duration::from_secs(45), budget, None), None, "--budget given: no other");
         let small = Some(Duration::from_secs(20));
         assert_eq!(slower_path_budget(Duration::from_secs(45), budget, small), None, "never a smaller one");
-        // First runs of 55 s: the race gets a third of that after them.
-        let long = slower_path_budget(Duration::from_secs(55), budget, slow);
-        assert_eq!(long, Some(Duration::from_secs(74)), "55 s of first runs leave a minute no race");
     }
 }

@@ -30,6 +30,10 @@ pub struct Suite {
     /// it where every case's first runs alone would take longer than `budget`: there
     /// `budget` would leave no round to race after them (docs/racing.md).
     pub slow_path_budget: Option<std::time::Duration>,
+    /// On a path with a device behind it, unless `--budget` is given: the rounds after
+    /// the first runs get at least this long, the budget stretched at run time when the
+    /// first runs took longer than estimated (`rounds::scheduler::Racing::rounds_floor`).
+    pub slow_path_rounds: Option<std::time::Duration>,
     pub parts: Vec<Selection>,
     /// Small-write latency cases run after the throughput cases (`writebench latency`'s
     /// measurement, shortened).
@@ -257,6 +261,11 @@ pub fn quick() -> Suite {
         // On this machine's disk the first runs take about 40 s: another 20 s of rounds
         // settle the goals whose differences are plain there (preallocating, 1.4x).
         slow_path_budget: Some(std::time::Duration::from_secs(60)),
+        // The rounds the simulation's disk budget leaves (docs/racing.md: a minute, 35 s
+        // of it gone before the rounds), which settle the goals at 5 % noise; in a slower
+        // hour this disk's first runs took 50-55 s and left 5-10 s, which settled 1 or 2
+        // of the 5 goals of 10.
+        slow_path_rounds: Some(std::time::Duration::from_secs(25)),
         parts,
         latency: Some(latency),
     }
@@ -310,6 +319,7 @@ pub fn full() -> Suite {
         max_runs: 10,
         budget: None,
         slow_path_budget: None,
+        slow_path_rounds: None,
         parts,
         latency: None,
     }

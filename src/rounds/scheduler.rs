@@ -55,23 +55,36 @@ impl Order {
 }
 
 /// Racing's clock: when the command started (its budget counts from there, probe and
-/// calibration included), the budget, if any, and the clock it is counted on (the wall
-/// clock, but for the simulation's).
+/// calibration included), the budget, if any, the least time the rounds after the first
+/// runs get, if any, and the clock it is counted on (the wall clock, but for the
+/// simulation's).
 #[derive(Debug, Clone, Copy, PartialEq)]
 pub struct Racing {
     pub start: Instant,
     pub budget: Option<Duration>,
+    /// The rounds after every case's first runs get at least this long: where the first
+    /// runs take longer than estimated (a disk in a slower hour), the budget is
+    /// stretched when they end ([`Racing::stretched`]) rather than left with no round.
+    pub rounds_floor: Option<Duration>,
     pub clock: Clock,
 }
 
 impl Racing {
     /// A race on the wall clock from now.
     pub fn from_now(budget: Option<Duration>) -> Racing {
-        Racing { start: Instant::now(), budget, clock: Clock::Wall }
+        Racing { start: Instant::now(), budget, rounds_floor: None, clock: Clock::Wall }
     }
 
     fn deadline(&self) -> Option<Instant> {
         self.budget.map(|budget| self.start + budget)
+    }
+
+    /// The budget stretched so that the rounds from now (the first runs just ended) get
+    /// `rounds_floor`, in whole seconds; None when the budget already leaves them that.
+    pub fn stretched(&self) -> Option<Duration> {
+        let (budget, floor) = (self.budget?, self.rounds_floor?);
+        let needed = self.elapsed() + floor;
+        (needed > budget).then(|| Duration::from_secs(needed.as_secs_f64().ceil() as u64))
     }
 
     pub fn now(&self) -> Instant {
@@ -182,6 +195,9 @@ pub struct Tick<'a> {
     /// When racing: the run was for the observations, the goals having let its case go
     /// (docs/racing.md, "The observations").
     pub observing: bool,
+    /// When racing: the budget as it stands, stretched once the first runs ended
+    /// ([`Racing::rounds_floor`]).
+    pub budget: Option<Duration>,
 }
 
 /// The shuffles draw from the seed on a stream of their own, so that the order does
@@ -256,30 +272,37 @@ pub fn run<'a>(
             }
         })
         .collect();
-    let racing = if schedule.races() { schedule.race } else { None };
+    let mut racing = if schedule.races() { schedule.race } else { None };
+    // Whether the first runs have ended and the budget was held against the rounds'
+    // floor (once).
+    let mut floored = false;
     let cpus = std::thread::available_parallelism().map_or(1, |n| n.get());
     let mut sequence = 0u64;
     let mut goals: Option<(usize, usize)> = None;
     // The case whose run came last, warm-ups included: each run records it (`after`),
     // for the carry-over check.
     let mut previous: Option<String> = None;
-    let tick =
-        |slots: &[Slot], index: usize, sequence: u64, goals: Option<(usize, usize)>, on_run: &mut dyn FnMut(Tick)| {
-            let planned = slots
-                .iter()
-                .map(|slot| match slot.end {
-                    Some(_) => u64::from(slot.made),
-                    // The next round's run, unless the case rests in it.
-                    None if racing.is_some() => {
-                        u64::from(slot.made.max(slot.warmups + schedule.min_runs))
-                            + u64::from(slot.made >= slot.warmups + schedule.min_runs && !slot.resting)
-                    }
-                    None => u64::from(slot.warmups) + u64::from(schedule.max_runs.max(1)),
-                })
-                .sum();
-            let observing = slots[index].left_goals.is_some();
-            on_run(Tick { case: &slots[index].case, done: sequence, planned, goals, observing });
-        };
+    let races = racing.is_some();
+    let tick = |slots: &[Slot],
+                index: usize,
+                sequence: u64,
+                (goals, budget): (Option<(usize, usize)>, Option<Duration>),
+                on_run: &mut dyn FnMut(Tick)| {
+        let planned = slots
+            .iter()
+            .map(|slot| match slot.end {
+                Some(_) => u64::from(slot.made),
+                // The next round's run, unless the case rests in it.
+                None if races => {
+                    u64::from(slot.made.max(slot.warmups + schedule.min_runs))
+                        + u64::from(slot.made >= slot.warmups + schedule.min_runs && !slot.resting)
+                }
+                None => u64::from(slot.warmups) + u64::from(schedule.max_runs.max(1)),
+            })
+            .sum();
+        let observing = slots[index].left_goals.is_some();
+        on_run(Tick { case: &slots[index].case, done: sequence, planned, goals, observing, budget });
+    };
     match schedule.order {
         Order::Interleaved => {
             let mut rng = Xoshiro256PlusPlus::seed_from_u64(schedule.seed ^ ORDER_STREAM);
@@ -293,8 +316,14 @@ pub fn run<'a>(
                     }
                     break;
                 }
+                let racing_round = order.iter().all(|&i| slots[i].measured.len() as u32 >= schedule.min_runs);
+                if let Some(race) = racing.as_mut().filter(|_| racing_round && !floored) {
+                    floored = true;
+                    if let Some(stretched) = race.stretched() {
+                        race.budget = Some(stretched);
+                    }
+                }
                 if let Some((race, deadline)) = racing.and_then(|r| Some((r, r.deadline()?))) {
-                    let racing_round = order.iter().all(|&i| slots[i].measured.len() as u32 >= schedule.min_runs);
                     let cost: f64 = order.iter().map(|&i| slots[i].mean_wall()).sum();
                     if racing_round && race.now() + Duration::from_secs_f64(cost) > deadline {
                         for &i in &open {
@@ -309,7 +338,7 @@ pub fn run<'a>(
                     let after = previous.replace(slots[index].case.id.clone());
                     step(&mut slots[index], round, sequence, schedule, after, &noise);
                     sequence += 1;
-                    tick(&slots, index, sequence, goals, on_run);
+                    tick(&slots, index, sequence, (goals, racing.and_then(|r| r.budget)), on_run);
                 }
                 if let (Some(referee), Some(_)) = (referee.as_deref_mut(), racing) {
                     let ready = |slot: &Slot| slot.end.is_none() && slot.measured.len() as u32 >= schedule.min_runs;
@@ -350,7 +379,7 @@ pub fn run<'a>(
                     let after = previous.replace(slots[index].case.id.clone());
                     step(&mut slots[index], round, sequence, schedule, after, &noise);
                     sequence += 1;
-                    tick(&slots, index, sequence, goals, on_run);
+                    tick(&slots, index, sequence, (goals, racing.and_then(|r| r.budget)), on_run);
                 }
             }
         }
@@ -905,6 +934,52 @@ mod tests {
         let runs = results[0].race.as_ref().unwrap().runs;
         assert!((2..=4).contains(&runs), "{runs} runs: the rounds that fit, then the budget");
         assert_eq!(results[0].race.as_ref().unwrap().exit, Exit::Budget);
+    }
+
+    /// Each run takes its time on the race's virtual clock, and no wall time.
+    struct Ticking(Duration);
+
+    impl CaseRuns for Ticking {
+        fn run_once(&mut self, _number: u32) -> Result<Run, (Status, String)> {
+            Clock::advance(self.0);
+            Ok(Run { write_seconds: self.0.as_secs_f64(), ..Run::default() })
+        }
+    }
+
+    #[test]
+    fn first_runs_that_take_the_budget_stretch_it_to_leave_the_rounds_their_floor() {
+        let cases = || -> Vec<(Case, Box<dyn CaseRuns>)> {
+            (0..2).map(|n| (case(4096 << n), Box::new(Ticking(Duration::from_secs(10))) as Box<dyn CaseRuns>)).collect()
+        };
+        let race = |budget: u64, floor: Option<u64>| Schedule {
+            race: Some(Racing {
+                budget: Some(Duration::from_secs(budget)),
+                rounds_floor: floor.map(Duration::from_secs),
+                clock: Clock::Virtual,
+                ..Racing::from_now(None)
+            }),
+            ..racing(2, 10, None)
+        };
+        // A warm-up and two runs of two cases: 60 s, past the 50 s budget.
+        Clock::reset(Duration::ZERO);
+        let mut never = Scripted::never();
+        let results = run(cases(), &race(50, None), Some(&mut never), &mut |_| {});
+        assert_eq!(results[0].race.as_ref().unwrap().runs, 2, "no floor: no round after the first runs");
+        // A floor of 40 s: the budget becomes 100 s when the first runs end, and two
+        // rounds of 20 s fit in it.
+        Clock::reset(Duration::ZERO);
+        let (mut never, mut budgets) = (Scripted::never(), Vec::new());
+        let results = run(cases(), &race(50, Some(40)), Some(&mut never), &mut |tick| budgets.push(tick.budget));
+        let record = results[0].race.as_ref().unwrap();
+        assert_eq!((record.runs, record.exit), (4, Exit::Budget), "{record:?}");
+        assert_eq!(budgets.first(), Some(&Some(Duration::from_secs(50))), "the budget until the first runs end");
+        assert_eq!(budgets.last(), Some(&Some(Duration::from_secs(100))), "then the stretched one");
+        // A budget that already leaves the floor after the first runs is kept.
+        Clock::reset(Duration::ZERO);
+        let (mut never, mut budgets) = (Scripted::never(), Vec::new());
+        let results = run(cases(), &race(100, Some(40)), Some(&mut never), &mut |tick| budgets.push(tick.budget));
+        assert_eq!(results[0].race.as_ref().unwrap().runs, 4);
+        assert!(budgets.iter().all(|&budget| budget == Some(Duration::from_secs(100))), "{budgets:?}");
     }
 
     /// A round's cost is each case's mean run so far, counted from the start of the

@@ -275,7 +275,7 @@ fn race(scenario: &Scenario, seed: u64, runs: &Rc<Cell<u64>>) -> Vec<(f64, Certa
         Budget::FirstRunsOnly => (Some(Duration::ZERO), Clock::Wall),
         Budget::Clock { seconds, .. } => (Some(Duration::from_secs_f64(seconds)), Clock::Virtual),
     };
-    let racing = Racing { start: Instant::now(), budget, clock };
+    let racing = Racing { start: Instant::now(), budget, rounds_floor: None, clock };
     let schedule = Schedule {
         warmup: u32::from(clock == Clock::Virtual),
         min_runs: 2,
