@@ -94,7 +94,8 @@ fn certainty(certainty: &Certainty, unit: &str) -> String {
         Certainty::NotSettled { other, up_to, settle, .. } => {
             let how = match up_to {
                 Some(up_to) => format!("may be up to {:.0} % faster", 100.0 * up_to),
-                None => "may be faster (not measured well enough)".to_string(),
+                // Why there is no "up to" is the settle's first words.
+                None => "may be faster".to_string(),
             };
             let settle = settle.as_ref().map(|s| format!(" ({s})")).unwrap_or_default();
             format!("not settled: {} {how}{settle}", other.action)

@@ -239,8 +239,12 @@ impl GoalReferee {
             }
         }
         let decision = match judged.decision {
-            rule::Decision::Open if settled => Decision::Settled,
-            rule::Decision::Open => return,
+            // The race's elimination may leave one candidate while the Answer's rule still
+            // sees the goal open (a candidate with too few runs at this noise): the goal
+            // stays open for the rounds that can settle it, so that the race says what
+            // the Answer will.
+            _ if !settled => return,
+            rule::Decision::Open => Decision::Settled,
             rule::Decision::Won(_) => Decision::Won,
             rule::Decision::Tied(_) => Decision::Tied,
         };

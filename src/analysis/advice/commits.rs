@@ -220,8 +220,8 @@ mod tests {
         let commits = goal(&answer, "small-durable-commits");
         assert!(
             commits.text.ends_with(
-                "; not settled against 2 candidates: latency overwrite0 8B odsync may be faster (its time 2.00x the \
-                 pick's, 2.00–2.00x; 2.00 M → 4.00 M commits/s)"
+                "; not settled among 2 candidates: latency overwrite0 8B odsync may be faster, untested: one timed \
+                 loop each (its time 2.00x the pick's; 2.00 M → 4.00 M commits/s)"
             ),
             "{}",
             commits.text
@@ -250,8 +250,9 @@ mod tests {
         assert_eq!(
             saves.text,
             "save of 8 B (whole file) with replace (temp file, write, fsync, rename, fsync of the directory): \
-             120 saves/s, p99 20.0 ms per save (latency replace 8B); not settled against 2 candidates: latency \
-             replace-tmpfile 8B may be faster (its time 1.09x the pick's, 1.09–1.09x; 110 → 120 saves/s)"
+             120 saves/s, p99 20.0 ms per save (latency replace 8B); not settled among 2 candidates: latency \
+             replace-tmpfile 8B may be faster, untested: one timed loop each (its time 1.09x the pick's; 110 → 120 \
+             saves/s)"
         );
         assert!(!saves.text.contains("unsafe"));
         let only_unsafe = Build::new().latency(latency_case("replace-unsafe", "none"), 15_000.0, 130_000).done();
@@ -302,7 +303,7 @@ mod tests {
         // 10 % apart at about 8 % noise, the faster one noisier: not settled.
         let undecided = commits(&[4400.0, 3300.0, 4900.0, 3500.0, 4100.0], &[4000.0, 3400.0, 4100.0, 3450.0, 3700.0]);
         assert_eq!(undecided.verdict.as_deref(), Some("not-settled"), "{}", undecided.text);
-        assert!(!undecided.tied && undecided.text.contains("; not settled against 2 candidates"), "{}", undecided.text);
+        assert!(!undecided.tied && undecided.text.contains("; not settled among 2 candidates"), "{}", undecided.text);
         assert!(!undecided.text.contains("untested"), "{}", undecided.text);
     }
 

@@ -7,6 +7,7 @@ use super::figures::{Metric, Side, Test};
 use crate::result::glance::{Alternative, Certainty, Glance, Shown, WIDE_RANGE};
 use crate::result::{CaseResult, Comparison, Recommendation, ResultFile};
 use crate::stats::Summary;
+use crate::stats::race::{NOISY_CV, NOISY_RUNS};
 use crate::stats::significance::cv_upper;
 
 /// The one figure every output shows for `case` under `metric`.
@@ -162,18 +163,6 @@ pub fn judged<'a>(
     judge(others, untested, margin, pool.map(|(cv2, df)| cv_upper(cv2, df)))
 }
 
-/// Above this run-to-run noise (the upper end of the 95 % interval of the goal's pooled
-/// coefficient of variation), a
-/// candidate with fewer than [`NOISY_RUNS`] runs cannot settle a goal: at 30 % noise the
-/// simulation's "clearly" was wrong in 7 % of its verdicts (the race had dropped the true
-/// best after two unlucky runs, and its final runs are those two), against at most 1.6 %
-/// at 15 % (docs/racing.md, "The error a user sees"). With 3 runs and up to 20 a case,
-/// still 6.0 % (4 of 67); with 4, 4.3 % (2 of 47).
-pub const NOISY_CV: f64 = 0.20;
-
-/// The runs a candidate needs to settle a goal above [`NOISY_CV`].
-pub const NOISY_RUNS: usize = 4;
-
 fn judge_tested(
     others: &[Alternative],
     untested: &[(Alternative, &str)],
@@ -207,11 +196,8 @@ fn judge_tested(
     let Some(widest) = widest else { return Certainty::Alone };
     let closest = others.iter().min_by(by(|a| a.factor)).cloned().expect("others is not empty");
     if let Some(few) = thin.iter().min_by(|a, b| a.low.total_cmp(&b.low)).filter(|_| widest.low >= 1.0 / bound) {
-        let settle = format!(
-            "at up to {:.0} % noise a case with {} runs cannot be told apart: more runs would tell",
-            100.0 * noise.unwrap_or_default(),
-            few.runs
-        );
+        let settle =
+            format!("{} runs at up to {:.0} % noise are too few to tell", few.runs, 100.0 * noise.unwrap_or_default());
         // Two runs at this noise bound nothing: no "up to" is said.
         return Certainty::NotSettled { other: (*few).clone(), up_to: None, settle: Some(settle), against: Vec::new() };
     }
@@ -227,12 +213,10 @@ fn judge_tested(
         // closest: either way, the one with the lowest factor.
         return Certainty::AsFast { other: closest, margin, against: Vec::new() };
     }
-    Certainty::NotSettled {
-        up_to: up_to(&widest),
-        other: widest,
-        settle: Some("more runs would tell".to_string()),
-        against: Vec::new(),
-    }
+    let up_to = up_to(&widest);
+    // Without an "up to", the line says why there is none.
+    let settle = if up_to.is_some() { "more runs would tell" } else { "not measured well enough" };
+    Certainty::NotSettled { up_to, other: widest, settle: Some(settle.to_string()), against: Vec::new() }
 }
 
 /// The candidate the certainty line names: the closest, the fastest measured, or the one
@@ -405,6 +389,35 @@ mod tests {
         assert!(
             matches!(judge(vec![tested, open], vec![(one_run, "one run")], 0.05, None), Certainty::NotSettled { other, .. } if other.case == "open")
         );
+    }
+
+    /// Where the goal's noise may be above 20 %, a candidate with fewer than 6 runs shown
+    /// slower settles nothing: the line names it and says why, with no "up to"; with 6
+    /// runs, or at lower noise, the same interval settles the goal.
+    #[test]
+    fn a_candidate_with_too_few_runs_at_high_noise_keeps_the_goal_open_and_says_why() {
+        let thin = Alternative { runs: 3, ..named("thin", 1.48, 1.02, 2.15) };
+        let Certainty::NotSettled { other, up_to, settle, .. } =
+            judge(vec![thin.clone()], Vec::new(), 0.05, Some(0.34))
+        else {
+            panic!()
+        };
+        assert_eq!(
+            (other.case.as_str(), up_to, settle.as_deref()),
+            ("thin", None, Some("3 runs at up to 34 % noise are too few to tell"))
+        );
+        let words = crate::analysis::advice::words::certainty_words(
+            &judge(vec![thin.clone()], Vec::new(), 0.05, Some(0.34)),
+            Metric::Commits,
+            3.25e6,
+        );
+        assert!(
+            words.contains("thin may be faster, 3 runs at up to 34 % noise are too few to tell (its time 1.48x"),
+            "{words}"
+        );
+        assert!(matches!(judge(vec![thin.clone()], Vec::new(), 0.05, Some(0.18)), Certainty::Clear { .. }));
+        let six = Alternative { runs: NOISY_RUNS, ..thin };
+        assert!(matches!(judge(vec![six], Vec::new(), 0.05, Some(0.34)), Certainty::Clear { .. }));
     }
 
     /// A durable pick above the disk's own direct write rate carries the warning on its

@@ -7,10 +7,10 @@
 //! warning (`glance::mark_above_device`).
 
 use super::figures::Metric;
-use super::glance::NOISY_CV;
 use super::words::seconds;
 use crate::result::{Recommendation, ResultFile};
 use crate::stats::Summary;
+use crate::stats::race::NOISY_CV;
 
 /// Adds the noisy warning and the warmed-memory caveat to each goal whose pick has them.
 pub fn annotate(result: &ResultFile, answer: &mut [Recommendation]) {

@@ -35,9 +35,15 @@ pub fn annotate(result: &ResultFile, answer: &mut [Recommendation]) {
         // whether or not the race's own rule had decided among those it kept.
         let Some(glance) = &mut recommendation.glance else { continue };
         let pick_runs = glance.figure.runs;
-        if let crate::result::glance::Certainty::NotSettled { other, settle, .. } = &mut glance.certainty {
+        if let crate::result::glance::Certainty::NotSettled { other, settle, up_to, .. } = &mut glance.certainty {
             if other.runs >= 2 {
-                *settle = Some(settle_words(result, race, other, pick_runs));
+                let hint = settle_words(result, race, other, pick_runs);
+                // Without an "up to", the judgement's reason stays in front of the hint.
+                *settle = Some(match (up_to, settle.take()) {
+                    (None, Some(why)) if hint == MORE_RUNS => why,
+                    (None, Some(why)) => format!("{why}: {hint}"),
+                    _ => hint,
+                });
             }
         }
     }
@@ -73,11 +79,16 @@ fn undecided_words(race: &RaceReport, goal: &GoalRace, max_runs: Option<u32>) ->
 /// a case gets, or the budget.
 fn settle_words(result: &ResultFile, race: &RaceReport, other: &Alternative, pick_runs: usize) -> String {
     let margin = super::figures::equivalence_margin(result);
-    let Some(needed) = runs_to_settle(other, pick_runs, margin) else {
+    let Some(mut needed) = runs_to_settle(other, pick_runs, margin) else {
         // Faster by more than the margin at its estimate: more runs would move the
         // pick, not settle this one.
         return "more runs may make it the pick".to_string();
     };
+    if other.low >= 1.0 / (1.0 + margin) {
+        // Within the margin or slower by its interval, and still open: too few runs at
+        // the goal's noise (stats::race::NOISY_RUNS).
+        needed = needed.max(crate::stats::race::NOISY_RUNS as u64);
+    }
     if needed > MOST_RUNS_SUGGESTED {
         return format!("about {needed} runs each at this noise");
     }
@@ -87,9 +98,12 @@ fn settle_words(result: &ResultFile, race: &RaceReport, other: &Alternative, pic
         (true, Some(budget)) => format!("--budget {}m --max-runs {needed}", more_budget(race, budget)),
         (true, None) => format!("--max-runs {needed}"),
         (false, Some(budget)) => format!("--budget {}m", more_budget(race, budget)),
-        (false, None) => "more runs would tell".to_string(),
+        (false, None) => MORE_RUNS.to_string(),
     }
 }
+
+/// The hint where neither limit stopped the runs short.
+const MORE_RUNS: &str = "more runs would tell";
 
 /// Past this, a suggested `--max-runs` would be a long wait for a few per cent.
 const MOST_RUNS_SUGGESTED: u64 = 100;
@@ -286,6 +300,12 @@ mod tests {
         assert_eq!(settle_words(&result, &race, &other(1.03, 0.99, 1.07, 4), 4), "--budget 2m");
         assert_eq!(settle_words(&result, &race, &other(1.0, 0.5, 2.0, 10), 10), "about 2019 runs each at this noise");
         assert_eq!(settle_words(&result, &race, &other(0.9, 0.7, 1.15, 10), 10), "more runs may make it the pick");
+        // Shown slower but on too few runs at the goal's noise (the Answer's rule): the
+        // runs that rule asks for, at least.
+        let thin = other(1.48, 1.02, 2.15, 3);
+        assert_eq!(settle_words(&result, &race, &thin, 3), "--budget 2m");
+        result.options.max_runs = Some(4);
+        assert_eq!(settle_words(&result, &race, &thin, 3), "--budget 2m --max-runs 6");
     }
 
     /// A case the race dropped after two runs stays out of the recommendation, though

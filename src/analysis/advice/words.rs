@@ -49,7 +49,7 @@ pub fn rate_change(metric: Metric, before: f64, after: f64) -> String {
 /// it rests on (the same rule and the same candidate as the line, docs/answer.md):
 /// "; clearly the fastest of 12 candidates: the closest, X, took 1.30x its time
 /// (1.20–1.40x; 3.00 → 3.90 GB/s)", "; the other 11 candidates may not be more than 5 %
-/// faster: the closest, X, 1.01x its time (…)", "; not settled against 12 candidates: X may be
+/// faster: the closest, X, 1.01x its time (…)", "; not settled among 12 candidates: X may be
 /// up to 27 % faster (its time 1.10x the pick's, 0.79–4.40x; …)".
 /// `pick` is the pick's figure under `metric`: each candidate named is said with the
 /// change from its figure to the pick's, whose ratio is the factor beside it.
@@ -76,14 +76,21 @@ pub fn certainty_words(certainty: &crate::result::glance::Certainty, metric: Met
             margin * 100.0,
             of(other)
         ),
-        Certainty::NotSettled { other, up_to, .. } => {
-            let how = up_to.map_or("may be faster".to_string(), |u| format!("may be up to {:.0} % faster", 100.0 * u));
+        Certainty::NotSettled { other, up_to, settle, .. } => {
+            // Without an "up to", why there is none (its interval may even say slower: too
+            // few runs at the goal's noise to trust it).
+            let how = match (up_to, settle) {
+                (Some(u), _) => format!("may be up to {:.0} % faster", 100.0 * u),
+                (None, Some(why)) => format!("may be faster, {why}"),
+                (None, None) => "may be faster".to_string(),
+            };
+            // An untested candidate's factor is a plain ratio: no range to give.
+            let range =
+                if other.low < other.high { format!(", {:.2}–{:.2}x", other.low, other.high) } else { String::new() };
             format!(
-                "; not settled against {all} candidates: {} {how} (its time {:.2}x the pick's, {:.2}–{:.2}x; {})",
+                "; not settled among {all} candidates: {} {how} (its time {:.2}x the pick's{range}; {})",
                 other.case,
                 other.factor,
-                other.low,
-                other.high,
                 rate_change(metric, other.value, pick)
             )
         }
