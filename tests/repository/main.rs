@@ -8,5 +8,6 @@ mod common;
 
 mod docs;
 mod fuzz_parsers;
+mod install;
 mod layers;
 mod packaging;
