@@ -204,8 +204,9 @@ pub(super) fn options_json(suite: &Suite, settings: &RunSettings, schedule: &Sch
 /// disk's first runs announced at 41 s got 1 minute and settled every goal, while the
 /// next run's, announced under 30 s, got 30 s and ended after 3 rounds with none. The
 /// disk itself slows too (the same first runs took 39 s and, an hour later, 55 s of the
-/// minute, leaving four rounds and one of ten goals settled, 2026-11-29): that the
-/// rounds' floor mends when the first runs end (`Racing::rounds_floor`).
+/// minute, leaving four rounds and one of ten goals settled, 2026-11-29), which the
+/// estimate cannot see coming: the rounds' floor (`Racing::rounds_floor`) mends that
+/// when the first runs end.
 fn slower_path_budget(
     first: std::time::Duration,
     budget: std::time::Duration,
