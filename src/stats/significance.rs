@@ -156,6 +156,16 @@ impl Factor {
         }
     }
 
+    /// The lower end of the same factor's two-sided interval at level `alpha` (0.01: the
+    /// 99 % one), never above the interval's own.
+    pub fn low_at(&self, alpha: f64) -> f64 {
+        if self.se <= 0.0 || self.df <= 0.0 {
+            return self.low;
+        }
+        let quantile = students_t(self.df).inverse_cdf(1.0 - alpha / 2.0);
+        (self.factor * (-quantile * self.se).exp()).min(self.low)
+    }
+
     /// Faster, slower, tied within `margin`, or undecided.
     pub fn verdict(&self, margin: f64) -> Verdict {
         if self.low > 1.0 {
@@ -385,6 +395,20 @@ mod tests {
     }
 
     use super::*;
+
+    /// The lower end at another level comes from the same standard error: at ALPHA it
+    /// is the interval's own, at 0.01 lower, and as `adjusted` widens it for a p five
+    /// times larger.
+    #[test]
+    fn a_lower_end_at_another_level_is_the_same_estimate_widened() {
+        let factor = pooled_factor(&[1.5, 1.6, 1.4, 1.55], &[1.0, 1.1, 0.95, 1.05], 0.01, 20.0).unwrap();
+        assert!((factor.low_at(ALPHA) - factor.low).abs() < 1e-12);
+        let low99 = factor.low_at(0.01);
+        assert!(low99 < factor.low && low99 > 1.0, "{low99} {factor:?}");
+        assert!((low99 - factor.adjusted(factor.p * 5.0).low).abs() < 1e-9);
+        let exact = Factor { se: 0.0, ..factor };
+        assert_eq!(exact.low_at(0.01), exact.low, "no standard error: the interval as it is");
+    }
 
     #[test]
     fn welch_matches_a_worked_example() {
