@@ -138,15 +138,16 @@ pub const NOISY_CV: f64 = 0.20;
 /// thin, 6.5 % (21 of 321 of 10,000): the runs the rule adds are more looks.
 pub const NOISY_RUNS: usize = 6;
 
-/// Whether a candidate with `runs` runs, compared with the pick by `factor` (its time
-/// over the pick's), is too thinly measured to settle a goal whose noise may be above
-/// [`NOISY_CV`]: fewer than [`NOISY_RUNS`] runs, and its 99 % interval not showing it
-/// slower. The wrongly dropped best is such a case; one shown 3x slower after two runs
-/// is not, and waiting for its runs would hold open every goal of many candidates (a
-/// disk's "durable at the end" has about 80). Where the 99 % interval had to reach
-/// only 1/(1 + margin), "clearly" was wrong as often (19 of 342 at 30 % noise).
-pub fn thin(factor: &Factor, runs: usize) -> bool {
-    runs < NOISY_RUNS && factor.low_at(0.01) < 1.0
+/// Whether a candidate with `runs` runs, compared with the pick by a factor (its time
+/// over the pick's) whose 99 % interval starts at `low99`, is too thinly measured to
+/// settle a goal whose noise may be above [`NOISY_CV`]: fewer than [`NOISY_RUNS`] runs,
+/// and not shown slower at 99 %. The wrongly dropped best is such a case; one shown 3x
+/// slower after two runs is not, and waiting for its runs would hold open every goal of
+/// many candidates (a disk's "durable at the end" has about 80). Where the 99 % interval
+/// had to reach only 1/(1 + margin), "clearly" was wrong as often (19 of 342 at 30 %
+/// noise).
+pub fn thin(low99: f64, runs: usize) -> bool {
+    runs < NOISY_RUNS && low99 < 1.0
 }
 
 /// Whether the Answer would call a goal settled now (docs/racing.md, "A race that can
@@ -169,8 +170,8 @@ pub fn settled_for_the_answer(
 
 /// The Answer's pick as [`settled_for_the_answer`] finds it, and the candidates that keep
 /// it open: neither shown slower than the pick nor shown within the margin of it (or
-/// with too few runs to tell, [`NOISY_RUNS`] at [`NOISY_CV`]), the one that may gain the most (the lowest lower end of
-/// its time over the pick's) first. These are the runs that can settle the goal
+/// too thinly measured at this noise, [`thin`]), the one that may gain the most (the
+/// lowest lower end of its time over the pick's) first. These are the runs that can settle the goal
 /// (docs/racing.md, "A race that can end"): a candidate already shown slower, or within
 /// the margin, needs none, whether it is in the race or out. None where no noise can be
 /// pooled yet.
@@ -189,7 +190,7 @@ pub fn answer_open(
     let mut open: Vec<(usize, f64)> = (0..times.len())
         .filter(|&k| k != pick)
         .filter_map(|k| match factor(k, pick) {
-            Some(f) if f.low >= 1.0 / (1.0 + margin) && !(noisy && thin(&f, times[k].len())) => None,
+            Some(f) if f.low >= 1.0 / (1.0 + margin) && !(noisy && thin(f.low_at(0.01), times[k].len())) => None,
             Some(f) => Some((k, f.low)),
             None => Some((k, 0.0)),
         })

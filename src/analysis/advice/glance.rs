@@ -7,7 +7,7 @@ use super::figures::{Metric, Side, Test};
 use crate::result::glance::{Alternative, Certainty, Glance, Shown, WIDE_RANGE};
 use crate::result::{CaseResult, Comparison, Recommendation, ResultFile};
 use crate::stats::Summary;
-use crate::stats::race::{NOISY_CV, NOISY_RUNS};
+use crate::stats::race::{NOISY_CV, thin};
 use crate::stats::significance::cv_upper;
 
 /// The one figure every output shows for `case` under `metric`.
@@ -170,7 +170,7 @@ fn judge_tested(
     // Few runs at high noise settle nothing where the 99 % interval does not show the
     // candidate slower: one 3x slower after two runs is no doubt (stats::race::thin).
     let thin: Vec<&Alternative> = if noise.is_some_and(|cv| cv > NOISY_CV) {
-        others.iter().filter(|a| a.runs < NOISY_RUNS && a.low99.unwrap_or(a.low) < 1.0).collect()
+        others.iter().filter(|a| thin(a.low99.unwrap_or(a.low), a.runs)).collect()
     } else {
         Vec::new()
     };
@@ -306,6 +306,7 @@ pub fn mark_above_device(result: &ResultFile, answer: &mut [Recommendation]) {
 mod tests {
     use super::*;
     use crate::analysis::advice::testkit::alternative as next;
+    use crate::stats::race::NOISY_RUNS;
 
     fn named(case: &str, factor: f64, low: f64, high: f64) -> Alternative {
         Alternative { case: case.into(), ..next(factor, low, high) }
