@@ -122,7 +122,8 @@ pub struct RunArgs {
     /// then what is left to observations not yet settled, and stop when nothing is open
     /// or the next round would pass the budget. none:
     /// no racing, the suite's fixed runs or CI target [quick: 30s, or 1m on a device
-    /// whose first runs alone take longer than 30s; full: none].
+    /// whose first runs alone take over two thirds of that, and on a device at least 25s
+    /// of rounds after the first runs however long they took; full: none].
     #[arg(long, value_name = "DURATION|none")]
     pub budget: Option<String>,
 
