@@ -84,9 +84,10 @@ fn settle_words(result: &ResultFile, race: &RaceReport, other: &Alternative, pic
         // pick, not settle this one.
         return "more runs may make it the pick".to_string();
     };
-    if other.low >= 1.0 / (1.0 + margin) {
-        // Within the margin or slower by its interval, and still open: too few runs at
-        // the goal's noise (stats::race::NOISY_RUNS).
+    if crate::stats::race::thin(other.low99.unwrap_or(other.low), other.runs) {
+        // Too few runs at the goal's noise to trust its interval, by the rule the
+        // certainty line and the race use (stats::race::thin): the goal stays open
+        // until it has NOISY_RUNS, whatever its interval says.
         needed = needed.max(crate::stats::race::NOISY_RUNS as u64);
     }
     if needed > MOST_RUNS_SUGGESTED {
@@ -302,10 +303,13 @@ mod tests {
         assert_eq!(settle_words(&result, &race, &other(0.9, 0.7, 1.15, 10), 10), "more runs may make it the pick");
         // Shown slower but on too few runs at the goal's noise (the Answer's rule): the
         // runs that rule asks for, at least.
-        let thin = other(1.48, 1.02, 2.15, 3);
+        let thin = Alternative { low99: Some(0.80), ..other(1.48, 1.02, 2.15, 3) };
         assert_eq!(settle_words(&result, &race, &thin, 3), "--budget 2m");
         result.options.max_runs = Some(4);
         assert_eq!(settle_words(&result, &race, &thin, 3), "--budget 2m --max-runs 6");
+        // Its 99 % interval shows it slower: not thin, so only the runs its interval needs.
+        let shown = Alternative { low99: Some(1.1), ..thin };
+        assert_eq!(settle_words(&result, &race, &shown, 3), "--budget 2m");
     }
 
     /// A case the race dropped after two runs stays out of the recommendation, though
