@@ -8,9 +8,14 @@ use crate::analysis::advice;
 use crate::cli::UsageError;
 use crate::cli::report::ReportArgs;
 use crate::export::{self, text::Paint};
+use crate::result::Saved;
+use crate::result::crash::CrashReport;
 
 pub(super) fn report(args: &ReportArgs) -> Result<ExitCode, UsageError> {
-    let mut result = args.load().map_err(UsageError)?;
+    let mut result = match args.load().map_err(UsageError)? {
+        Saved::Result(result) => *result,
+        Saved::Crash(report) => return Ok(crash_report(&report, args)),
+    };
     // The stored Answer and observations are a cache: drawn again from the cases, by
     // this writebench's rules (a file from before the advice stored none at all). Where
     // the stored ones differ, the derived ones are shown, and that is said.
@@ -43,4 +48,15 @@ pub(super) fn report(args: &ReportArgs) -> Result<ExitCode, UsageError> {
     };
     let _ = printed.and_then(|()| stdout.flush());
     Ok(ExitCode::SUCCESS)
+}
+
+/// A crash check's table again, as `crash` printed or exported it.
+fn crash_report(report: &CrashReport, args: &ReportArgs) -> ExitCode {
+    if !args.export.is_empty() {
+        let written = export::write_files(export::CRASH_FORMATS, report, &args.export.paths());
+        return if written { ExitCode::SUCCESS } else { ExitCode::from(1) };
+    }
+    let mut stdout = std::io::stdout().lock();
+    let _ = export::crash::render_text(report, &mut stdout).and_then(|()| stdout.flush());
+    ExitCode::SUCCESS
 }

@@ -95,7 +95,8 @@ pub enum Command {
     #[command(after_help = latency::EXAMPLES)]
     Latency(latency::LatencyArgs),
     /// Render a saved result again (from --export-json): the table and the answer, or
-    /// Markdown, HTML, JSON and CSV files. Reads the file only; measures nothing.
+    /// Markdown, HTML, JSON and CSV files; a crash check's table too. Reads the file only;
+    /// measures nothing.
     #[command(after_help = report::EXAMPLES)]
     Report(report::ReportArgs),
     /// Compare saved results (JSON of `run --export-json`) case by case against the

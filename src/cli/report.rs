@@ -8,7 +8,7 @@ use clap::Args;
 use crate::cli::run::StyleName;
 use crate::cli::usage::same_file;
 
-use crate::result::ResultFile;
+use crate::result::Saved;
 
 pub const EXAMPLES: &str = "\
 Examples:
@@ -19,7 +19,8 @@ Examples:
 
 #[derive(Debug, Args)]
 pub struct ReportArgs {
-    /// A result saved by `run` or `latency` with --export-json (schema writebench.v1 or v2).
+    /// A result saved by `run`, `latency` or `calibrate` with --export-json (schema
+    /// writebench.v1, v2 or v3), or a crash check's table (`crash --export-json`).
     #[arg(value_name = "RESULT.json")]
     pub result: PathBuf,
 
@@ -43,14 +44,20 @@ pub struct ReportArgs {
 impl ReportArgs {
     /// Reads the result after checking every destination, so that a typo in an export
     /// path is said before anything else. One line on any failure.
-    pub fn load(&self) -> Result<ResultFile, String> {
+    pub fn load(&self) -> Result<Saved, String> {
         for (option, file) in self.export.options() {
             crate::export::check_destination(&option, file)?;
             if same_file(file, &self.result) {
                 return Err(format!("{option}: {} is the result being read", file.display()));
             }
         }
-        ResultFile::load(&self.result)
+        let saved = Saved::load(&self.result)?;
+        if let (Saved::Crash(_), Some((option, _))) =
+            (&saved, self.export.options().into_iter().find(|(o, _)| o == "--export-csv"))
+        {
+            return Err(format!("{option}: a crash check's table has no CSV form (JSON, Markdown or HTML)"));
+        }
+        Ok(saved)
     }
 }
 

@@ -297,23 +297,46 @@ pub struct CrashChecked {
 impl ResultFile {
     /// Reads a saved result: one clear line on any failure, naming the file.
     pub fn load(path: &std::path::Path) -> Result<ResultFile, String> {
+        match Saved::load(path)? {
+            Saved::Result(result) => Ok(*result),
+            Saved::Crash(_) => Err(format!(
+                "{} is a crash check's table ({}); this reads the results of run and latency",
+                path.display(),
+                crash::CRASH_SCHEMA
+            )),
+        }
+    }
+}
+
+/// Any file writebench saves and `report` renders again: a result of `run`, `latency`
+/// or `calibrate`, or a crash check's table.
+#[derive(Debug)]
+pub enum Saved {
+    Result(Box<ResultFile>),
+    Crash(crash::CrashReport),
+}
+
+impl Saved {
+    /// Reads a saved file of either kind, told apart by its schema: one clear line on any
+    /// failure, naming the file.
+    pub fn load(path: &std::path::Path) -> Result<Saved, String> {
         let text = std::fs::read_to_string(path)
             .map_err(|e| format!("cannot read {}: {}", path.display(), crate::error::plain(&e)))?;
         let value: serde_json::Value = serde_json::from_str(&text)
             .map_err(|e| format!("{} is not a writebench result (not JSON: {e})", path.display()))?;
+        let incomplete = |e: serde_json::Error| format!("{} is not a complete writebench result: {e}", path.display());
         match value.get("schema").and_then(|s| s.as_str()) {
-            Some(schema) if SCHEMAS_READ.contains(&schema) => {}
-            Some(schema) => {
-                return Err(format!(
-                    "{} has schema {schema}; this writebench reads {}",
-                    path.display(),
-                    SCHEMAS_READ.join(" and ")
-                ));
+            Some(schema) if SCHEMAS_READ.contains(&schema) => {
+                serde_json::from_value(value).map(|r| Saved::Result(Box::new(r))).map_err(incomplete)
             }
-            None => return Err(format!("{} is not a writebench result (no schema field)", path.display())),
+            Some(crash::CRASH_SCHEMA) => serde_json::from_value(value).map(Saved::Crash).map_err(incomplete),
+            Some(schema) => Err(format!(
+                "{} has schema {schema}; this writebench reads {}",
+                path.display(),
+                SCHEMAS_READ.join(" and ")
+            )),
+            None => Err(format!("{} is not a writebench result (no schema field)", path.display())),
         }
-        serde_json::from_value(value)
-            .map_err(|e| format!("{} is not a complete writebench result: {e}", path.display()))
     }
 }
 

@@ -266,3 +266,37 @@ fn files_it_cannot_read_are_refused_in_one_line_with_status_2() {
         assert!(output.stdout.is_empty(), "{argv:?}");
     }
 }
+
+/// A crash check's table (`crash --export-json`) is rendered again by `report`, as
+/// `crash` printed it, in the formats `crash` writes; CSV, which a crash table has not,
+/// is refused in one line before anything is written, and `compare`, which reads run
+/// results, says what the file is.
+#[test]
+fn report_renders_a_crash_table_and_refuses_what_it_has_not() {
+    let dir = tempfile::tempdir().unwrap();
+    let saved = dir.path().join("crash.json");
+    let gunzip = std::process::Command::new("gzip")
+        .arg("-dc")
+        .arg(Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/golden/corpus/crash-sqlite.json.gz"))
+        .output()
+        .expect("gzip runs");
+    std::fs::write(&saved, gunzip.stdout).unwrap();
+    let saved = saved.to_str().unwrap();
+    let output = writebench(&["report", saved]);
+    assert!(output.status.success(), "{}", stderr_of(&output));
+    let stdout = String::from_utf8_lossy(&output.stdout);
+    assert!(stdout.starts_with("filesystem  mount options  workload"), "{stdout}");
+    assert!(stdout.contains("ext4 (defaults): the program's promises broken in 8 of 30 states"), "{stdout}");
+    let markdown = dir.path().join("crash.md");
+    let output = writebench(&["report", saved, "--export-markdown", markdown.to_str().unwrap()]);
+    assert!(output.status.success(), "{}", stderr_of(&output));
+    assert!(std::fs::read_to_string(&markdown).unwrap().starts_with("## Crash checks"));
+
+    let csv = dir.path().join("crash.csv");
+    common::assert_usage_error(
+        &["report", saved, "--export-csv", csv.to_str().unwrap()],
+        "--export-csv: a crash check's table has no CSV form",
+    );
+    assert!(!csv.exists(), "nothing written for a refused export");
+    common::assert_usage_error(&["compare", saved, saved], "is a crash check's table");
+}
