@@ -10,6 +10,7 @@ mod answer;
 mod compare;
 mod exports;
 mod glance;
+mod golden;
 mod html_chromium;
 mod report;
 mod terminal;
