@@ -22,17 +22,23 @@
 //! - `plan`: the vocabulary (case, state, layout, durability), suites and expansion;
 //! - `stats`: statistics, outliers, significance and equivalence, importing nothing else;
 //! - `error`: a failed call and its OS text.
+//!
+//! `result`, `context`, `plan`, `stats` and `error` are crates of the workspace
+//! (`crates/FLOOR/`), each depending only on those below it, so that the compiler refuses
+//! an import up them; they are re-exported here under their floors' names, so that
+//! `crate::plan::Case` reads the same in the floors still in `src/` and in the tests.
 
 pub mod analysis;
 pub mod app;
 pub mod cli;
-pub mod context;
 pub mod crash;
-pub mod error;
 pub mod export;
 pub mod lab;
 pub mod measure;
-pub mod plan;
-pub mod result;
 pub mod rounds;
-pub mod stats;
+
+pub use ::context;
+pub use ::error;
+pub use ::plan;
+pub use ::result;
+pub use ::stats;

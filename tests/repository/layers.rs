@@ -20,23 +20,44 @@ const FLOORS: [&str; 14] = [
 /// rounds and the analysis judge; docs/design.md §5).
 const FORBIDDEN: [(&str, &str); 1] = [("measure", "stats")];
 
-/// Module path (`measure::case_runs`) and text of every shipped source file under `src/` but
-/// the library's root (`lib.rs` only declares the floors): `main` for `main.rs`. Files of
-/// modules declared under `#[cfg(test)]` are left out.
-fn modules(root: &Path) -> BTreeMap<String, String> {
+/// Module path (`measure::case_runs`) and text of every shipped source file of the
+/// floors: under `src/` but the library's root (`lib.rs` only declares the floors), `main`
+/// for `main.rs`; and under `crates/FLOOR/src/` for a floor that is a crate of the
+/// workspace, its `lib.rs` the module `FLOOR`. Files of modules declared under
+/// `#[cfg(test)]` are left out.
+fn modules(repo: &Path) -> BTreeMap<String, String> {
+    let mut files = read_tree(&repo.join("src"), &[]);
+    for floor in crate_floors(repo) {
+        files.extend(read_tree(&repo.join("crates").join(&floor).join("src"), &[floor]));
+    }
+    files
+}
+
+/// The floors that are crates of the workspace: the folders of `crates/`.
+fn crate_floors(repo: &Path) -> Vec<String> {
+    let Ok(entries) = std::fs::read_dir(repo.join("crates")) else { return Vec::new() };
+    let mut floors: Vec<String> =
+        entries.map(|e| e.expect("a directory entry").file_name().to_string_lossy().into_owned()).collect();
+    floors.sort();
+    floors
+}
+
+/// The modules of one source tree whose root module is `base` (nothing for `src/`).
+fn read_tree(root: &Path, base: &[String]) -> BTreeMap<String, String> {
     let mut files = BTreeMap::new();
     let mut test_only = BTreeSet::new();
     let mut dirs = vec![root.to_path_buf()];
     while let Some(dir) = dirs.pop() {
-        for entry in std::fs::read_dir(&dir).expect("src/ is readable") {
+        for entry in std::fs::read_dir(&dir).expect("the sources are readable") {
             let path = entry.expect("a directory entry").path();
             if path.is_dir() {
                 dirs.push(path);
             } else if path.extension().is_some_and(|e| e == "rs") {
                 let relative = path.strip_prefix(root).unwrap().with_extension("");
-                let mut parts: Vec<String> =
-                    relative.components().map(|c| c.as_os_str().to_string_lossy().into_owned()).collect();
-                let mod_rs = parts.last().is_some_and(|p| p == "mod");
+                let mut parts: Vec<String> = base.to_vec();
+                parts.extend(relative.components().map(|c| c.as_os_str().to_string_lossy().into_owned()));
+                let crate_root = !base.is_empty() && parts.len() == base.len() + 1 && parts.last().unwrap() == "lib";
+                let mod_rs = parts.last().is_some_and(|p| p == "mod") || crate_root;
                 if mod_rs {
                     parts.pop();
                 }
@@ -210,14 +231,24 @@ fn module_of(path: &str, modules: &BTreeMap<String, String>) -> Option<String> {
 
 /// What each module imports. The binary's files name the library `writebench::` and
 /// themselves `crate::`; their module names do not clash with the library's, so both
-/// read into one map.
-fn imports(modules: &BTreeMap<String, String>) -> BTreeMap<String, BTreeSet<String>> {
+/// read into one map. In a floor that is a crate, `crate::` is that floor, and any file
+/// names another crate's floor by its name (`plan::Case`).
+fn imports(modules: &BTreeMap<String, String>, crates: &[String]) -> BTreeMap<String, BTreeSet<String>> {
     let mut graph = BTreeMap::new();
     for (name, text) in modules {
         let code = shipped_code(text);
         let parent = name.rsplit_once("::").map_or("", |(parent, _)| parent).to_string();
+        let top = name.split("::").next().unwrap_or(name);
+        let own = crates.iter().any(|c| c == top).then(|| format!("{top}::"));
         let mut targets = BTreeSet::new();
-        for path in named_paths(&code, "crate::").into_iter().chain(named_paths(&code, "writebench::")) {
+        let named = named_paths(&code, "crate::").into_iter().map(|path| match &own {
+            Some(prefix) => format!("{prefix}{path}"),
+            None => path,
+        });
+        let by_crate = crates.iter().flat_map(|floor| {
+            named_paths(&code, &format!("{floor}::")).into_iter().map(move |path| format!("{floor}::{path}"))
+        });
+        for path in named.chain(named_paths(&code, "writebench::")).chain(by_crate) {
             targets.extend(module_of(&path, modules));
         }
         for path in named_paths(&code, "super::") {
@@ -228,6 +259,11 @@ fn imports(modules: &BTreeMap<String, String>) -> BTreeMap<String, BTreeSet<Stri
         graph.insert(name.clone(), targets);
     }
     graph
+}
+
+/// [`imports`] of modules all in `src/` (the synthetic trees of the tests below).
+fn imports_of(modules: &BTreeMap<String, String>) -> BTreeMap<String, BTreeSet<String>> {
+    imports(modules, &[])
 }
 
 /// The floor a module is on (its index in `FLOORS`, 0 the top): that of its top-level
@@ -318,9 +354,10 @@ fn loop_through(start: &str, graph: &BTreeMap<String, BTreeSet<String>>) -> Opti
 
 #[test]
 fn every_import_points_down_the_floors_and_none_closes_a_loop() {
-    let modules = modules(&Path::new(env!("CARGO_MANIFEST_DIR")).join("src"));
+    let repo = Path::new(env!("CARGO_MANIFEST_DIR"));
+    let modules = modules(repo);
     assert!(modules.len() > 20, "the sources were found ({} modules)", modules.len());
-    let graph = imports(&modules);
+    let graph = imports(&modules, &crate_floors(repo));
     // The reader must see the imports that exist, or the test proves nothing.
     assert!(graph["measure::case_runs"].contains("plan"), "{:?}", graph["measure::case_runs"]);
     assert!(graph["measure::methods::write"].contains("measure::methods"), "{:?}", graph["measure::methods::write"]);
@@ -353,12 +390,79 @@ fn the_reader_finds_loops_and_brace_imports() {
         ("c".to_string(), "use super::a;\n#[cfg(test)]\nmod tests { use crate::b; }\n".to_string()),
     ]
     .into();
-    let graph = imports(&modules);
+    let graph = imports_of(&modules);
     assert_eq!(graph["a"], ["b", "b::x"].map(String::from).into());
     assert_eq!(graph["b"], ["c"].map(String::from).into(), "comments do not count");
     assert_eq!(graph["c"], ["a"].map(String::from).into(), "unit tests do not count");
     assert_eq!(loop_through("a", &graph), Some(["a", "b", "c", "a"].map(String::from).to_vec()));
     assert_eq!(loop_through("b::x", &graph), None);
+}
+
+/// In a floor that is a crate, `crate::` is that floor; other crates' floors are named
+/// bare, from a crate or from `src/`.
+#[test]
+fn the_reader_knows_the_floors_that_are_crates() {
+    let modules: BTreeMap<String, String> = [
+        ("measure::runs".to_string(), "use plan::Case;\nfn f() { crate::export::g() }\n".to_string()),
+        ("export".to_string(), String::new()),
+        ("plan".to_string(), "use crate::units::Size;\nuse stats::Summary;\n".to_string()),
+        ("plan::units".to_string(), "fn f() -> measure::runs::Run { todo!() }\n".to_string()),
+        ("stats".to_string(), String::new()),
+    ]
+    .into();
+    let crates = ["plan".to_string(), "stats".to_string()];
+    let graph = imports(&modules, &crates);
+    assert_eq!(graph["measure::runs"], ["export", "plan"].map(String::from).into());
+    assert_eq!(graph["plan"], ["plan::units", "stats"].map(String::from).into());
+    assert_eq!(graph["plan::units"], BTreeSet::new(), "a floor in src/ is not named bare from a crate");
+}
+
+/// The workspace's crates are floors, and each depends only on floors below it (and not
+/// on one [`FORBIDDEN`] to it): so that the compiler, not this test, refuses an import
+/// up the floors in a crate. The root package holds the floors still in `src/`, which
+/// must all be above every crate.
+#[test]
+fn every_crate_depends_only_on_the_floors_below_it() {
+    let repo = Path::new(env!("CARGO_MANIFEST_DIR"));
+    let output = std::process::Command::new(env!("CARGO"))
+        .args(["metadata", "--format-version", "1", "--no-deps", "--offline"])
+        .current_dir(repo)
+        .output()
+        .expect("cargo metadata runs");
+    assert!(output.status.success(), "cargo metadata: {}", String::from_utf8_lossy(&output.stderr));
+    let metadata: serde_json::Value = serde_json::from_slice(&output.stdout).unwrap();
+    let floor = |package: &str| -> usize {
+        let name = package
+            .strip_prefix("writebench-")
+            .unwrap_or_else(|| panic!("{package}: a crate of a floor is writebench-FLOOR"));
+        FLOORS.iter().position(|f| *f == name).unwrap_or_else(|| panic!("{package}: {name} is not a floor of FLOORS"))
+    };
+    let crates = crate_floors(repo);
+    let lowest_in_src = FLOORS.iter().rposition(|f| !crates.iter().any(|c| c == f) && *f != "error").unwrap();
+    let mut wrong = Vec::new();
+    let mut seen = 0;
+    for package in metadata["packages"].as_array().unwrap() {
+        let name = package["name"].as_str().unwrap();
+        for dependency in package["dependencies"].as_array().unwrap() {
+            let Some(path) = dependency["path"].as_str() else { continue };
+            let to = floor(dependency["name"].as_str().unwrap());
+            seen += 1;
+            assert!(
+                path.ends_with(&format!("crates/{}", FLOORS[to])),
+                "{name} → {path}: a floor's crate is in crates/FLOOR"
+            );
+            let from = if name == "writebench" { lowest_in_src } else { floor(name) };
+            if to <= from {
+                wrong.push(format!("{name} ({}) → {} ({}): not below it", FLOORS[from], FLOORS[to], FLOORS[to]));
+            } else if name != "writebench" && FORBIDDEN.contains(&(FLOORS[from], FLOORS[to])) {
+                // (The root package holds several floors: the import reader above checks
+                // its floors one by one.)
+                wrong.push(format!("{name} ({}) → {}: which it must not depend on", FLOORS[from], FLOORS[to]));
+            }
+        }
+    }
+    assert!(seen >= crates.len(), "the crates' dependencies were read ({seen})");
+    assert!(wrong.is_empty(), "dependencies that do not point down the floors:\n{}", wrong.join("\n"));
 }
 
 #[test]
@@ -393,18 +497,18 @@ fn an_import_up_the_floors_is_reported_with_both_modules_and_floors() {
     };
 
     let clean = with("use crate::stats::median;\n#[cfg(test)]\nmod tests { use crate::measure::case_runs; }\n");
-    assert_eq!(upward(&imports(&clean), &clean), BTreeMap::new(), "down, sideways and in tests is fine");
+    assert_eq!(upward(&imports_of(&clean), &clean), BTreeMap::new(), "down, sideways and in tests is fine");
     assert_eq!(floor_of("mpi_run", &clean), Some(0), "the binary's own files are on main's floor");
 
     let leaky = with("use crate::stats::median;\nfn f() { crate::measure::case_runs::run() }\n");
-    let found: Vec<String> = upward(&imports(&leaky), &leaky).into_values().collect();
+    let found: Vec<String> = upward(&imports_of(&leaky), &leaky).into_values().collect();
     assert_eq!(found, ["plan (plan) → measure::case_runs (measure)"]);
     // plan → measure::case_runs → plan is a loop across floors: its upward import is what is
     // reported. A loop within a floor is reported as a loop.
-    assert_eq!(loop_through("plan", &within_floors(&imports(&leaky), &leaky)), None);
+    assert_eq!(loop_through("plan", &within_floors(&imports_of(&leaky), &leaky)), None);
     let mut looped = clean.clone();
     looped.insert("measure::executor".to_string(), "use super::case_runs;\n".to_string());
-    let floors = within_floors(&imports(&looped), &looped);
+    let floors = within_floors(&imports_of(&looped), &looped);
     let expected = ["measure::case_runs", "measure::executor", "measure::case_runs"].map(String::from).to_vec();
     assert_eq!(loop_through("measure::case_runs", &floors), Some(expected));
 }
@@ -425,15 +529,15 @@ fn an_engine_that_imports_statistics_or_analysis_is_reported() {
         .into()
     };
     let clean = with("use super::runs;\n");
-    assert!(upward(&imports(&clean), &clean).is_empty(), "the rounds import both floors below them");
-    assert!(forbidden(&imports(&clean), &clean).is_empty());
+    assert!(upward(&imports_of(&clean), &clean).is_empty(), "the rounds import both floors below them");
+    assert!(forbidden(&imports_of(&clean), &clean).is_empty());
 
     let judging = with("use crate::analysis::summarize;\n");
-    let found: Vec<String> = upward(&imports(&judging), &judging).into_values().collect();
+    let found: Vec<String> = upward(&imports_of(&judging), &judging).into_values().collect();
     assert_eq!(found, ["measure::methods::pwrite (measure) → analysis::summarize (analysis)"]);
 
     let counting = with("fn f() { crate::stats::median(&[]) }\n");
-    let found: Vec<String> = forbidden(&imports(&counting), &counting).into_values().collect();
+    let found: Vec<String> = forbidden(&imports_of(&counting), &counting).into_values().collect();
     assert_eq!(found, ["measure::methods::pwrite (measure) → stats (stats), which it must not import"]);
 }
 
@@ -506,8 +610,8 @@ fn floors_svg(modules: &BTreeMap<String, String>, graph: &BTreeMap<String, BTree
 #[test]
 fn the_picture_of_the_floors_is_current() {
     let root = Path::new(env!("CARGO_MANIFEST_DIR"));
-    let modules = modules(&root.join("src"));
-    let drawn = floors_svg(&modules, &imports(&modules));
+    let modules = modules(root);
+    let drawn = floors_svg(&modules, &imports(&modules, &crate_floors(root)));
     let file = root.join("docs/floors.svg");
     if std::env::var_os("WRITEBENCH_DRAW_FLOORS").is_some() {
         std::fs::write(&file, &drawn).expect("docs/floors.svg is writable");

@@ -15,7 +15,7 @@ mod toolchain;
 
 use std::collections::BTreeSet;
 
-use crate::plan::durability::{Commit, Durability};
+use crate::durability::{Commit, Durability};
 pub use runtimes::RUNTIMES;
 pub use toolchain::{Build, Toolchain};
 

@@ -38,7 +38,7 @@ fn durable(durability: Durability) -> bool {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::plan::FileState;
+    use crate::FileState;
 
     fn case(method: &str, durability: &str) -> Case {
         let method = catalog::by_name(method).unwrap();
@@ -54,10 +54,10 @@ mod tests {
         assert_eq!(workload_of(&case("mmap", "end")), None, "msync is not a workload");
         assert_eq!(workload_of(&case("io_uring", "every:4")).as_deref(), Some("io_uring+every:4"));
         let mut commit = case("pwrite", "odsync");
-        commit.kind = crate::plan::CaseKind::Latency(crate::plan::pattern::Pattern::Append);
+        commit.kind = crate::CaseKind::Latency(crate::pattern::Pattern::Append);
         assert_eq!(workload_of(&commit).as_deref(), Some("append+odsync"));
         let mut save = case("pwrite", "none");
-        save.kind = crate::plan::CaseKind::Latency(crate::plan::pattern::Pattern::ReplaceUnsafe);
+        save.kind = crate::CaseKind::Latency(crate::pattern::Pattern::ReplaceUnsafe);
         assert_eq!(workload_of(&save).as_deref(), Some("replace-unsafe"));
     }
 }

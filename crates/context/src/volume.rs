@@ -47,10 +47,10 @@ fn run(program: &str, args: &[&str]) -> Result<String, String> {
         .stdout(Stdio::piped())
         .stderr(Stdio::null())
         .spawn()
-        .map_err(|e| format!("{program}: {}", crate::error::plain(&e)))?;
+        .map_err(|e| format!("{program}: {}", error::plain(&e)))?;
     let started = Instant::now();
     loop {
-        match child.try_wait().map_err(|e| crate::error::plain(&e))? {
+        match child.try_wait().map_err(|e| error::plain(&e))? {
             Some(status) if status.success() => break,
             Some(status) => return Err(format!("{program} ended with {status}")),
             None if started.elapsed() > TIMEOUT => {
@@ -62,12 +62,7 @@ fn run(program: &str, args: &[&str]) -> Result<String, String> {
         }
     }
     let mut text = String::new();
-    child
-        .stdout
-        .take()
-        .map(|mut out| out.read_to_string(&mut text))
-        .transpose()
-        .map_err(|e| crate::error::plain(&e))?;
+    child.stdout.take().map(|mut out| out.read_to_string(&mut text)).transpose().map_err(|e| error::plain(&e))?;
     Ok(text)
 }
 

@@ -2,7 +2,7 @@
 //! times. Outliers are reported, never dropped: a stalled run is a finding about the
 //! machine or the filesystem, and the statistics keep it.
 
-use crate::stats::median;
+use crate::median;
 
 /// |modified z| above this marks an outlier (Iglewicz and Hoaglin's recommendation).
 pub const THRESHOLD: f64 = 3.5;

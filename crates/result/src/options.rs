@@ -7,7 +7,7 @@
 
 use serde::{Deserialize, Serialize};
 
-use crate::stats::significance::EQUIVALENCE;
+use stats::significance::EQUIVALENCE;
 
 #[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
 pub struct RunOptions {
@@ -52,7 +52,7 @@ pub struct RunOptions {
     /// `--source`: where the data written came from; absent in results from before it
     /// was chosen (all of them cached).
     #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub source: Option<crate::plan::data_source::DataSource>,
+    pub source: Option<plan::data_source::DataSource>,
     /// What "tied" means in the Answer, in percent (`--equivalence`).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub equivalence_pct: Option<f64>,

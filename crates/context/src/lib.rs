@@ -20,7 +20,7 @@ use std::path::Path;
 
 use serde::{Deserialize, Serialize};
 
-use crate::context::dio::DioAlignment;
+use crate::dio::DioAlignment;
 
 #[derive(Debug, Clone, Default, Serialize, Deserialize)]
 pub struct Host {

@@ -18,10 +18,10 @@ use std::time::Duration;
 
 use serde::{Deserialize, Serialize};
 
-use crate::plan::catalog::Method;
-pub use crate::plan::durability::Durability;
-pub use crate::plan::pattern::CaseKind;
-use crate::plan::units::{format_size, format_size_compact};
+use crate::catalog::Method;
+pub use crate::durability::Durability;
+pub use crate::pattern::CaseKind;
+use crate::units::{format_size, format_size_compact};
 
 /// The seed used unless `--seed` says otherwise; recorded in every result file.
 pub const DEFAULT_SEED: u64 = 0x7772_6974_6562_656e; // "writeben"

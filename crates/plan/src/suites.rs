@@ -4,10 +4,10 @@
 
 use serde::Serialize;
 
-use crate::plan::catalog;
-use crate::plan::durability::{Commit, SyncCall};
-use crate::plan::latency;
-use crate::plan::{Case, Dropped, Durability, FileState, Layout, Selection, expand, expand_and_drop};
+use crate::catalog;
+use crate::durability::{Commit, SyncCall};
+use crate::latency;
+use crate::{Case, Dropped, Durability, FileState, Layout, Selection, expand, expand_and_drop};
 
 const KIB: u64 = 1 << 10;
 const MIB: u64 = 1 << 20;
@@ -242,7 +242,7 @@ pub fn quick() -> Suite {
             Durability::of(Commit::ODsync),
             Durability::of(Commit::Every(1, SyncCall::Fdatasync)),
         ],
-        seed: crate::plan::DEFAULT_SEED,
+        seed: crate::DEFAULT_SEED,
         runtimes: Vec::new(),
     };
     // Raced by default (budget below). With --budget none: repeat until the 95 % CI is

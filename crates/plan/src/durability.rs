@@ -111,7 +111,7 @@ impl Durability {
             Commit::ODsync => "odsync".to_string(),
             Commit::RwfSync => "rwf-sync".to_string(),
             Commit::RwfDsync => "rwf-dsync".to_string(),
-            Commit::WriteBehind(window) => format!("writebehind:{}", crate::plan::units::format_size_compact(window)),
+            Commit::WriteBehind(window) => format!("writebehind:{}", crate::units::format_size_compact(window)),
             Commit::Save => SAVE.to_string(),
         };
         if self.direct { format!("direct+{commit}") } else { commit }
@@ -205,7 +205,7 @@ impl FromStr for Durability {
             "rwf-dsync" => Commit::RwfDsync,
             _ if rest.starts_with("writebehind:") => {
                 let size = &rest["writebehind:".len()..];
-                let window = crate::plan::units::parse_size(size).map_err(|e| format!("'{text}': {e}"))?;
+                let window = crate::units::parse_size(size).map_err(|e| format!("'{text}': {e}"))?;
                 if window < MIN_WINDOW || window % MIN_WINDOW != 0 {
                     return Err(format!("'{text}': the window must be a multiple of 4KiB, 4KiB or more"));
                 }

@@ -4,8 +4,8 @@
 
 use serde::{Deserialize, Serialize};
 
-use crate::plan::catalog;
-use crate::plan::durability::{Commit, Durability};
+use crate::catalog;
+use crate::durability::{Commit, Durability};
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "kebab-case")]

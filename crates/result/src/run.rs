@@ -86,7 +86,7 @@ pub struct Run {
     /// What the block device under the path did from just before the timed spans to
     /// just after them (/proc/diskstats); absent where the path has no block device.
     #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub device: Option<crate::context::device::DeviceIo>,
+    pub device: Option<context::device::DeviceIo>,
     /// CPU that other processes used during the run, as a share of one CPU over the
     /// run's write + sync time (/proc/stat less this process and its runner); ticks of
     /// 10 ms make it rough for runs of less than a few tenths of a second.

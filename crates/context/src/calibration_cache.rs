@@ -14,8 +14,8 @@ use std::time::{Duration, SystemTime, UNIX_EPOCH};
 
 use serde::{Deserialize, Serialize};
 
-use crate::context::TargetInfo;
-use crate::context::calibration::Calibration;
+use crate::TargetInfo;
+use crate::calibration::Calibration;
 
 /// How long a calibration is reused. Its ceilings are best runs, which drift less than
 /// means, but this machine's speed moves by tens of percent within minutes: an hour is

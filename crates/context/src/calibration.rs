@@ -13,7 +13,7 @@ use std::time::Instant;
 
 use serde::{Deserialize, Serialize};
 
-use crate::context::copy::CopyClass;
+use crate::copy::CopyClass;
 
 /// What a measured ceiling on the path came to, or why there is none.
 #[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]

@@ -106,7 +106,7 @@ pub static RUNTIMES: &[Runtime] = &[
         name: "c",
         methods: &[MMAP, WRITEV, PWRITEV, FWRITE, WRITE, PWRITE],
         toolchain: Some(Toolchain {
-            sources: &[("runner.c", include_str!("../../../runners/runner.c"))],
+            sources: &[("runner.c", include_str!("../../../../runners/runner.c"))],
             version: &[&["cc", "--version"]],
             build: Build::Compile(&["{tool}", "-O2", "-pthread", "-o", "runner", "runner.c"]),
             env: &[],
@@ -117,7 +117,7 @@ pub static RUNTIMES: &[Runtime] = &[
         name: "python",
         methods: &[MMAP, WRITEV, PWRITEV, WRITE, FILEIO, BUFFERED, PWRITE],
         toolchain: Some(Toolchain {
-            sources: &[("runner.py", include_str!("../../../runners/runner.py"))],
+            sources: &[("runner.py", include_str!("../../../../runners/runner.py"))],
             version: &[&["python3", "--version"]],
             // -u: stdout unbuffered is not needed (the runner flushes each line); -I:
             // isolated from the user's PYTHONPATH and site-packages, so the standard
@@ -132,9 +132,9 @@ pub static RUNTIMES: &[Runtime] = &[
         methods: &[WRITE, BUFIO, PWRITE, IO_URING],
         toolchain: Some(Toolchain {
             sources: &[
-                ("runner.go", include_str!("../../../runners/go/runner.go")),
-                ("go.mod", include_str!("../../../runners/go/go.mod")),
-                ("go.sum", include_str!("../../../runners/go/go.sum")),
+                ("runner.go", include_str!("../../../../runners/go/runner.go")),
+                ("go.mod", include_str!("../../../../runners/go/go.mod")),
+                ("go.sum", include_str!("../../../../runners/go/go.sum")),
             ],
             version: &[&["go", "version"]],
             build: Build::Compile(&["{tool}", "build", "-trimpath", "-o", "runner", "."]),
@@ -147,7 +147,7 @@ pub static RUNTIMES: &[Runtime] = &[
         name: "zig",
         methods: &[WRITE, PWRITE, IO_URING],
         toolchain: Some(Toolchain {
-            sources: &[("runner.zig", include_str!("../../../runners/runner.zig"))],
+            sources: &[("runner.zig", include_str!("../../../../runners/runner.zig"))],
             version: &[&["zig", "version"], &["python3", "-m", "ziglang", "version"]],
             build: Build::Compile(&["{tool}", "build-exe", "-O", "ReleaseFast", "-femit-bin=runner", "runner.zig"]),
             env: &[],
@@ -158,7 +158,7 @@ pub static RUNTIMES: &[Runtime] = &[
         name: "java",
         methods: &[MMAP, STREAM, JAVA_BUFFERED, CHANNEL, CHANNEL_DIRECT, PWRITE, ASYNC],
         toolchain: Some(Toolchain {
-            sources: &[("Runner.java", include_str!("../../../runners/Runner.java"))],
+            sources: &[("Runner.java", include_str!("../../../../runners/Runner.java"))],
             version: &[&["javac", "-version"]],
             // The JVM's defaults, as a program is started; the JIT warms up in the
             // case's warm-up runs (docs/runtimes.md).
@@ -171,7 +171,7 @@ pub static RUNTIMES: &[Runtime] = &[
         name: "node",
         methods: &[WRITE_SYNC, PROMISES, NODE_STREAM, WRITE_CALLBACK],
         toolchain: Some(Toolchain {
-            sources: &[("runner.js", include_str!("../../../runners/runner.js"))],
+            sources: &[("runner.js", include_str!("../../../../runners/runner.js"))],
             version: &[&["node", "--version"]],
             build: Build::Interpret(&["{tool}", "runner.js"]),
             env: &[],

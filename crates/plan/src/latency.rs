@@ -12,11 +12,11 @@
 //!   are native only (the runners have no rename protocol): other runtimes get no save
 //!   case, and [`LatencyPlan::native_only`] says which patterns were left out for them.
 
-use crate::plan::durability::Durability;
-use crate::plan::units::format_size_compact;
-use crate::plan::{Case, CaseKind, FileState};
+use crate::durability::Durability;
+use crate::units::format_size_compact;
+use crate::{Case, CaseKind, FileState};
 
-pub use crate::plan::pattern::Pattern;
+pub use crate::pattern::Pattern;
 
 /// The id's word for a case that is not durable: `latency replace-unsafe 4KiB not-durable`.
 pub const NOT_DURABLE: &str = "not-durable";
@@ -58,7 +58,7 @@ pub struct Unit {
 /// `FileHandle.write` too. A save is native's `write` calls into the new file; the runners make none.
 pub fn methods_of(runtime: &str, pattern: Pattern) -> &'static [&'static str] {
     match (runtime, pattern) {
-        (crate::plan::catalog::NATIVE, p) if p.is_save() => &["write"],
+        (crate::catalog::NATIVE, p) if p.is_save() => &["write"],
         (_, p) if p.is_save() => &[],
         // Java's positional write is FileChannel.write(buffer, 0); Node's writeSync
         // with a position is pwrite(2).
@@ -85,7 +85,7 @@ impl LatencyPlan {
     }
 
     fn runtimes(&self) -> Vec<String> {
-        if self.runtimes.is_empty() { vec![crate::plan::catalog::NATIVE.to_string()] } else { self.runtimes.clone() }
+        if self.runtimes.is_empty() { vec![crate::catalog::NATIVE.to_string()] } else { self.runtimes.clone() }
     }
 
     /// Every pattern, then every size, then every runtime and its calls for it, in the
@@ -120,7 +120,7 @@ impl LatencyPlan {
     /// patterns: said once on stderr, so that a missing case is no surprise.
     pub fn native_only(&self) -> Option<(Vec<String>, Vec<&'static str>)> {
         let saves: Vec<&'static str> = self.patterns.iter().filter(|p| p.is_save()).map(|p| p.name()).collect();
-        let others: Vec<String> = self.runtimes().into_iter().filter(|r| r != crate::plan::catalog::NATIVE).collect();
+        let others: Vec<String> = self.runtimes().into_iter().filter(|r| r != crate::catalog::NATIVE).collect();
         (!saves.is_empty() && !others.is_empty()).then_some((others, saves))
     }
 
@@ -175,11 +175,8 @@ pub fn case_of(plan: &LatencyPlan, unit: &Unit, durability: Durability) -> Case 
     };
     let method = unit.method;
     let bytes = unit.bytes as u64;
-    let who = if unit.runtime == crate::plan::catalog::NATIVE {
-        String::new()
-    } else {
-        format!("{} {method} ", unit.runtime)
-    };
+    let who =
+        if unit.runtime == crate::catalog::NATIVE { String::new() } else { format!("{} {method} ", unit.runtime) };
     let id = if pattern.is_save() {
         let size = if bytes % 1024 == 0 { format_size_compact(bytes) } else { format!("{bytes}B") };
         let label = if durability.syncs() { String::new() } else { format!(" {NOT_DURABLE}") };

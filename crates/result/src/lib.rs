@@ -12,12 +12,12 @@ pub mod race;
 mod ring_record;
 mod run;
 
-use crate::context::calibration::{Calibration, CeilingShare};
-use crate::context::{Host, TargetInfo};
-use crate::plan::Case;
-use crate::stats::Summary;
+use context::calibration::{Calibration, CeilingShare};
+use context::{Host, TargetInfo};
+use plan::Case;
 pub use ring_record::RingRecord;
 pub use run::{CPU_BOUND, DIRTY_AT_START, OTHERS_BUSY, RankRun, Run, Stonewalled};
+use stats::Summary;
 
 /// v2 added `answer` and the numbers of each observation; v1 files still load (both
 /// fields empty), and `report`/`compare` re-derive them from the cases. v3: a
@@ -321,7 +321,7 @@ impl Saved {
     /// failure, naming the file.
     pub fn load(path: &std::path::Path) -> Result<Saved, String> {
         let text = std::fs::read_to_string(path)
-            .map_err(|e| format!("cannot read {}: {}", path.display(), crate::error::plain(&e)))?;
+            .map_err(|e| format!("cannot read {}: {}", path.display(), error::plain(&e)))?;
         let value: serde_json::Value = serde_json::from_str(&text)
             .map_err(|e| format!("{} is not a writebench result (not JSON: {e})", path.display()))?;
         let incomplete = |e: serde_json::Error| format!("{} is not a complete writebench result: {e}", path.display());
@@ -343,8 +343,8 @@ impl Saved {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::plan::catalog;
-    use crate::plan::{Durability, FileState};
+    use plan::catalog;
+    use plan::{Durability, FileState};
 
     #[test]
     fn results_written_before_rounds_and_targets_still_load() {
