@@ -71,8 +71,10 @@ pub struct Tool {
 }
 
 impl Tool {
+    /// The tool's name is the program's, not this crate's (`writebench-result`); the
+    /// version is the workspace's, one for every crate.
     pub fn this() -> Tool {
-        Tool { name: env!("CARGO_PKG_NAME").to_string(), version: env!("CARGO_PKG_VERSION").to_string() }
+        Tool { name: "writebench".to_string(), version: env!("CARGO_PKG_VERSION").to_string() }
     }
 }
 
@@ -355,6 +357,11 @@ mod tests {
         let result: CaseResult = serde_json::from_str(old).unwrap();
         assert_eq!((result.runs[0].round, result.runs[0].sequence), (0, 0));
         assert!(result.outliers.is_empty() && result.target_ci.is_none() && !result.first_run_outlier);
+    }
+
+    #[test]
+    fn the_tool_is_named_writebench_not_its_crate() {
+        assert_eq!(Tool::this().name, "writebench");
     }
 
     #[test]
