@@ -8,6 +8,8 @@
 
 pub mod calibrate;
 pub mod clock;
+#[cfg(test)]
+mod engine_tests;
 pub mod estimate;
 pub mod race;
 pub mod scheduler;
