@@ -23,7 +23,7 @@
 //! - `stats`: statistics, outliers, significance and equivalence, importing nothing else;
 //! - `error`: a failed call and its OS text.
 //!
-//! `result`, `context`, `plan`, `stats` and `error` are crates of the workspace
+//! `measure`, `result`, `context`, `plan`, `stats` and `error` are crates of the workspace
 //! (`crates/FLOOR/`), each depending only on those below it, so that the compiler refuses
 //! an import up them; they are re-exported here under their floors' names, so that
 //! `crate::plan::Case` reads the same in the floors still in `src/` and in the tests.
@@ -34,11 +34,11 @@ pub mod cli;
 pub mod crash;
 pub mod export;
 pub mod lab;
-pub mod measure;
 pub mod rounds;
 
 pub use ::context;
 pub use ::error;
+pub use ::measure;
 pub use ::plan;
 pub use ::result;
 pub use ::stats;
