@@ -6,6 +6,7 @@
 //! fails on an import that points up it). At the top are `main.rs`, which parses and dispatches, and
 //! `app`: one pipeline per subcommand.
 //! - `cli`: parse and validate the command line; the y/N question of `clean`;
+//! - `crash`: the crash check's recorder, workloads, states and promises;
 //! - `lab`: the filesystem lab, which builds filesystems, runs `run` on each and compares them;
 //! - `rounds`: how many runs each case gets and in which order, the race for the Answer,
 //!   the estimate of what a run costs: the policy joining `measure` and `analysis`;
@@ -23,22 +24,22 @@
 //! - `stats`: statistics, outliers, significance and equivalence, importing nothing else;
 //! - `error`: a failed call and its OS text.
 //!
-//! `measure`, `result`, `context`, `plan`, `stats` and `error` are crates of the workspace
-//! (`crates/FLOOR/`), each depending only on those below it, so that the compiler refuses
-//! an import up them; they are re-exported here under their floors' names, so that
-//! `crate::plan::Case` reads the same in the floors still in `src/` and in the tests.
+//! Every floor below `cli` is a crate of the workspace (`crates/FLOOR/`), depending only
+//! on those below it, so that the compiler refuses an import up them; each is re-exported
+//! here under its floor's name, so that `crate::plan::Case` reads the same in `app` and
+//! `cli` as in the tests (`writebench::plan::Case`).
 
-pub mod analysis;
 pub mod app;
 pub mod cli;
-pub mod crash;
-pub mod export;
-pub mod lab;
-pub mod rounds;
 
+pub use ::analysis;
 pub use ::context;
+pub use ::crash;
 pub use ::error;
+pub use ::export;
+pub use ::lab;
 pub use ::measure;
 pub use ::plan;
 pub use ::result;
+pub use ::rounds;
 pub use ::stats;

@@ -96,20 +96,25 @@ struct TestModule {
 /// floors are about what ships), and the modules in other files it declares under
 /// `#[cfg(test)]`.
 fn split_tests(text: &str) -> (String, Vec<TestModule>) {
-    const MARK: &str = "#[cfg(test)]";
+    // A test helper a crate offers the tests of the crates above it (analysis's testkit)
+    // is built only for them, behind a feature no shipped build turns on.
+    const MARKS: [&str; 2] = ["#[cfg(test)]", "#[cfg(any(test, feature = \"testkit\"))]"];
+    let find = |rest: &str| {
+        MARKS.iter().filter_map(|mark| rest.find(mark).map(|at| (at, mark.len()))).min_by_key(|&(at, _)| at)
+    };
     let mut shipped = String::new();
     let mut declared = Vec::new();
     let mut rest = text;
-    while let Some(at) = rest.find(MARK) {
+    while let Some((at, mark_len)) = find(rest) {
         let line_start = rest[..at].rfind('\n').map_or(0, |i| i + 1);
         if !rest[line_start..at].trim().is_empty() {
             // Not an attribute of its own (a comment, a string): text like any other.
-            shipped.push_str(&rest[..at + MARK.len()]);
-            rest = &rest[at + MARK.len()..];
+            shipped.push_str(&rest[..at + mark_len]);
+            rest = &rest[at + mark_len..];
             continue;
         }
         shipped.push_str(&rest[..at]);
-        let item = &rest[at + MARK.len()..];
+        let item = &rest[at + mark_len..];
         let end = item_end(item);
         let words: String =
             item[..end].chars().map(|c| if c.is_ascii_alphanumeric() || c == '_' { c } else { ' ' }).collect();
@@ -246,7 +251,13 @@ fn imports(modules: &BTreeMap<String, String>, crates: &[String]) -> BTreeMap<St
             Some(prefix) => format!("{prefix}{path}"),
             None => path,
         });
-        let by_crate = crates.iter().flat_map(|floor| {
+        // A bare `crash::` in a module with a child or sibling module of that name (as
+        // `result::crash`) is that module, not the floor.
+        let local = |floor: &str| {
+            modules.contains_key(&format!("{name}::{floor}"))
+                || (!parent.is_empty() && modules.contains_key(&format!("{parent}::{floor}")))
+        };
+        let by_crate = crates.iter().filter(|floor| !local(floor)).flat_map(|floor| {
             named_paths(&code, &format!("{floor}::")).into_iter().map(move |path| format!("{floor}::{path}"))
         });
         for path in named.chain(named_paths(&code, "writebench::")).chain(by_crate) {
@@ -408,14 +419,17 @@ fn the_reader_knows_the_floors_that_are_crates() {
         ("export".to_string(), String::new()),
         ("plan".to_string(), "use crate::units::Size;\nuse stats::Summary;\n".to_string()),
         ("plan::units".to_string(), "fn f() -> measure::runs::Run { todo!() }\n".to_string()),
+        ("result".to_string(), "pub mod stats;\nfn f() { stats::g() }\n".to_string()),
+        ("result::stats".to_string(), String::new()),
         ("stats".to_string(), String::new()),
     ]
     .into();
-    let crates = ["plan".to_string(), "stats".to_string()];
+    let crates = ["plan".to_string(), "result".to_string(), "stats".to_string()];
     let graph = imports(&modules, &crates);
     assert_eq!(graph["measure::runs"], ["export", "plan"].map(String::from).into());
     assert_eq!(graph["plan"], ["plan::units", "stats"].map(String::from).into());
     assert_eq!(graph["plan::units"], BTreeSet::new(), "a floor in src/ is not named bare from a crate");
+    assert_eq!(graph["result"], BTreeSet::new(), "a module of the floor's name is local, not the floor");
 }
 
 /// The workspace's crates are floors, and each depends only on floors below it (and not
@@ -464,6 +478,50 @@ fn every_crate_depends_only_on_the_floors_below_it() {
     }
     assert!(seen >= crates.len(), "the crates' dependencies were read ({seen})");
     assert!(wrong.is_empty(), "dependencies that do not point down the floors:\n{}", wrong.join("\n"));
+}
+
+/// The compiler, not a test, refuses an import up the floors: in a copy of the three
+/// lowest crates (error, stats, plan) built on their own, plan compiles; with a planted
+/// `use measure::…` it does not, because no crate below measure depends on it.
+#[test]
+fn an_import_up_the_floors_does_not_compile() {
+    let repo = Path::new(env!("CARGO_MANIFEST_DIR"));
+    let copy = tempfile::tempdir().unwrap();
+    let root = copy.path();
+    std::fs::create_dir_all(root.join("crates")).unwrap();
+    for floor in ["error", "stats", "plan"] {
+        let copied = std::process::Command::new("cp")
+            .arg("-r")
+            .arg(repo.join("crates").join(floor))
+            .arg(root.join("crates"))
+            .status()
+            .expect("cp runs");
+        assert!(copied.success());
+    }
+    // The runners plan embeds, and the workspace's own settings and lock file.
+    assert!(std::process::Command::new("cp").arg("-r").arg(repo.join("runners")).arg(root).status().unwrap().success());
+    std::fs::copy(repo.join("Cargo.lock"), root.join("Cargo.lock")).unwrap();
+    let manifest = std::fs::read_to_string(repo.join("Cargo.toml")).unwrap();
+    let shared = &manifest[manifest.find("[workspace.package]").unwrap()..manifest.find("[package]").unwrap()];
+    std::fs::write(root.join("Cargo.toml"), format!("[workspace]\nmembers = [\"crates/*\"]\n\n{shared}")).unwrap();
+    let check = || {
+        std::process::Command::new(env!("CARGO"))
+            .args(["check", "--offline", "--quiet", "-p", "writebench-plan"])
+            .current_dir(root)
+            .env("CARGO_TARGET_DIR", repo.join("target/floors-compile-check"))
+            .output()
+            .expect("cargo runs")
+    };
+    let clean = check();
+    assert!(clean.status.success(), "the copy compiles as it is: {}", String::from_utf8_lossy(&clean.stderr));
+    let lib = root.join("crates/plan/src/lib.rs");
+    let mut text = std::fs::read_to_string(&lib).unwrap();
+    text += "\n#[allow(unused_imports)]\nuse measure::source::Source;\n";
+    std::fs::write(&lib, text).unwrap();
+    let planted = check();
+    let stderr = String::from_utf8_lossy(&planted.stderr);
+    assert!(!planted.status.success(), "an import of measure from plan compiled");
+    assert!(stderr.contains("measure"), "the compiler names the crate it cannot find: {stderr}");
 }
 
 #[test]

@@ -1,0 +1,144 @@
+//! One entry of the crash table (docs/crash.md): record a workload (or the user's
+//! program) on a filesystem with its mount options, choose the crash states its log
+//! allows within the budget, check each on the real filesystem, and count what was found.
+
+use std::time::Instant;
+
+use super::filesystems::CrashFs;
+use super::program::Verdict;
+use super::promise::{Ack, Promise};
+use super::record::{self, Recording};
+use super::replay::{self, Judged, Replayer};
+use super::states::{self, CrashState};
+use super::subject::Subject;
+use lab::names::Names;
+use result::crash::CrashCheck;
+
+/// How many broken promises an entry tells in words.
+const EXAMPLES: usize = 3;
+
+/// What a check needs besides the workload.
+pub struct Budget {
+    /// The most states checked for one entry.
+    pub states: usize,
+    pub seed: u64,
+    /// Keep the log in words in the entry.
+    pub show_log: bool,
+}
+
+/// Records and checks `subject` on `fs` mounted with `options`. `stop` is asked
+/// between states (a signal came: Err).
+pub fn check(
+    fs: &CrashFs,
+    options: &str,
+    subject: &Subject,
+    budget: &Budget,
+    names: Names,
+    stop: &dyn Fn() -> Option<String>,
+) -> Result<CrashCheck, String> {
+    let started = Instant::now();
+    let mut entry = CrashCheck {
+        fs: fs.name.to_string(),
+        mount_options: options.to_string(),
+        workload: subject.name().to_string(),
+        ..CrashCheck::default()
+    };
+    if let Subject::Program(program) = subject {
+        entry.command = Some(program.run.clone());
+        entry.check_command = Some(program.check.clone());
+    }
+    let recorded = match record::record(fs, options, subject, names)? {
+        Recording::Refused(why) => {
+            entry.refused = Some(why);
+            return Ok(entry);
+        }
+        Recording::Done(recorded) => recorded,
+    };
+    let entries = &recorded.entries;
+    entry.flushes = entries.iter().filter(|e| **e == super::recorder::Entry::Flush).count();
+    entry.writes = entries.len() - entry.flushes;
+    // A workload's promises made before the recording (position 0) hold in every state
+    // and are not counted; every line a program said is a promise, even before any write.
+    entry.promises = match subject {
+        Subject::Workload(_) => recorded.acks.iter().filter(|a| a.position > 0).count(),
+        Subject::Program(_) => recorded.acks.len(),
+    };
+    if let Some(ended) = &recorded.ended {
+        entry.program_exit = Some(ended.status.clone());
+        entry.program_stderr = Some(ended.stderr.clone()).filter(|s| !s.is_empty());
+    }
+    if budget.show_log {
+        entry.log = super::log_text::log_lines(entries, &recorded.acks);
+    }
+    // The user's program's promises are also crash points of their own: right after each.
+    let said: Vec<usize> = match subject {
+        Subject::Program(_) => recorded.acks.iter().map(|a| a.position).collect(),
+        Subject::Workload(_) => Vec::new(),
+    };
+    let chosen = states::choose(entries, &said, budget.states, budget.seed);
+    let replayer = Replayer::new(fs, options, names);
+    let promises_file = names.mount_root().join("promises");
+    for state in &chosen {
+        if let Some(why) = stop() {
+            return Err(why);
+        }
+        let image = states::build(&recorded.base, entries, state);
+        let words = states::describe(state, entries);
+        let judge = |root: &std::path::Path| match subject {
+            Subject::Workload(_) => Ok(Judged { broken: replay::judge(&recorded.acks, state.end, root), failed: None }),
+            Subject::Program(program) => {
+                let made = made_before(&recorded.acks, state);
+                let hide = vec![replayer.image.clone()];
+                let verdict = program.judge(root, hide, &made, &words, &promises_file)?;
+                Ok(judged(verdict, made.last().copied()))
+            }
+        };
+        let outcome = replayer.check(&image, &judge)?;
+        entry.states += 1;
+        if let Some(repair) = outcome.repair {
+            entry.repairs += 1;
+            entry.repair_example.get_or_insert(repair);
+        }
+        if let Some(failed) = outcome.failed {
+            entry.checker_failed += 1;
+            entry.checker_failure.get_or_insert(format!("power lost {words}: {failed}"));
+        }
+        if let Some(broken) = outcome.broken {
+            entry.broken += 1;
+            let example = format!("power lost {words}: {broken}");
+            if entry.examples.len() < EXAMPLES && !entry.examples.iter().any(|e| e.ends_with(&broken)) {
+                entry.examples.push(example);
+            }
+        }
+    }
+    entry.seconds = started.elapsed().as_secs_f64();
+    Ok(entry)
+}
+
+/// The lines the program said before the power went in `state`, in order: every one
+/// read at a position up to the flush that ends its epoch (docs/crash.md, the model).
+fn made_before<'a>(acks: &'a [Ack], state: &CrashState) -> Vec<&'a str> {
+    acks.iter()
+        .filter(|a| a.position <= state.end)
+        .filter_map(|a| match &a.promise {
+            Promise::Said(line) => Some(line.as_str()),
+            _ => None,
+        })
+        .collect()
+}
+
+/// A user checker's verdict as the table counts it; a broken state's words name the
+/// last promise made.
+fn judged(verdict: Verdict, last: Option<&str>) -> Judged {
+    match verdict {
+        Verdict::Kept => Judged::default(),
+        Verdict::Broken(words) => {
+            let broken = match last {
+                Some(line) => format!("after \"{line}\", the checker said: {words}"),
+                None => format!("before any promise, the checker said: {words}"),
+            };
+            Judged { broken: Some(broken), failed: None }
+        }
+        Verdict::Failed(why) => Judged { broken: None, failed: Some(why) },
+    }
+}

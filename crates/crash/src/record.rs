@@ -1,0 +1,141 @@
+//! One recording (docs/crash.md): a filesystem made on a loop device over the recorder's
+//! image, the workload's files set up and synced, then the log cleared and the image kept
+//! as the base, the workload (or the user's program, which cannot see the recorder) run
+//! with its promises noted, and everything torn down in reverse. Objects are named as the lab names its own (`lab::names`), so that
+//! `writebench clean` finds what a killed check left.
+
+use std::os::fd::AsRawFd;
+use std::path::{Path, PathBuf};
+
+use super::filesystems::CrashFs;
+use super::image::Image;
+use super::program::Ended;
+use super::promise::Ack;
+use super::recorder::{Entry, Recorder};
+use super::subject::Subject;
+use super::workloads;
+use lab::names::Names;
+use lab::objects::{Object, Objects};
+use lab::shell::{Log, Step};
+
+/// What a workload left in the log.
+#[derive(Debug)]
+pub struct Recorded {
+    /// The device as it was when the workload began (its set-up synced).
+    pub base: Image,
+    pub entries: Vec<Entry>,
+    pub acks: Vec<Ack>,
+    /// The commands that built the filesystem.
+    pub commands: Vec<String>,
+    /// How the user's program ended (None for a workload).
+    pub ended: Option<Ended>,
+}
+
+#[derive(Debug)]
+pub enum Recording {
+    Done(Recorded),
+    /// The workload cannot run on this filesystem (why).
+    Refused(String),
+}
+
+/// The directory the recorder is mounted on: one per recording, so that a recorder whose
+/// teardown failed does not stop the next recordings (short, so that `clean`, which
+/// unmounts the longest paths first, unmounts the filesystem on top of it before it).
+pub fn recorder_dir(names: Names) -> PathBuf {
+    static RECORDINGS: std::sync::atomic::AtomicUsize = std::sync::atomic::AtomicUsize::new(0);
+    let n = RECORDINGS.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+    names.mount_point(&format!("rec{n}"))
+}
+
+pub fn fs_dir(names: Names, fs: &CrashFs) -> PathBuf {
+    names.mount_point(&format!("crash-{}", fs.name))
+}
+
+/// The mount command for `fs` with `options` ("" for its defaults).
+pub fn mount_step(fs: &CrashFs, options: &str, device: &str, at: &Path) -> Step {
+    let mut step = Step::new("mount").arg("-t").arg(fs.name);
+    if !options.is_empty() {
+        step = step.arg("-o").arg(options);
+    }
+    step.arg(device).arg(at)
+}
+
+/// Records `subject` on a new `fs` mounted with `options`. The lab's mount root for
+/// `names` must exist.
+pub fn record(fs: &CrashFs, options: &str, subject: &Subject, names: Names) -> Result<Recording, String> {
+    // Dropped last to first: the filesystem and loop device, then the recorder, then
+    // its directory.
+    let mut outer = Objects::default();
+    let served = recorder_dir(names);
+    outer.make_dir(&served)?;
+    let recorder = Recorder::start(&served, fs.device_bytes)
+        .map_err(|e| format!("cannot mount the recorder (FUSE, /dev/fuse): {}", error::plain(&e)))?;
+    let mut inner = Objects::default();
+    let mut log = Log::default();
+    let image = recorder.image_path();
+    let device = fs.attach(&image, &mut inner, &mut log)?;
+    let mut mkfs = Step::new(fs.mkfs[0]);
+    for arg in &fs.mkfs[1..] {
+        mkfs = mkfs.arg(arg);
+    }
+    log.run(mkfs.arg(&device))?;
+    let dir = fs_dir(names, fs);
+    inner.make_dir(&dir)?;
+    log.run(mount_step(fs, options, &device, &dir))?;
+    inner.push(Object::Mount(dir.clone()));
+    if let Subject::Workload(workload) = subject {
+        if let Some(why) = workloads::refusal(workload, &dir) {
+            return finish(inner, recorder, outer).map(|()| Recording::Refused(why));
+        }
+        if let Err(error) = workloads::setup(workload, &dir) {
+            return Err(fail(error, inner, recorder, outer));
+        }
+    }
+    if let Err(error) = sync_fs(&dir) {
+        return Err(fail(error, inner, recorder, outer));
+    }
+    recorder.clear_log();
+    let base = recorder.image();
+    let position = || recorder.position();
+    let ran = match subject {
+        Subject::Workload(workload) => workloads::run(workload, &dir, &position).map(|acks| (acks, None)),
+        // The program cannot see the recorder's image (it would reach under the
+        // filesystem it is checked on).
+        Subject::Program(program) => program.record(&dir, vec![served.clone()], &position).map(|(a, e)| (a, Some(e))),
+    };
+    let (acks, ended) = match ran {
+        Ok(ran) => ran,
+        Err(error) => return Err(fail(error, inner, recorder, outer)),
+    };
+    let entries = recorder.entries(0);
+    finish(inner, recorder, outer)?;
+    Ok(Recording::Done(Recorded { base, entries, acks, commands: log.lines, ended }))
+}
+
+/// syncfs of the filesystem at `dir`: this filesystem only, never a global sync.
+fn sync_fs(dir: &Path) -> Result<(), String> {
+    let root = std::fs::File::open(dir).map_err(|e| format!("open {}: {}", dir.display(), error::plain(&e)))?;
+    // SAFETY: syncfs on a descriptor we own.
+    if unsafe { libc::syncfs(root.as_raw_fd()) } != 0 {
+        return Err(format!("syncfs of {}: {}", dir.display(), error::plain(&std::io::Error::last_os_error())));
+    }
+    Ok(())
+}
+
+/// `error`, after tearing everything down (and what the teardown could not do).
+fn fail(error: String, inner: Objects, recorder: Recorder, outer: Objects) -> String {
+    match finish(inner, recorder, outer) {
+        Ok(()) => error,
+        Err(also) => format!("{error}; {also}"),
+    }
+}
+
+/// Tears a recording's objects down in order; Err: every step that failed, one line.
+fn finish(mut inner: Objects, recorder: Recorder, mut outer: Objects) -> Result<(), String> {
+    let mut failures = inner.teardown().err().unwrap_or_default();
+    if let Err(e) = recorder.stop() {
+        failures.push(format!("cannot unmount the recorder: {}", error::plain(&e)));
+    }
+    failures.extend(outer.teardown().err().unwrap_or_default());
+    if failures.is_empty() { Ok(()) } else { Err(failures.join("; ")) }
+}
