@@ -173,7 +173,7 @@ fn end_processes(processes: &[(u32, String, String)]) {
 }
 
 /// `writebench clean`'s part for the lab: lists the leftovers and removes them once
-/// `confirm` agrees (`--yes`, or the user on a terminal; see `measure::clean::clean_command`).
+/// `confirm` agrees (`--yes`, or the user on a terminal; see `app::clean`).
 /// Ok(false) when a removal failed.
 pub fn clean(confirm: &mut dyn FnMut(&str, &str) -> Result<bool, String>) -> Result<bool, String> {
     let found = find();

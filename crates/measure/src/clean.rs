@@ -1,5 +1,6 @@
-//! Removing scratch directories (docs/design.md §6): this run's on a signal, and those a killed
-//! run left behind (`writebench clean`). Only a real directory (never a symlink) named
+//! Removing scratch directories (docs/design.md §6): this run's on a signal, and finding
+//! and removing those a killed run left behind (`writebench clean`, whose listing and
+//! question are the app's). Only a real directory (never a symlink) named
 //! like ours and owned by us is touched, and only the files directly in it: entries are
 //! unlinked relative to the directory's descriptor, so a symlink inside is removed as a
 //! link and whatever it points to is left alone.
@@ -12,7 +13,6 @@ use std::os::unix::fs::MetadataExt;
 use std::path::{Path, PathBuf};
 
 use crate::target::SCRATCH_PREFIX;
-use error::plain;
 
 /// Removes the files in the scratch directory `path`, then the directory. Subdirectories
 /// (writebench makes none) are left, and then the directory stays: an error says so.
@@ -138,54 +138,6 @@ pub fn find_stale(parent: &Path) -> io::Result<Vec<Stale>> {
     }
     found.sort_by(|a, b| a.path.cmp(&b.path));
     Ok(found)
-}
-
-/// `writebench clean [PATH] [--yes]`: lists the stale scratch directories in PATH on
-/// stdout and removes them once `confirm` agrees (asked with the question and, for its
-/// refusal, what stays listed): the user on the terminal, or `--yes`. Without a terminal
-/// and without `--yes` it lists them and refuses (Err: exit 2). Ok(false) when a
-/// removal failed (said on stderr).
-pub fn clean_command(
-    parent: &Path,
-    confirm: &mut dyn FnMut(&str, &str) -> Result<bool, String>,
-) -> Result<bool, String> {
-    let metadata = std::fs::metadata(parent).map_err(|e| format!("PATH {}: {}", parent.display(), plain(&e)))?;
-    if !metadata.is_dir() {
-        return Err(format!("PATH {} is not a directory", parent.display()));
-    }
-    let stale = find_stale(parent).map_err(|e| format!("cannot read {}: {}", parent.display(), plain(&e)))?;
-    if stale.is_empty() {
-        println!("no stale scratch directories in {}", parent.display());
-        return Ok(true);
-    }
-    for item in &stale {
-        println!(
-            "{}  (pid {} is gone; {} files, {})",
-            item.path.display(),
-            item.pid,
-            item.files,
-            plan::units::format_size(item.bytes)
-        );
-    }
-    let count = stale.len();
-    let directories = if count == 1 { "y" } else { "ies" };
-    let question = format!("Remove {count} director{directories} and the files in them? [y/N] ");
-    let listed = format!("{count} stale scratch director{directories} listed, none removed");
-    if !confirm(&question, &listed)? {
-        println!("nothing removed");
-        return Ok(true);
-    }
-    let mut all_removed = true;
-    for item in &stale {
-        match remove_scratch(&item.path) {
-            Ok(()) => println!("removed {}", item.path.display()),
-            Err(error) => {
-                eprintln!("writebench: could not remove {}: {}", item.path.display(), plain(&error));
-                all_removed = false;
-            }
-        }
-    }
-    Ok(all_removed)
 }
 
 #[cfg(test)]

@@ -13,7 +13,7 @@
 //! shipped default), two first runs each, and where a scenario says so the default
 //! budget with the time the rest of the suite's first runs take before it.
 //!
-//! `cargo test --release --lib rounds::simulation -- --nocapture` prints the table
+//! `cargo test --release -p writebench-rounds --lib simulation -- --nocapture` prints the table
 //! docs/racing.md holds.
 
 use std::cell::Cell;

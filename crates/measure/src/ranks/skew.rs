@@ -84,7 +84,7 @@ mod tests {
         assert_eq!(barrier_skew(1000, 1.0), 10.0);
     }
 
-    /// The table of docs/scale.md: `cargo test --release --lib skew_table -- --nocapture`.
+    /// The table of docs/scale.md: `cargo test --release -p writebench-measure --lib skew_table -- --nocapture`.
     #[test]
     fn skew_table() {
         for latency in [2e-6, 50e-6] {
