@@ -29,7 +29,7 @@ use crate::result::{ResultFile, Status};
 use crate::rounds::calibrate::Effort;
 use crate::rounds::estimate::{self, ReadBack};
 use crate::rounds::race::GoalReferee;
-use crate::rounds::scheduler::{Referee, Schedule};
+use crate::rounds::scheduler::{BudgetDecided, Referee, Schedule};
 
 pub(super) fn run(args: &RunArgs) -> Result<ExitCode, UsageError> {
     let mut suite = args.suite()?;
@@ -197,24 +197,6 @@ pub(super) fn options_json(suite: &Suite, settings: &RunSettings, schedule: &Sch
     options
 }
 
-/// The budget a race gets instead of `budget` when its first runs alone take `first`:
-/// the slower path's, where there is one and they would take more than two thirds of
-/// `budget`, leaving the race too little to race with (docs/racing.md). The probe's
-/// estimate varies by a quarter from run to run on a disk: with "past the budget", a
-/// disk's first runs announced at 41 s got 1 minute and settled every goal, while the
-/// next run's, announced under 30 s, got 30 s and ended after 3 rounds with none. The
-/// disk itself slows too (the same first runs took 39 s and, an hour later, 55 s of the
-/// minute, leaving four rounds and one of ten goals settled, 2026-11-29), which the
-/// estimate cannot see coming: the rounds' floor (`Racing::rounds_floor`) mends that
-/// when the first runs end.
-fn slower_path_budget(
-    first: std::time::Duration,
-    budget: std::time::Duration,
-    slow_path_budget: Option<std::time::Duration>,
-) -> Option<std::time::Duration> {
-    slow_path_budget.filter(|&slow| first * 3 > budget * 2 && slow > budget)
-}
-
 /// One line on stderr before the work starts: what will run, and about how long: the
 /// cases' runs with what they cost outside their timed spans (`verify`: which runs are
 /// read back),
@@ -262,13 +244,13 @@ fn announce(
         );
         match schedule.race.as_mut() {
             Some(race) => {
-                let budget = race.budget.unwrap_or(std::time::Duration::MAX);
                 // What every case's first runs cost, from now: the budget counts from
                 // the start, and the probe and the calibration are already part of it.
                 let first = race.start.elapsed() + low + fixed;
                 estimated = format!("; the first runs take about {} ({probed})", estimate::human(first));
                 let device = target.block_device.is_some();
-                race.rounds_floor = rounds_floor.filter(|_| device);
+                let decided =
+                    race.decide_budget(first, slow_path_budget.filter(|_| device), rounds_floor.filter(|_| device));
                 let floor = match race.rounds_floor {
                     Some(floor) if race.budget.is_some() => format!(
                         ", and at least {} of rounds after the first runs however long they take",
@@ -276,28 +258,28 @@ fn announce(
                     ),
                     _ => String::new(),
                 };
-                match slower_path_budget(first, budget, slow_path_budget.filter(|_| device)) {
-                    Some(slow) => {
-                        race.budget = Some(slow);
+                let budget = race.budget.unwrap_or(std::time::Duration::MAX);
+                match decided {
+                    BudgetDecided::SlowerPath { was } => {
                         estimated += &format!(
                             "; that is over two thirds of {}, so the race gets {} on this path{floor} (--budget \
                              sets another)",
-                            seconds_words(budget.as_secs_f64()),
-                            seconds_words(slow.as_secs_f64())
+                            seconds_words(was.as_secs_f64()),
+                            seconds_words(budget.as_secs_f64())
                         );
                     }
-                    None if first > budget => {
+                    BudgetDecided::PastBudget => {
                         estimated += &format!(
                             "; that is past the budget, so only goals clear after the first runs will be decided \
                              (give --budget {}m to race them)",
                             (2.0 * first.as_secs_f64() / 60.0).ceil() as u64
                         );
                     }
-                    None if !floor.is_empty() => {
+                    BudgetDecided::Kept if !floor.is_empty() => {
                         estimated +=
                             &format!("; on this path the race gets {}{floor}", seconds_words(budget.as_secs_f64()))
                     }
-                    None => {}
+                    BudgetDecided::Kept => {}
                 }
             }
             None => {
@@ -338,24 +320,12 @@ fn warm_ups(count: u32) -> String {
 
 #[cfg(test)]
 mod tests {
-    use super::{slower_path_budget, warm_ups};
+    use super::warm_ups;
 
     #[test]
     fn the_announcement_counts_the_warm_ups_asked_for() {
         assert_eq!(format!("{}2 runs", warm_ups(0)), "2 runs");
         assert_eq!(format!("{}2 runs", warm_ups(1)), "a warm-up and 2 runs");
         assert_eq!(format!("{}2 runs", warm_ups(3)), "3 warm-ups and 2 runs");
-    }
-    use std::time::Duration;
-
-    #[test]
-    fn a_path_whose_first_runs_take_most_of_the_budget_gets_the_slower_paths_budget() {
-        let (budget, slow) = (Duration::from_secs(30), Some(Duration::from_secs(60)));
-        assert_eq!(slower_path_budget(Duration::from_secs(45), budget, slow), slow, "a disk");
-        assert_eq!(slower_path_budget(Duration::from_secs(25), budget, slow), slow, "25 s of 30 leave no race");
-        assert_eq!(slower_path_budget(Duration::from_secs(19), budget, slow), None, "19 s of 30: the budget stays");
-        assert_eq!(slower_path_budget(Duration::from_secs(45), budget, None), None, "--budget given: no other");
-        let small = Some(Duration::from_secs(20));
-        assert_eq!(slower_path_budget(Duration::from_secs(45), budget, small), None, "never a smaller one");
     }
 }

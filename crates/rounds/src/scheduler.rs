@@ -87,6 +87,36 @@ impl Racing {
         (needed > budget).then(|| Duration::from_secs(needed.as_secs_f64().ceil() as u64))
     }
 
+    /// Decides the race's budget once, before the first runs, from `first`, what every
+    /// case's first runs are estimated to cost from the race's start: the slower path's
+    /// budget (`slow_path`, on a path with a device unless `--budget` was given) where
+    /// they would take more than two thirds of the budget, leaving the race too little
+    /// to race with (docs/racing.md); and the rounds' floor (`rounds_floor`, on the same
+    /// terms), which [`Racing::stretched`] holds when the first runs end. The probe's
+    /// estimate varies by a quarter from run to run on a disk: with "past the budget", a
+    /// disk's first runs announced at 41 s got 1 minute and settled every goal, while the
+    /// next run's, announced under 30 s, got 30 s and ended after 3 rounds with none. The
+    /// disk itself slows too (the same first runs took 39 s and, an hour later, 55 s of the
+    /// minute, 2026-11-29), which the estimate cannot see coming: the floor mends that.
+    /// What was decided is returned for the announcement to say.
+    pub fn decide_budget(
+        &mut self,
+        first: Duration,
+        slow_path: Option<Duration>,
+        rounds_floor: Option<Duration>,
+    ) -> BudgetDecided {
+        self.rounds_floor = rounds_floor;
+        let Some(budget) = self.budget else { return BudgetDecided::Kept };
+        match slow_path.filter(|&slow| first * 3 > budget * 2 && slow > budget) {
+            Some(slow) => {
+                self.budget = Some(slow);
+                BudgetDecided::SlowerPath { was: budget }
+            }
+            None if first > budget => BudgetDecided::PastBudget,
+            None => BudgetDecided::Kept,
+        }
+    }
+
     pub fn now(&self) -> Instant {
         self.clock.now(self.start)
     }
@@ -95,6 +125,18 @@ impl Racing {
     pub fn elapsed(&self) -> Duration {
         self.now() - self.start
     }
+}
+
+/// What [`Racing::decide_budget`] made of the budget.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum BudgetDecided {
+    /// As it was (or none).
+    Kept,
+    /// The slower path's, instead of `was`.
+    SlowerPath { was: Duration },
+    /// As it was, though the first runs alone are estimated to pass it: only goals
+    /// clear after them will be decided.
+    PastBudget,
 }
 
 /// What a referee says of a case after a round.
@@ -560,6 +602,35 @@ mod tests {
             .collect();
         let results = run(cases, schedule, None, &mut |_| {});
         (results, log)
+    }
+
+    /// The budget is decided once, before the first runs: a path whose first runs take
+    /// most of it gets the slower path's, never a smaller one, and only where one is
+    /// offered (a device, no --budget); the floor is kept for the rounds either way.
+    #[test]
+    fn a_path_whose_first_runs_take_most_of_the_budget_gets_the_slower_paths_budget() {
+        let decide = |first: u64, slow: Option<u64>| {
+            let mut race = Racing::from_now(Some(Duration::from_secs(30)));
+            let decided = race.decide_budget(
+                Duration::from_secs(first),
+                slow.map(Duration::from_secs),
+                Some(Duration::from_secs(25)),
+            );
+            assert_eq!(race.rounds_floor, Some(Duration::from_secs(25)));
+            (decided, race.budget.map(|b| b.as_secs()))
+        };
+        let was = Duration::from_secs(30);
+        assert_eq!(decide(45, Some(60)), (BudgetDecided::SlowerPath { was }, Some(60)), "a disk");
+        assert_eq!(decide(25, Some(60)), (BudgetDecided::SlowerPath { was }, Some(60)), "25 s of 30 leave no race");
+        assert_eq!(decide(19, Some(60)), (BudgetDecided::Kept, Some(30)), "19 s of 30: the budget stays");
+        assert_eq!(decide(45, None), (BudgetDecided::PastBudget, Some(30)), "--budget given: no other");
+        assert_eq!(decide(45, Some(20)), (BudgetDecided::PastBudget, Some(30)), "never a smaller one");
+        let mut unbounded = Racing::from_now(None);
+        assert_eq!(
+            unbounded.decide_budget(Duration::from_secs(45), Some(Duration::from_secs(60)), None),
+            BudgetDecided::Kept
+        );
+        assert_eq!(unbounded.budget, None);
     }
 
     #[test]
