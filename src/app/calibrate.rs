@@ -67,17 +67,64 @@ pub(super) fn kept_short(target: &TargetInfo, case_sizes: &[u64]) -> Option<Cali
 }
 
 /// `run`'s short calibration, measured now and kept for the next hour's runs on this
-/// path. A cache that cannot be written costs only the next run's calibration: said, and
-/// the run goes on.
+/// path, unless a ceiling failed ([`not_worth_keeping`]). A cache that cannot be
+/// written costs only the next run's calibration: said, and the run goes on.
 pub(super) fn measure_short(scratch: &Scratch, target: &TargetInfo, case_sizes: &[u64], seed: u64) -> Calibration {
     let calibration = calibrate_in(scratch, Effort::SHORT, case_sizes, seed);
-    let kept = calibration_cache::dir().and_then(|dir| {
-        let key = short_key(target, case_sizes);
-        calibration_cache::store(&dir, &key, &calibration, std::time::SystemTime::now())
-            .map_err(|e| format!("{}: {e}", dir.display()))
-    });
+    let kept = match not_worth_keeping(&calibration, target) {
+        Some(why) => Err(why),
+        None => calibration_cache::dir().and_then(|dir| {
+            let key = short_key(target, case_sizes);
+            calibration_cache::store(&dir, &key, &calibration, std::time::SystemTime::now())
+                .map_err(|e| format!("{}: {e}", dir.display()))
+        }),
+    };
     if let Err(why) = kept {
         eprintln!("writebench: the calibration is not kept for the next run ({why})");
     }
     calibration
+}
+
+/// Why a calibration must not be kept for the next hour's runs: a ceiling that failed
+/// (the buffered rate, or the device's where the path has one) may have failed for a
+/// reason of this process, not of the path: a file-size limit (`ulimit -f`), a disk
+/// full for a moment. Kept, it would deny every run of the hour its ceiling; measured
+/// again, the next run gets its own.
+fn not_worth_keeping(calibration: &Calibration, target: &TargetInfo) -> Option<String> {
+    let failed = |name: &str, ceiling: &context::calibration::Ceiling| {
+        ceiling
+            .bytes_per_s
+            .is_none()
+            .then(|| format!("{name} could not be measured: {}", ceiling.why_not.as_deref().unwrap_or("no figure")))
+    };
+    failed("the buffered rate", &calibration.page_cache)
+        .or_else(|| target.block_device.as_ref().and_then(|_| failed("the device's rate", &calibration.device)))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::context::calibration::Ceiling;
+
+    /// A calibration whose ceilings were measured is kept; one whose device rate failed
+    /// on a path with a device (a file-size limit made it "File too large") is not, and
+    /// the device's rate missing where there is no device (tmpfs) is no failure.
+    #[test]
+    fn a_calibration_with_a_failed_ceiling_is_not_kept() {
+        let measured = Ceiling { bytes_per_s: Some(2e9), how: "direct".into(), why_not: None };
+        let mut calibration = Calibration { page_cache: measured.clone(), device: measured, ..Default::default() };
+        let mut disk = TargetInfo { block_device: Some("vda".into()), ..Default::default() };
+        assert_eq!(not_worth_keeping(&calibration, &disk), None);
+        calibration.device =
+            Ceiling::missing("direct", "fallocate of 33554432 bytes: File too large (os error 27)".into());
+        let why = not_worth_keeping(&calibration, &disk).expect("a failed device rate is not kept");
+        assert!(
+            why.starts_with("the device's rate could not be measured: fallocate") && why.contains("File too large"),
+            "{why}"
+        );
+        disk.block_device = None;
+        assert_eq!(not_worth_keeping(&calibration, &disk), None, "no device: nothing failed");
+        calibration.page_cache = Ceiling::missing("buffered", "no room".into());
+        assert!(not_worth_keeping(&calibration, &disk).unwrap().starts_with("the buffered rate"));
+    }
 }

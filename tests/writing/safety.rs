@@ -307,10 +307,15 @@ fn a_file_size_limit_fails_the_case_with_efbig_and_the_run_goes_on() {
     let dir = tempfile::tempdir().unwrap();
     let out = tempfile::tempdir().unwrap();
     let json = out.path().join("r.json");
+    // A cache of its own: the calibration under the limit fails, and must not be kept
+    // for the next hour's runs on this filesystem.
+    let cache = tempfile::tempdir().unwrap();
     let mut command = Command::new(env!("CARGO_BIN_EXE_writebench"));
+    command.env("XDG_CACHE_HOME", cache.path());
     command.args([
         "run",
         dir.path().to_str().unwrap(),
+        "--recalibrate",
         "--size",
         "4MiB",
         "--methods",
@@ -347,4 +352,8 @@ fn a_file_size_limit_fails_the_case_with_efbig_and_the_run_goes_on() {
         assert!(case["error"].as_str().unwrap().contains("File too large"), "{}", case["error"]);
     }
     assert_eq!(entries(dir.path()), Vec::<String>::new());
+    let stderr = stderr_of(&output);
+    assert!(stderr.contains("the calibration is not kept for the next run"), "{stderr}");
+    let kept = cache.path().join("writebench/calibration");
+    assert!(!kept.exists() || entries(&kept).is_empty(), "a failed calibration was kept: {:?}", entries(&kept));
 }
