@@ -67,11 +67,12 @@ pub(super) fn kept_short(target: &TargetInfo, case_sizes: &[u64]) -> Option<Cali
 }
 
 /// `run`'s short calibration, measured now and kept for the next hour's runs on this
-/// path, unless a ceiling failed ([`not_worth_keeping`]). A cache that cannot be
-/// written costs only the next run's calibration: said, and the run goes on.
+/// path, unless a ceiling failed under a file-size limit ([`not_worth_keeping`]). A cache
+/// that cannot be written costs only the next run's calibration: said, and the run goes
+/// on.
 pub(super) fn measure_short(scratch: &Scratch, target: &TargetInfo, case_sizes: &[u64], seed: u64) -> Calibration {
     let calibration = calibrate_in(scratch, Effort::SHORT, case_sizes, seed);
-    let kept = match not_worth_keeping(&calibration, target) {
+    let kept = match not_worth_keeping(&calibration, target, file_size_limit()) {
         Some(why) => Err(why),
         None => calibration_cache::dir().and_then(|dir| {
             let key = short_key(target, case_sizes);
@@ -85,17 +86,30 @@ pub(super) fn measure_short(scratch: &Scratch, target: &TargetInfo, case_sizes: 
     calibration
 }
 
-/// Why a calibration must not be kept for the next hour's runs: a ceiling that failed
-/// (the buffered rate, or the device's where the path has one) may have failed for a
-/// reason of this process, not of the path: a file-size limit (`ulimit -f`), a disk
-/// full for a moment. Kept, it would deny every run of the hour its ceiling; measured
-/// again, the next run gets its own.
-fn not_worth_keeping(calibration: &Calibration, target: &TargetInfo) -> Option<String> {
+/// This process's file-size limit (`ulimit -f`), bytes; None when there is none.
+fn file_size_limit() -> Option<u64> {
+    let mut limit = libc::rlimit { rlim_cur: 0, rlim_max: 0 };
+    // SAFETY: getrlimit writes the struct it is given.
+    let read = unsafe { libc::getrlimit(libc::RLIMIT_FSIZE, &mut limit) } == 0;
+    (read && limit.rlim_cur != libc::RLIM_INFINITY).then_some(limit.rlim_cur)
+}
+
+/// Why a calibration must not be kept for the next hour's runs on this path: a ceiling
+/// (the buffered rate, or the device's where the path has one) failed while this process
+/// ran under a file-size limit, which is this process's, not the path's: kept, it would
+/// deny every run of the hour its ceiling (found when a test under `ulimit -f` left
+/// "File too large" as the disk's device rate). A ceiling a small path has no room for
+/// is the path's, and kept.
+fn not_worth_keeping(calibration: &Calibration, target: &TargetInfo, file_size_limit: Option<u64>) -> Option<String> {
+    let limit = file_size_limit?;
     let failed = |name: &str, ceiling: &context::calibration::Ceiling| {
-        ceiling
-            .bytes_per_s
-            .is_none()
-            .then(|| format!("{name} could not be measured: {}", ceiling.why_not.as_deref().unwrap_or("no figure")))
+        ceiling.bytes_per_s.is_none().then(|| {
+            format!(
+                "{name} could not be measured under this process's file-size limit of {}: {}",
+                crate::plan::units::format_size(limit),
+                ceiling.why_not.as_deref().unwrap_or("no figure")
+            )
+        })
     };
     failed("the buffered rate", &calibration.page_cache)
         .or_else(|| target.block_device.as_ref().and_then(|_| failed("the device's rate", &calibration.device)))
@@ -107,24 +121,29 @@ mod tests {
     use crate::context::calibration::Ceiling;
 
     /// A calibration whose ceilings were measured is kept; one whose device rate failed
-    /// on a path with a device (a file-size limit made it "File too large") is not, and
-    /// the device's rate missing where there is no device (tmpfs) is no failure.
+    /// on a path with a device under a file-size limit ("File too large") is not; without
+    /// a limit a failure is the path's (no room on a small tmpfs) and kept; the device's
+    /// rate missing where there is no device is no failure.
     #[test]
-    fn a_calibration_with_a_failed_ceiling_is_not_kept() {
+    fn a_calibration_whose_ceiling_failed_under_a_file_size_limit_is_not_kept() {
         let measured = Ceiling { bytes_per_s: Some(2e9), how: "direct".into(), why_not: None };
         let mut calibration = Calibration { page_cache: measured.clone(), device: measured, ..Default::default() };
         let mut disk = TargetInfo { block_device: Some("vda".into()), ..Default::default() };
-        assert_eq!(not_worth_keeping(&calibration, &disk), None);
+        let limit = Some(2 << 20);
+        assert_eq!(not_worth_keeping(&calibration, &disk, limit), None, "measured under a limit: kept");
         calibration.device =
             Ceiling::missing("direct", "fallocate of 33554432 bytes: File too large (os error 27)".into());
-        let why = not_worth_keeping(&calibration, &disk).expect("a failed device rate is not kept");
+        let why = not_worth_keeping(&calibration, &disk, limit).expect("a failed device rate is not kept");
         assert!(
-            why.starts_with("the device's rate could not be measured: fallocate") && why.contains("File too large"),
+            why.starts_with(
+                "the device's rate could not be measured under this process's file-size limit of 2 MiB: fallocate"
+            ),
             "{why}"
         );
+        assert_eq!(not_worth_keeping(&calibration, &disk, None), None, "no limit: the path's failure, kept");
         disk.block_device = None;
-        assert_eq!(not_worth_keeping(&calibration, &disk), None, "no device: nothing failed");
+        assert_eq!(not_worth_keeping(&calibration, &disk, limit), None, "no device: nothing failed");
         calibration.page_cache = Ceiling::missing("buffered", "no room".into());
-        assert!(not_worth_keeping(&calibration, &disk).unwrap().starts_with("the buffered rate"));
+        assert!(not_worth_keeping(&calibration, &disk, limit).unwrap().starts_with("the buffered rate"));
     }
 }
