@@ -418,7 +418,7 @@ fn the_reader_knows_the_floors_that_are_crates() {
         ("measure::runs".to_string(), "use plan::Case;\nfn f() { crate::export::g() }\n".to_string()),
         ("export".to_string(), String::new()),
         ("plan".to_string(), "use crate::units::Size;\nuse stats::Summary;\n".to_string()),
-        ("plan::units".to_string(), "fn f() -> measure::runs::Run { todo!() }\n".to_string()),
+        ("plan::units".to_string(), "fn f(run: measure::runs::Run) {}\n".to_string()),
         ("result".to_string(), "pub mod stats;\nfn f() { stats::g() }\n".to_string()),
         ("result::stats".to_string(), String::new()),
         ("stats".to_string(), String::new()),
