@@ -88,10 +88,12 @@ mod tests {
     #[test]
     fn a_few_milliseconds_of_system_calls_read_as_what_they_took() {
         // getrusage alone read 0.0 ms for some 3 ms runs after user-mode work, and more
-        // than the wall time for others; the thread's CPU clock is exact. Each round:
-        // user-mode work, then 20,000 system calls (1-4 ms here). A preempted thread's
-        // wall time grows, its CPU time does not, so the bounds hold on a busy machine:
-        // no more than the wall time, and at least 15 ns a call, which no CPU beats.
+        // than the wall time for others (by a 4 ms tick at HZ=250); the thread's CPU
+        // clock is exact. Each round: user-mode work, then 20,000 system calls (1-4 ms
+        // here). A preempted thread's wall time grows, its CPU time does not, so the
+        // bounds hold on a busy machine: no more than the wall time, and at least 15 ns a
+        // call, which no CPU beats.
+        let (mut cpu_sum, mut wall_sum) = (0.0, 0.0);
         for _ in 0..20 {
             let busy = Instant::now();
             let mut x = 0u64;
@@ -105,11 +107,16 @@ mod tests {
             }
             let (cpu, wall) = (CpuClock::now().since(before), wall.elapsed().as_secs_f64());
             let total = cpu.user + cpu.sys;
-            // The scheduler's clock and the monotonic clock differ by a little (18 µs in
-            // 3.3 ms was seen); getrusage alone was off by milliseconds.
-            assert!(total <= wall * 1.02 + 5e-5, "{cpu:?} in {wall} s: more CPU time than time");
+            // The scheduler's clock and the monotonic clock differ by a little in a
+            // virtual machine: 18 µs in 3.3 ms was seen, and once (CI, a busy host) 92 µs
+            // in 1.8 ms. One round is held to what a tick's error would break (a
+            // quarter and half a millisecond over, below the 4 ms of one tick); the sum
+            // of the rounds to the clocks' agreement.
+            assert!(total <= wall * 1.25 + 5e-4, "{cpu:?} in {wall} s: more CPU time than time");
             assert!(total >= 20_000.0 * 15e-9, "{cpu:?} in {wall} s: the CPU time is lost");
+            (cpu_sum, wall_sum) = (cpu_sum + total, wall_sum + wall);
         }
+        assert!(cpu_sum <= wall_sum * 1.03 + 20.0 * 2e-5, "{cpu_sum} s of CPU time in {wall_sum} s");
     }
 
     #[test]
