@@ -33,11 +33,12 @@ pub(super) fn assemble(
     }
 }
 
-/// Fills each case's share of its ceilings, the observations and the answer, from the
-/// cases and the calibration alone.
+/// Fills each case's share of its ceilings, the facts beside its figures, the
+/// observations and the answer, from the cases and the calibration alone.
 pub(super) fn draw_conclusions(result: &mut ResultFile) {
     crate::analysis::summarize::creations_per_call(result);
     crate::analysis::ceilings::apply(result);
+    crate::analysis::case_facts::annotate(result);
     let (observations, tests) = advice::counted_observations(result);
     (result.observations, result.observation_tests) = (observations, Some(tests));
     result.answer = advice::recommendations(result);

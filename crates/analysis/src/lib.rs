@@ -3,7 +3,7 @@
 //! statistics of [`stats`]. Pure functions: no I/O.
 
 pub mod advice;
-pub mod case_notes;
+pub mod case_facts;
 pub mod ceilings;
 pub mod compare;
 pub mod summarize;

@@ -68,6 +68,8 @@ pub fn measured(case: Case, mut runs: Vec<Run>, cpus: usize) -> CaseResult {
         cpu_bound,
         ceiling: None,
         race: None,
+        // Drawn once the runs and the conclusions are final (`case_facts::annotate`).
+        facts: Default::default(),
     }
 }
 

@@ -3,8 +3,8 @@
 
 use std::io::{self, Write};
 
-use analysis::advice::words::gbps;
 use context::calibration::{Calibration, Ceiling, CeilingShare};
+use plan::numbers::gbps;
 use plan::units::{format_size, format_size_compact};
 use result::ResultFile;
 

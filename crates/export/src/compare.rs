@@ -5,10 +5,10 @@
 
 use std::io::{self, Write};
 
-use analysis::compare::{CaseComparison, CompareResult, FileCase, GoalComparison, Versus};
+use plan::numbers::{format_g6, three_digits};
 use plan::units::format_size;
 use result::Status;
-use stats::format_g6;
+use result::compare::{CaseComparison, CompareResult, FileCase, GoalComparison, Versus};
 
 /// The terminal rendering.
 pub fn render(compared: &CompareResult, out: &mut dyn Write) -> io::Result<()> {
@@ -258,20 +258,10 @@ fn ratio(versus: Option<&Versus>, durable: bool) -> String {
     match &test.tested {
         Some(t) => {
             let mark = if t.significant { " *" } else { "  " };
-            format!("×{} [{}, {}]{mark}", three(t.factor), three(t.low), three(t.high))
+            format!("×{} [{}, {}]{mark}", three_digits(t.factor), three_digits(t.low), three_digits(t.high))
         }
-        None => format!("×{} (no test: one run)  ", three(test.other_median / test.baseline_median)),
+        None => format!("×{} (no test: one run)  ", three_digits(test.other_median / test.baseline_median)),
     }
-}
-
-/// Three significant digits, never in exponent form.
-fn three(x: f64) -> String {
-    if !x.is_finite() || x == 0.0 {
-        return format!("{x}");
-    }
-    let magnitude = x.abs().log10().floor() as i32;
-    let decimals = (2 - magnitude).clamp(0, 9) as usize;
-    format!("{x:.decimals$}")
 }
 
 fn unmatched_lines(compared: &CompareResult) -> Vec<String> {
@@ -346,8 +336,8 @@ fn metric(name: &str, value: f64) -> String {
     let reading = result::metric::reading(name, value);
     match reading.unit {
         "GB/s" => reading.text(format_g6),
-        "µs" => reading.text(three),
-        "" => format!("{} {name}", three(value)),
+        "µs" => reading.text(three_digits),
+        "" => format!("{} {name}", three_digits(value)),
         _ => reading.text(|v| format!("{v:.0}")),
     }
 }

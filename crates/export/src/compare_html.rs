@@ -9,7 +9,7 @@ use html_escape::encode_text as text;
 
 use crate::charts::{ratio, side_by_side};
 use crate::html::page_start;
-use analysis::compare::CompareResult;
+use result::compare::CompareResult;
 
 pub fn render(compared: &CompareResult, out: &mut dyn Write) -> io::Result<()> {
     let title = format!("writebench compare: {} is the baseline", compared.files[0].label);

@@ -1,7 +1,7 @@
 //! Tests of the terminal and Markdown renderings of `compare`.
 
 use super::*;
-use analysis::compare::{BaselineTest, Difference, FileInfo, PairSummary, Pick, Sizes, Tested, Unmatched, Versus};
+use result::compare::{BaselineTest, Difference, FileInfo, PairSummary, Pick, Sizes, Tested, Unmatched, Versus};
 
 fn side(status: Status, median: Option<f64>, durable_median: Option<f64>) -> Option<FileCase> {
     Some(FileCase { bytes: 64 << 20, status, error: None, runs: 5, median, durable_median, ops_per_second: None })
@@ -196,14 +196,6 @@ fn markdown_has_the_same_content_as_tables() {
         "{text}"
     );
     assert!(text.contains("Summary: B vs A: 1 of 1 cases"), "{text}");
-}
-
-#[test]
-fn three_significant_digits_without_exponents() {
-    assert_eq!(
-        [three(1.0), three(0.2601), three(12.345), three(1234.6), three(0.000123)],
-        ["1.00", "0.260", "12.3", "1235", "0.000123"]
-    );
 }
 
 #[test]

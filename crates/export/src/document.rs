@@ -4,8 +4,8 @@
 
 use context::TargetInfo;
 use plan::units::format_size;
+use result::Summary;
 use result::{CaseResult, Comparison, Figure, Recommendation, ResultFile};
-use stats::Summary;
 
 /// "writebench on /dev/shm (tmpfs)".
 pub fn title(result: &ResultFile) -> String {

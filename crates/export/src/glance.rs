@@ -2,7 +2,7 @@
 //! output heads a goal with — what to do and its figure, how sure, the gain over the
 //! naive way — formatted from the typed fields analysis drew. Nothing is decided here.
 
-use analysis::advice::words::{per_second, three_digits};
+use plan::numbers::{per_second, three_digits};
 use result::Recommendation;
 use result::glance::{Alternative, Certainty, Glance, Shown};
 

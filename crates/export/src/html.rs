@@ -13,9 +13,9 @@ use crate::charts;
 use crate::document;
 use crate::latency_table::is_latency_case;
 use crate::wording::{most_common_size, notes, runs_wording};
+use plan::numbers::{format_mean_sd, format_seed_style};
 use plan::units::format_size;
-use result::{CaseResult, ResultFile, Status};
-use stats::{format_mean_sd, format_seed_style};
+use result::{CaseResult, ResultFile, Status, Summary};
 
 const STYLE: &str = include_str!("html.css");
 
@@ -199,7 +199,7 @@ fn figure_cell(content: &str) -> String {
 }
 
 /// "a – b", in the unit the summary is in, or why there is no interval.
-fn interval(summary: &stats::Summary) -> String {
+fn interval(summary: &Summary) -> String {
     match (summary.ci95_low, summary.ci95_high) {
         (Some(low), Some(high)) => format!("{low:.3} – {high:.3}"),
         (Some(low), None) => format!("{low:.3} – (no upper bound)"),

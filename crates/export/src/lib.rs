@@ -4,6 +4,7 @@
 
 pub mod answer;
 pub mod calibration;
+pub mod case_notes;
 pub mod charts;
 pub mod compare;
 pub mod compare_html;
@@ -24,9 +25,9 @@ pub mod wording;
 use std::io::{self, Write};
 use std::path::Path;
 
-use analysis::compare::CompareResult;
 use error::plain;
 use result::ResultFile;
+use result::compare::CompareResult;
 use result::crash::CrashReport;
 
 /// One file format: its name (`--export-NAME`) and what writes it.

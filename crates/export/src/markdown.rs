@@ -17,9 +17,9 @@ use crate::latency_table::is_latency_case;
 use crate::wording::{most_common_size, notes, runs_wording};
 use plan::FileState;
 use plan::catalog::{self, Family};
+use plan::numbers::{format_mean_sd, format_seed_style};
 use plan::units::format_size;
 use result::{CaseResult, ResultFile, Status};
-use stats::{format_mean_sd, format_seed_style};
 
 /// Where a case goes in the document.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord)]

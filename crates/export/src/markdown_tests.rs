@@ -18,7 +18,7 @@ fn latency_case() -> CaseResult {
     let mut case = Case::new(method, FileState::Overwrite, 8, 1, "odsync".parse().unwrap(), 8);
     case.id = "latency overwrite0 8B odsync".into();
     case.kind = plan::CaseKind::Latency(plan::pattern::Pattern::Overwrite0);
-    let mut result = analysis::summarize::measured(case, vec![Run { write_seconds: 1.0, ..Run::default() }], 1);
+    let mut result = analysis::advice::testkit::measured(case, vec![Run { write_seconds: 1.0, ..Run::default() }], 1);
     result.latency_ns = Some(serde_json::json!({"count": 1000, "mean": 900.0, "p50": 800.0, "p90": 850.0,
         "p99": 1200.0, "p999": 5000.0, "max": 9000.0}));
     result.ops_per_second = Some(1111.0);

@@ -9,10 +9,11 @@ use crate::table_compact as compact;
 use crate::text::Paint;
 use crate::wording::{most_common_size, notes, runs_wording};
 use plan::catalog;
+use plan::numbers::{format_mean_sd, format_seed_style};
 use plan::units::format_size;
 use plan::{CaseKind, FileState};
+use result::Summary;
 use result::{CaseResult, ResultFile, Status};
-use stats::{Summary, format_mean_sd, format_seed_style};
 
 /// How the table looks: `Compact` (the default) keeps within 100 columns; `Classic`
 /// prints the `( min: a, mean ± sd, max: b )` lines of the original write-ups.
@@ -168,7 +169,7 @@ mod tests {
         let method = catalog::by_name("pwrite").unwrap();
         let case = Case::new(method, FileState::Empty, 1 << 20, 1, mode.parse().unwrap(), 1 << 30);
         let runs = times.iter().map(|&t| Run { write_seconds: t, sync_seconds: 0.1, ..Run::default() }).collect();
-        analysis::summarize::measured(case, runs, 1)
+        analysis::advice::testkit::measured(case, runs, 1)
     }
 
     #[test]

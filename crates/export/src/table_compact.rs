@@ -7,13 +7,13 @@
 use std::io::{self, Write};
 
 use crate::text::{Paint, WIDTH, wrap};
-use crate::wording::{cpu_note, detail_notes, dirty_at_start, dirty_words, noise_note};
-use analysis::advice::glance::shown_of;
+use crate::wording::{cpu_note, detail_notes, dirty_words, noise_note};
 use plan::CaseKind;
+use plan::numbers::three_digits;
 use plan::units::format_size;
+use result::Summary;
 use result::glance::{Shown, WIDE_RANGE};
 use result::{CaseResult, Status};
-use stats::Summary;
 
 /// Where the notes that do not fit a case's line start.
 const CONTINUATION: &str = "        ";
@@ -77,7 +77,7 @@ pub fn row(result: &CaseResult, usual_size: u64) -> Row {
             let mut shown = |summary: &Summary| match creates {
                 true => per_call(summary),
                 false => {
-                    let shown = shown_of(summary, "bytes/s");
+                    let shown = Shown::of(summary, "bytes/s");
                     if !shown.well_measured {
                         poorly = Some(format!("not measured well enough ({} runs)", shown.runs));
                     }
@@ -89,7 +89,6 @@ pub fn row(result: &CaseResult, usual_size: u64) -> Row {
                 Some(durable) => shown(&durable),
                 None => "—".to_string(),
             };
-            let shares: Vec<f64> = result.runs.iter().filter_map(|run| run.cpu_share).collect();
             let mut notes = detail_notes(result);
             // Too wide a range says more than "noisy", and is said instead of it.
             let noisy = poorly.is_none() && noise_note(result).is_some();
@@ -98,8 +97,8 @@ pub fn row(result: &CaseResult, usual_size: u64) -> Row {
                 cells: [label, buffered_cell, durable, ceiling(result)],
                 noisy,
                 notes,
-                cpu: cpu_note(result).map(|note| (note, stats::median(&shares))),
-                dirty: dirty_at_start(result).map(|(count, most)| (dirty_words(count, most), most as f64)),
+                cpu: cpu_note(result).map(|note| (note, result.facts.cpu_share.unwrap_or(f64::NAN))),
+                dirty: result.facts.dirty_at_start.map(|(count, most)| (dirty_words(count, most), most as f64)),
                 creation: creates,
             }
         }
@@ -275,10 +274,10 @@ fn short_id(result: &CaseResult) -> String {
 /// and the 95 % range of that figure (none from a single run, or where the range is too
 /// wide to mean anything: a note says so).
 fn figure(shown: &Shown) -> String {
-    let value = significant(shown.value * 1e-9);
+    let value = three_digits(shown.value * 1e-9);
     match (shown.low, shown.high) {
         (Some(low), Some(high)) if shown.well_measured => {
-            format!("{value} ({}–{})", significant(low * 1e-9), significant(high * 1e-9))
+            format!("{value} ({}–{})", three_digits(low * 1e-9), three_digits(high * 1e-9))
         }
         _ => value,
     }
@@ -286,22 +285,13 @@ fn figure(shown: &Shown) -> String {
 
 /// A creation's mean time per call in µs (`call_us`), with the 95 % range of the mean.
 fn per_call(micros: &Summary) -> String {
-    let value = significant(micros.mean);
+    let value = three_digits(micros.mean);
     match (micros.ci95_low, micros.ci95_high) {
         (Some(low), Some(high)) if low > 0.0 && high / low <= WIDE_RANGE => {
-            format!("{value} ({}–{})", significant(low), significant(high))
+            format!("{value} ({}–{})", three_digits(low), three_digits(high))
         }
         _ => value,
     }
-}
-
-/// Three significant digits, without an exponent: 4.65, 0.0635, 12.3, 112.
-fn significant(value: f64) -> String {
-    if !value.is_finite() || value <= 0.0 {
-        return format!("{value}");
-    }
-    let decimals = (2 - value.log10().floor() as i32).max(0) as usize;
-    format!("{value:.decimals$}")
 }
 
 /// "41 % mem", or "41 % mem, 23 % dev" where the durable figure has its own ceiling or
@@ -335,7 +325,7 @@ mod tests {
         let method = plan::catalog::by_name("pwrite").unwrap();
         let case = Case::new(method, FileState::Prealloc, 1 << 20, 1, mode.parse().unwrap(), 1 << 30);
         let runs = times.iter().map(|&t| Run { write_seconds: t, sync_seconds: 0.1, ..Run::default() }).collect();
-        analysis::summarize::measured(case, runs, 1)
+        analysis::advice::testkit::measured(case, runs, 1)
     }
 
     fn rendered(rows: &[Row]) -> String {
@@ -375,14 +365,6 @@ mod tests {
         result.ceiling =
             Some(CeilingShare { durable_pct: Some(41.4), durable_of: Some("memory copy".into()), ..share });
         assert_eq!(ceiling(&result), "41 % mem");
-    }
-
-    #[test]
-    fn significant_digits() {
-        assert_eq!(significant(4.6512), "4.65");
-        assert_eq!(significant(0.063512), "0.0635");
-        assert_eq!(significant(12.34), "12.3");
-        assert_eq!(significant(112.4), "112");
     }
 
     #[test]
@@ -432,6 +414,7 @@ mod tests {
             let mut result = measured("end", &[1.0, 1.0]);
             result.cpu_bound = true;
             result.runs.iter_mut().for_each(|run| run.cpu_share = Some(share));
+            result.facts = analysis::case_facts::facts(&result);
             result
         };
         let text = rendered(&[row(&bound(0.97), 1 << 30), row(&bound(1.0), 1 << 30)]);
@@ -451,6 +434,7 @@ mod tests {
         let dirty = |mib: u64| {
             let mut result = measured("end", &[1.0, 1.0]);
             result.runs[0].dirty_before_bytes = Some(mib << 20);
+            result.facts = analysis::case_facts::facts(&result);
             result
         };
         // 1 GiB a run: dirty past a tenth of it.

@@ -1,14 +1,13 @@
-//! A case's notes as every output lays them out: the facts `analysis::case_notes` draws,
-//! with the share of the ceiling beside them, and the runs wording of the header.
+//! A case's notes as every output lays them out (`case_notes`), with the share of the
+//! ceiling beside them, and the runs wording of the header.
 
-// Said by the Answer's race lines too (analysis), and by the announcement (app).
-pub use analysis::advice::words::seconds_words;
-pub use analysis::case_notes::{
-    cpu_note, detail_notes, dirty_at_start, dirty_words, most_common_size, noise_note, race_note, stonewall_note,
+pub use crate::case_notes::{
+    cpu_note, detail_notes, dirty_words, most_common_size, noise_note, race_note, stonewall_note,
 };
-use result::CaseResult;
+// Said by the Answer's race lines too (analysis), and by the announcement (app).
+pub use plan::numbers::seconds_words;
 use result::options::RunOptions;
-use stats::NOISY_CI;
+use result::{CaseResult, NOISY_CI};
 
 /// What a reader should know about a measured case's figure: noisy, outlying runs,
 /// stragglers among its threads, and the rest. The Markdown and HTML reports say the same.

@@ -9,6 +9,7 @@ pub mod crash;
 pub mod data_source;
 pub mod durability;
 pub mod latency;
+pub mod numbers;
 pub mod pattern;
 pub mod suites;
 pub mod units;

@@ -52,6 +52,27 @@ pub struct Shown {
     pub well_measured: bool,
 }
 
+impl Shown {
+    /// A case's figure from its summary (`unit` as [`Shown::unit`]): its own range, and
+    /// whether that range is narrow enough to mean anything.
+    pub fn of(summary: &crate::Summary, unit: &str) -> Shown {
+        let well_measured = match (summary.ci95_low, summary.ci95_high) {
+            (Some(low), Some(high)) => low > 0.0 && high / low <= WIDE_RANGE,
+            // One run: no range, but nothing to call badly measured either.
+            (None, None) => true,
+            _ => false,
+        };
+        Shown {
+            value: summary.mean,
+            low: summary.ci95_low,
+            high: summary.ci95_high,
+            unit: unit.to_string(),
+            runs: summary.n,
+            well_measured,
+        }
+    }
+}
+
 /// Ranges whose ends are further apart than this are not printed as figures.
 pub const WIDE_RANGE: f64 = 10.0;
 

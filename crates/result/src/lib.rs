@@ -4,7 +4,9 @@
 
 use serde::{Deserialize, Serialize};
 
+pub mod compare;
 pub mod crash;
+pub mod facts;
 pub mod glance;
 pub mod metric;
 pub mod options;
@@ -17,7 +19,9 @@ use context::{Host, TargetInfo};
 use plan::Case;
 pub use ring_record::RingRecord;
 pub use run::{CPU_BOUND, DIRTY_AT_START, OTHERS_BUSY, RankRun, Run, Stonewalled};
-use stats::Summary;
+/// A case's statistics as stats computes them (a figure the contract holds), and the
+/// width of interval above which a case's figure is called noisy.
+pub use stats::{NOISY_CI, Summary};
 
 /// v2 added `answer` and the numbers of each observation; v1 files still load (both
 /// fields empty), and `report`/`compare` re-derive them from the cases. v3: a
@@ -173,6 +177,10 @@ pub struct CaseResult {
     /// Why a raced case got no more runs (docs/racing.md); absent without racing.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub race: Option<race::CaseRace>,
+    /// What the notes beside its figures say, drawn from its runs by analysis before
+    /// anything is rendered; not saved (drawn again when the result is read back).
+    #[serde(skip)]
+    pub facts: facts::CaseFacts,
 }
 
 impl CaseResult {
@@ -197,6 +205,7 @@ impl CaseResult {
             cpu_bound: false,
             ceiling: None,
             race: None,
+            facts: facts::CaseFacts::default(),
         }
     }
 }

@@ -6,14 +6,13 @@
 use super::figures::{Metric, Side, Test};
 use result::glance::{Alternative, Certainty, Glance, Shown, WIDE_RANGE};
 use result::{CaseResult, Comparison, Recommendation, ResultFile};
-use stats::Summary;
 use stats::race::{NOISY_CV, thin};
 use stats::significance::cv_upper;
 
 /// The one figure every output shows for `case` under `metric`.
 pub fn shown(case: &CaseResult, metric: Metric) -> Option<Shown> {
     let summary = metric.summary(case)?;
-    Some(shown_of(&summary, unit(metric)))
+    Some(Shown::of(&summary, unit(metric)))
 }
 
 /// [`shown`] with the range the goal's verdicts use: where the goal raced, the noise
@@ -31,24 +30,6 @@ pub fn shown_pooled(case: &CaseResult, metric: Metric, pool: Option<(f64, f64)>)
         shown.well_measured = long / short <= WIDE_RANGE;
     }
     Some(shown)
-}
-
-/// [`shown`] of a summary already drawn.
-pub fn shown_of(summary: &Summary, unit: &str) -> Shown {
-    let well_measured = match (summary.ci95_low, summary.ci95_high) {
-        (Some(low), Some(high)) => low > 0.0 && high / low <= WIDE_RANGE,
-        // One run: no range, but nothing to call badly measured either.
-        (None, None) => true,
-        _ => false,
-    };
-    Shown {
-        value: summary.mean,
-        low: summary.ci95_low,
-        high: summary.ci95_high,
-        unit: unit.to_string(),
-        runs: summary.n,
-        well_measured,
-    }
 }
 
 fn unit(metric: Metric) -> &'static str {
@@ -450,7 +431,7 @@ mod tests {
 
     #[test]
     fn a_range_wider_than_ten_times_is_not_measured_well() {
-        let summary = |low: Option<f64>, high: Option<f64>| Summary {
+        let summary = |low: Option<f64>, high: Option<f64>| stats::Summary {
             n: 2,
             min: 1.0,
             max: 2.0,
@@ -460,8 +441,8 @@ mod tests {
             ci95_low: low,
             ci95_high: high,
         };
-        assert!(shown_of(&summary(Some(1.0), Some(2.0)), "bytes/s").well_measured);
-        assert!(!shown_of(&summary(Some(0.1), Some(2.0)), "bytes/s").well_measured);
-        assert!(!shown_of(&summary(Some(1.0), None), "bytes/s").well_measured, "no upper end");
+        assert!(Shown::of(&summary(Some(1.0), Some(2.0)), "bytes/s").well_measured);
+        assert!(!Shown::of(&summary(Some(0.1), Some(2.0)), "bytes/s").well_measured);
+        assert!(!Shown::of(&summary(Some(1.0), None), "bytes/s").well_measured, "no upper end");
     }
 }

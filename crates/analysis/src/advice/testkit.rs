@@ -264,7 +264,16 @@ impl Build {
         self
     }
 
-    pub fn done(self) -> ResultFile {
+    /// The result, its cases' facts drawn again (a change after `add` changed the runs).
+    pub fn done(mut self) -> ResultFile {
+        crate::case_facts::annotate(&mut self.result);
         self.result
     }
+}
+
+/// A case summarized from its runs, its facts drawn, as a finished result has them.
+pub fn measured(case: Case, runs: Vec<Run>, cpus: usize) -> CaseResult {
+    let mut result = crate::summarize::measured(case, runs, cpus);
+    result.facts = crate::case_facts::facts(&result);
+    result
 }

@@ -8,27 +8,7 @@ use plan::units::{format_size, format_size_compact};
 use plan::{Case, Durability, FileState};
 
 use super::figures::{Metric, Test, family};
-
-/// Three significant digits: `2.10`, `12.3`, `0.512`; `123` from 100 on.
-pub fn three_digits(value: f64) -> String {
-    let magnitude = value.abs();
-    if magnitude >= 100.0 || magnitude == 0.0 {
-        format!("{value:.0}")
-    } else if magnitude >= 10.0 {
-        format!("{value:.1}")
-    } else if magnitude >= 1.0 {
-        format!("{value:.2}")
-    } else {
-        // Enough decimals for three significant digits below 1.
-        let decimals = (2 - magnitude.log10().floor() as i32).clamp(3, 12) as usize;
-        format!("{value:.decimals$}")
-    }
-}
-
-/// A throughput in bytes/s as decimal GB/s (docs/design.md §3).
-pub fn gbps(bytes_per_second: f64) -> String {
-    format!("{} GB/s", three_digits(bytes_per_second / 1e9))
-}
+pub use plan::numbers::{factor, gbps, micros, p_value, per_second, seconds, seconds_words, three_digits};
 
 /// A change of throughput, from `before` to `after`: "1.07 → 1.93 GB/s".
 pub fn gbps_change(before: f64, after: f64) -> String {
@@ -98,77 +78,10 @@ pub fn certainty_words(certainty: &result::glance::Certainty, metric: Metric, pi
     }
 }
 
-/// A rate of operations, with k or M from 10,000 on: `4.10 k`, `1.20 M`.
-pub fn per_second(rate: f64) -> String {
-    if rate >= 1e6 {
-        format!("{} M", three_digits(rate / 1e6))
-    } else if rate >= 1e4 {
-        format!("{} k", three_digits(rate / 1e3))
-    } else {
-        format!("{rate:.0}")
-    }
-}
-
-/// A latency in nanoseconds as µs (or ms from 10 ms on).
-pub fn micros(nanoseconds: f64) -> String {
-    if nanoseconds >= 1e7 {
-        format!("{} ms", three_digits(nanoseconds / 1e6))
-    } else {
-        format!("{} µs", three_digits(nanoseconds / 1e3))
-    }
-}
-
-/// A duration in seconds: as s from 1 s on, else as ms or µs.
-pub fn seconds(value: f64) -> String {
-    if value >= 1.0 {
-        format!("{} s", three_digits(value))
-    } else if value >= 1e-3 {
-        format!("{} ms", three_digits(value * 1e3))
-    } else {
-        format!("{} µs", three_digits(value * 1e6))
-    }
-}
-
-/// "30 s", "1 min 30 s": a budget as the user would type it back.
-pub fn seconds_words(seconds: f64) -> String {
-    let whole = seconds.round() as u64;
-    match (whole / 60, whole % 60) {
-        (0, s) => format!("{s} s"),
-        (m, 0) => format!("{m} min"),
-        (m, s) => format!("{m} min {s} s"),
-    }
-}
-
-/// A factor: two decimals under 2 (where 1.04 and 1.06 differ), one under 10, none above.
-pub fn factor(value: f64) -> String {
-    if value < 2.0 {
-        format!("{value:.2}x")
-    } else if value < 10.0 {
-        format!("{value:.1}x")
-    } else {
-        format!("{value:.0}x")
-    }
-}
-
 /// "1.60x, 1.02–1.12x": a factor and its interval as computed (not oriented), two
 /// decimals each, for a sentence that brackets them itself.
 pub fn factor_range(factor: &stats::significance::Factor) -> String {
     format!("{:.2}x, {:.2}–{:.2}x", factor.factor, factor.low, factor.high)
-}
-
-/// `p = 0.04`, `p = 0.40`, `p = 0.004`, `p < 0.001`; a p just under 0.05 with the
-/// digits that keep it there (`p = 0.0496`), so that "p = 0.05" is never printed for a
-/// difference judged significant.
-pub fn p_value(p: f64) -> String {
-    if p < 0.001 {
-        "p < 0.001".to_string()
-    } else if p < 0.01 {
-        format!("p = {p:.3}")
-    } else if p < stats::significance::ALPHA && format!("{p:.2}") == "0.05" {
-        format!("p = {p:.4}")
-    } else {
-        format!("p = {p:.2}")
-    }
 }
 
 /// "1.8x (1.6–2.0x, p = 0.002)": the oriented factor of a test, its interval and p.

@@ -11,63 +11,11 @@
 //! what a program that keeps its data pays), Holm-corrected over the pairs of that
 //! effect in that file. Its factor is the geometric mean of the pairs' factors.
 
-use serde::{Deserialize, Serialize};
-
-use super::{CompareResult, Sizes, compare};
+use super::{CompareResult, CrossObservation, Effect, Fastest, Sizes, compare};
 use crate::advice::words;
 use plan::FileState;
 use result::{CaseResult, ResultFile, Status};
 use stats::significance::{self, ALPHA, EQUIVALENCE, Verdict};
-
-/// One effect across the files.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
-pub struct CrossObservation {
-    /// `state:prealloc`, `state:sparse`, `state:overwrite`, `durability-cost`.
-    pub kind: String,
-    pub text: String,
-    /// Per file; None where the file has no pair for this effect.
-    pub files: Vec<Option<Effect>>,
-}
-
-/// One effect in one file.
-#[derive(Debug, Clone, Copy, PartialEq, Serialize, Deserialize)]
-pub struct Effect {
-    /// Geometric mean of the pairs' factors (rate with the change over rate without).
-    pub factor: f64,
-    pub pairs: usize,
-    /// Pairs significantly faster with the change, and significantly slower.
-    pub faster: usize,
-    pub slower: usize,
-}
-
-impl Effect {
-    fn verdict(&self) -> &'static str {
-        match (self.faster > 0, self.slower > 0) {
-            (true, false) => "helps",
-            (false, true) => "hurts",
-            (true, true) => "mixed",
-            // Not shown to differ is not shown the same: no interval here says "tied".
-            (false, false) => "none",
-        }
-    }
-}
-
-/// Per goal, the fastest file and strategy.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
-pub struct Fastest {
-    pub goal: String,
-    pub text: String,
-    /// Index of the file whose pick is best.
-    pub file: usize,
-    pub case: String,
-    pub metric: String,
-    pub median: f64,
-    /// The best of the other files: its index, and the factor and p of the test between
-    /// the two (None when the metric has no run times to test).
-    pub runner_up: Option<usize>,
-    pub factor: Option<f64>,
-    pub p: Option<f64>,
-}
 
 /// The filesystem each result was measured on: the lab's name for it where the lab
 /// built it (`options.lab.filesystem`: "btrfs-raid0", "ext4-md-raid0"), else its type

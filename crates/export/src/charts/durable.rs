@@ -5,8 +5,8 @@
 use super::bars::{BarChart, Group};
 use super::{Chart, ERROR_BARS, Estimate, Naming, throughput_cases};
 use plan::Case;
+use result::Summary;
 use result::{CaseResult, ResultFile};
-use stats::Summary;
 
 /// Most rows when the chart falls back to each method's fastest durable case.
 const FALLBACK_ROWS: usize = 12;

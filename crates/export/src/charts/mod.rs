@@ -30,8 +30,8 @@ use crate::latency_table::is_latency_case;
 use plan::catalog;
 use plan::units::format_size;
 use plan::{Case, CaseKind};
+use result::Summary;
 use result::{CaseResult, ResultFile, Status};
-use stats::Summary;
 
 /// One chart of the report: an SVG element, and the words around it.
 #[derive(Debug, Clone)]
@@ -300,7 +300,7 @@ pub(crate) mod tests {
             .with_threads(threads, layout);
         let runs =
             seconds.iter().map(|&t| Run { write_seconds: t, sync_seconds: t / 10.0, ..Run::default() }).collect();
-        analysis::summarize::measured(case, runs, 1)
+        analysis::advice::testkit::measured(case, runs, 1)
     }
 
     pub fn result(cases: Vec<CaseResult>) -> ResultFile {

@@ -65,8 +65,11 @@ mod tests {
             Case::new(catalog::by_name("pwrite").unwrap(), FileState::Overwrite, 8, 1, mode.parse().unwrap(), 8);
         case.id = format!("latency overwrite0 8B {mode}");
         case.kind = plan::CaseKind::Latency(plan::pattern::Pattern::Overwrite0);
-        let mut result =
-            analysis::summarize::measured(case, vec![result::Run { write_seconds: 1.0, ..Default::default() }], 1);
+        let mut result = analysis::advice::testkit::measured(
+            case,
+            vec![result::Run { write_seconds: 1.0, ..Default::default() }],
+            1,
+        );
         result.latency_ns = Some(serde_json::json!({"count": 1000, "mean": p50, "p50": p50, "p90": p50 * 2.0,
             "p99": p50 * 10.0, "p999": p50 * 100.0, "max": p50 * 1000.0}));
         result

@@ -1,10 +1,10 @@
 //! `compare`'s one chart: for each case, each file's factor against the baseline with
-//! its 95 % interval (analysis::compare), so that drift and real differences can be
+//! its 95 % interval (computed in analysis::compare), so that drift and real differences can be
 //! told apart at a glance: a bar whose interval crosses 1 is not a difference.
 
 use super::bars::{BarChart, Group};
 use super::{Chart, Estimate};
-use analysis::compare::{BaselineTest, CompareResult};
+use result::compare::{BaselineTest, CompareResult};
 
 /// None when no case was tested (every case has one run, or nothing matched).
 pub fn chart(compared: &CompareResult) -> Option<Chart> {

@@ -7,8 +7,8 @@ use super::bars::{BarChart, Group};
 use super::{Chart, ERROR_BARS, Estimate, Naming, throughput_cases};
 use plan::Case;
 use plan::catalog::NATIVE;
+use result::Summary;
 use result::{CaseResult, ResultFile};
-use stats::Summary;
 
 /// The strategy a case is a bar of: everything of the case as native writes it
 /// (`Case::as_native`) but the runtime.

@@ -5,8 +5,8 @@
 
 use super::bars::{BarChart, Group};
 use super::{Chart, Estimate};
-use analysis::compare::CompareResult;
 use plan::CaseKind;
+use result::compare::CompareResult;
 
 /// None when no case has a figure in any file.
 pub fn chart(compared: &CompareResult) -> Option<Chart> {

@@ -4,8 +4,8 @@
 use super::bars::{BarChart, Group};
 use super::{Chart, ERROR_BARS, Estimate, Naming, throughput_cases};
 use plan::{Case, FileState};
+use result::Summary;
 use result::{CaseResult, ResultFile};
-use stats::Summary;
 
 /// Everything that makes a strategy but its state.
 fn strategy(case: &Case) -> (&str, &str, u32, Option<u32>, u32, u32, String, u64) {

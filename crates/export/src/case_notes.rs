@@ -1,13 +1,13 @@
-//! What a reader should know beside a case's figures, drawn from its runs: whether it
-//! is noisy, outlying runs, stragglers among its threads, CPU-bound, dirty memory at the
-//! start, busy neighbours, device traffic, residency, and what the race did with it.
-//! Facts in the words every output uses; the table, the Markdown and the HTML only lay
-//! them out (`export::wording` composes them with the ceiling's share).
+//! What a reader should know beside a case's figures, in the words every output uses:
+//! whether it is noisy, outlying runs, stragglers among its threads, CPU-bound, dirty
+//! memory at the start, busy neighbours, device traffic, residency, and what the race
+//! did with it. The figures are the facts analysis drew from the runs
+//! (`result::facts`); the table, the Markdown and the HTML only lay these out
+//! (`wording` composes them with the ceiling's share).
 
-use crate::summarize::case_ci_relative;
+use plan::numbers::three_digits;
 use plan::units::format_size;
-use result::{CaseResult, ResultFile};
-use stats::NOISY_CI;
+use result::{CaseResult, NOISY_CI, ResultFile};
 
 /// The size most cases write; lines of other sizes name theirs.
 pub fn most_common_size(result: &ResultFile) -> u64 {
@@ -21,64 +21,27 @@ pub fn most_common_size(result: &ResultFile) -> u64 {
     sizes.iter().max_by_key(|(_, count)| *count).map(|(size, _)| *size).unwrap_or(0)
 }
 
-/// Mean over runs of (slowest thread - fastest thread) / slowest thread.
-fn thread_spread(result: &CaseResult) -> Option<f64> {
-    let spreads: Vec<f64> = result
-        .runs
-        .iter()
-        .filter(|run| run.thread_seconds.len() > 1)
-        .map(|run| {
-            let slowest = run.thread_seconds.iter().cloned().fold(f64::MIN, f64::max);
-            let fastest = run.thread_seconds.iter().cloned().fold(f64::MAX, f64::min);
-            (slowest - fastest) / slowest
-        })
-        .collect();
-    (!spreads.is_empty()).then(|| spreads.iter().sum::<f64>() / spreads.len() as f64)
-}
-
 /// "stonewalled: 22 % of 2 GiB written (median run); the ranks' bytes 1.46x apart
 /// (median run), rank 1 the least": how much of the size a stonewalled case wrote, and
 /// how uneven its writers were (its ranks under `--mpi`, else its threads).
 pub fn stonewall_note(result: &CaseResult) -> Option<String> {
-    let walls: Vec<&result::Stonewalled> = result.runs.iter().filter_map(|run| run.stonewall.as_ref()).collect();
-    let first = walls.first()?;
-    let shares: Vec<f64> = walls.iter().map(|wall| wall.bytes as f64 / wall.of_bytes.max(1) as f64).collect();
+    let wall = result.facts.stonewall?;
     let mut note = format!(
         "stonewalled: {:.0} % of {} written (median run)",
-        100.0 * stats::median(&shares),
-        plan::units::format_size(first.of_bytes)
+        100.0 * wall.written_share,
+        format_size(wall.of_bytes)
     );
-    // Each run's writers (ranks when there are, else threads): most over least bytes.
-    let by_run: Vec<Vec<u64>> = result
-        .runs
-        .iter()
-        .filter(|run| run.stonewall.is_some())
-        .map(|run| match run.ranks.is_empty() {
-            true => run.stonewall.as_ref().map(|wall| wall.writer_bytes.clone()).unwrap_or_default(),
-            false => run.ranks.iter().map(|rank| rank.bytes).collect(),
-        })
-        .filter(|bytes| bytes.len() > 1)
-        .collect();
-    let ratios: Vec<f64> = by_run
-        .iter()
-        .map(|bytes| *bytes.iter().max().unwrap() as f64 / (*bytes.iter().min().unwrap()).max(1) as f64)
-        .collect();
-    if !ratios.is_empty() {
-        let ratio = stats::median(&ratios);
-        // The least writer of the run whose ratio is the median's (or nearest it).
-        let run = ratios.iter().enumerate().min_by(|a, b| (a.1 - ratio).abs().total_cmp(&(b.1 - ratio).abs()));
-        let least = run.and_then(|(index, _)| by_run[index].iter().enumerate().min_by_key(|(_, bytes)| **bytes));
-        let who = if result.runs.iter().any(|run| !run.ranks.is_empty()) { "rank" } else { "thread" };
-        note += &format!("; the {who}s' bytes {ratio:.2}x apart");
-        if let Some((index, _)) = least {
+    if let Some(apart) = wall.apart {
+        let who = if apart.ranks { "rank" } else { "thread" };
+        note += &format!("; the {who}s' bytes {:.2}x apart", apart.ratio);
+        if let Some(index) = apart.least {
             note += &format!(", {who} {index} the least");
         }
     }
-    let finished: u32 = walls.iter().map(|wall| wall.writer_bytes.len() as u32 - wall.stopped).max().unwrap_or(0);
-    if finished > 0 {
+    if wall.finished > 0 {
         note += &format!(
-            "; {finished} of {} writers finished their part before the wall (a larger --size keeps them writing)",
-            first.writer_bytes.len()
+            "; {} of {} writers finished their part before the wall (a larger --size keeps them writing)",
+            wall.finished, wall.writers
         );
     }
     Some(note)
@@ -94,7 +57,9 @@ pub fn detail_notes(result: &CaseResult) -> Vec<String> {
     match stonewall_note(result) {
         // Stonewalled writers all stop at the wall: their bytes differ, not their times.
         Some(note) => notes.push(note),
-        None => notes.extend(thread_spread(result).map(|spread| format!("threads spread {:.0} %", 100.0 * spread))),
+        None => {
+            notes.extend(result.facts.thread_spread.map(|spread| format!("threads spread {:.0} %", 100.0 * spread)))
+        }
     }
     notes.extend(cpu_note(result));
     notes.extend(sqpoll_note(result));
@@ -111,13 +76,9 @@ pub fn detail_notes(result: &CaseResult) -> Vec<String> {
 /// table's figures, which time the writes (and the sync) alone. With it, the Answer's
 /// figure for its pick is in the pick's row of every table.
 fn new_file_note(result: &CaseResult) -> Option<String> {
-    use crate::advice::Metric;
-    use crate::advice::words::three_digits;
-    let rate = |metric: Metric| metric.summary(result).map(|s| s.mean);
-    let (new_file, written) = (rate(Metric::NewFile)?, rate(Metric::Buffered)?);
-    let durable = rate(Metric::NewFileDurable).zip(rate(Metric::Durable));
+    let figures = result.facts.new_file?;
     let differs = |a: f64, b: f64| three_digits(a / 1e9) != three_digits(b / 1e9);
-    if !differs(new_file, written) && durable.is_none_or(|(a, b)| !differs(a, b)) {
+    if !differs(figures.new_file, figures.written) && figures.durable.is_none_or(|(a, b)| !differs(a, b)) {
         return None;
     }
     let preparation = match result.case.state {
@@ -126,47 +87,28 @@ fn new_file_note(result: &CaseResult) -> Option<String> {
         plan::FileState::Prealloc => "its create and fallocate",
         plan::FileState::Overwrite => return None,
     };
-    let durable = durable.map(|(d, _)| format!(" (durable {})", three_digits(d / 1e9))).unwrap_or_default();
-    Some(format!("as a new file, {preparation} counted: {} GB/s{durable}", three_digits(new_file / 1e9)))
+    let durable = figures.durable.map(|(d, _)| format!(" (durable {})", three_digits(d / 1e9))).unwrap_or_default();
+    Some(format!("as a new file, {preparation} counted: {} GB/s{durable}", three_digits(figures.new_file / 1e9)))
 }
 
 /// "another process busy on CPU (up to 98 % of one CPU in 3 runs)": the figures
 /// shared the machine.
 fn others_note(result: &CaseResult) -> Option<String> {
-    let busy: Vec<f64> = result
-        .runs
-        .iter()
-        .filter_map(|run| run.others_cpu_share)
-        .filter(|&share| share >= result::OTHERS_BUSY)
-        .collect();
-    let most = busy.iter().copied().reduce(f64::max)?;
-    let runs = if busy.len() == 1 { "1 run".to_string() } else { format!("{} runs", busy.len()) };
+    let (count, most) = result.facts.others_busy?;
+    let runs = if count == 1 { "1 run".to_string() } else { format!("{count} runs") };
     Some(format!("another process busy on CPU (up to {:.0} % of one CPU in {runs})", 100.0 * most))
 }
 
 /// "page cache kept 3 % of the file": the median run's residency once durable, for the
 /// pwritev2 methods, where RWF_DONTCACHE and the default policy sit side by side.
 fn resident_note(result: &CaseResult) -> Option<String> {
-    if !result.case.method.starts_with("pwritev2") || result.case.bytes == 0 {
-        return None;
-    }
-    let shares: Vec<f64> =
-        result.runs.iter().filter_map(|run| run.resident_bytes).map(|b| b as f64 / result.case.bytes as f64).collect();
-    if shares.is_empty() {
-        return None;
-    }
-    let share = stats::median(&shares);
+    let share = result.facts.resident_share?;
     Some(format!("page cache kept {:.0} % of the file", 100.0 * share.min(1.0)))
 }
 
 /// "to device 64.0 MiB, 35 % busy" for the median run by bytes written.
 fn device_note(result: &CaseResult) -> Option<String> {
-    let mut io: Vec<context::device::DeviceIo> = result.runs.iter().filter_map(|run| run.device).collect();
-    if io.is_empty() {
-        return None;
-    }
-    io.sort_by_key(|io| io.bytes_written);
-    let median = io[io.len() / 2];
+    let median = result.facts.device?;
     if median.bytes_written == 0 {
         return Some("to device 0 B: page cache only".to_string());
     }
@@ -175,7 +117,7 @@ fn device_note(result: &CaseResult) -> Option<String> {
 
 /// "2 runs started with 310 MiB dirty": earlier work's writeback overlapped them.
 fn dirty_note(result: &CaseResult) -> Option<String> {
-    dirty_at_start(result).map(|(count, most)| dirty_words(count, most))
+    result.facts.dirty_at_start.map(|(count, most)| dirty_words(count, most))
 }
 
 /// [`dirty_note`]'s words for `count` runs that started with up to `most` bytes dirty.
@@ -184,35 +126,20 @@ pub fn dirty_words(count: usize, most: u64) -> String {
     format!("{runs} started with up to {} dirty (earlier writeback overlapped)", format_size(most))
 }
 
-/// How many of a case's runs started with dirty pages waiting, and the most any found.
-pub fn dirty_at_start(result: &CaseResult) -> Option<(usize, u64)> {
-    let bytes = result.case.bytes;
-    let dirty: Vec<&result::Run> = result.runs.iter().filter(|run| run.started_dirty(bytes)).collect();
-    let most =
-        dirty.iter().map(|run| run.dirty_before_bytes.unwrap_or(0) + run.writeback_before_bytes.unwrap_or(0)).max()?;
-    Some((dirty.len(), most))
-}
-
 /// "CPU-bound (writers on CPU 97 % of the time)": the calls and copies, not the
 /// device, set such a case's pace.
 pub fn cpu_note(result: &CaseResult) -> Option<String> {
     if !result.cpu_bound {
         return None;
     }
-    let shares: Vec<f64> = result.runs.iter().filter_map(|run| run.cpu_share).collect();
-    let share = stats::median(&shares);
+    let share = result.facts.cpu_share.unwrap_or(f64::NAN);
     Some(format!("CPU-bound (writers on CPU {:.0} % of the time)", 100.0 * share.min(1.0)))
 }
 
 /// "SQPOLL thread CPU 0.120 s a run, not in the CPU figures": the kernel thread that
 /// polls an io_uring-sqpoll ring is no writer, so the writers' CPU clocks miss it.
 fn sqpoll_note(result: &CaseResult) -> Option<String> {
-    let seconds: Vec<f64> =
-        result.runs.iter().filter_map(|run| run.ring.as_ref().and_then(|ring| ring.sqpoll_cpu_seconds)).collect();
-    if seconds.is_empty() {
-        return None;
-    }
-    let median = stats::median(&seconds);
+    let median = result.facts.sqpoll_seconds?;
     Some(format!("SQPOLL thread CPU {median:.3} s a run, not in the CPU figures"))
 }
 
@@ -271,7 +198,7 @@ pub fn noise_note(result: &CaseResult) -> Option<String> {
         }),
         Some(_) => None,
         None => {
-            let ci = case_ci_relative(result)?;
+            let ci = result.facts.ci_relative?;
             (ci > NOISY_CI).then(|| format!("noisy: CI ±{:.1} %", 100.0 * ci))
         }
     }
@@ -316,7 +243,7 @@ mod tests {
     /// twice.
     #[test]
     fn a_prepared_case_says_its_figure_as_a_new_file_where_it_reads_otherwise() {
-        use crate::advice::testkit::{Build, case};
+        use analysis::advice::testkit::{Build, case};
         let result = Build::new()
             .add(case("write prealloc 1MiB t1 none"), &[0.2, 0.2])
             .prepared(Some(&[0.05, 0.05]), 0.0)
