@@ -3,6 +3,7 @@
 //! and residency, the runs that started on dirty pages or beside a busy neighbour, and
 //! its figures as a new file. Statistics only: `export::case_notes` says them in words.
 
+use crate::advice::Figures;
 use crate::advice::Metric;
 use crate::summarize::case_ci_relative;
 use result::facts::{Apart, CaseFacts, NewFile, RankFigure, RankFigures, Stonewall};

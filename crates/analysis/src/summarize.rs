@@ -174,6 +174,7 @@ fn half_width_at(seconds: &[f64], pool: Option<(f64, f64)>) -> Option<f64> {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::advice::Figures;
     use plan::FileState;
     use plan::catalog;
 

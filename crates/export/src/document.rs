@@ -138,17 +138,7 @@ pub fn options_json(result: &ResultFile) -> String {
 
 /// The question a recommendation answers.
 pub fn goal_title(goal: &str) -> String {
-    match goal {
-        "fastest" => "One big file, fastest".to_string(),
-        "durable-at-end" => "One big file, durable at the end".to_string(),
-        "small-durable-commits" => "Small durable commits, rewriting in place".to_string(),
-        "small-durable-appends" => "Small durable commits, appending (a log)".to_string(),
-        "crash-safe-saves" => "Crash-safe saves of a whole file".to_string(),
-        "threads-one-file" => "Many threads producing one file".to_string(),
-        "ranks-one-file" => "Many ranks producing one file".to_string(),
-        "rewrite-in-place" => "Rewriting a file in place".to_string(),
-        other => one_line(other),
-    }
+    result::goals::by_key(goal).map_or_else(|| one_line(goal), |goal| goal.title.to_string())
 }
 
 /// The Answer's goals as a report shows them, each with its title: small durable commits

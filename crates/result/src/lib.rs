@@ -8,6 +8,7 @@ pub mod compare;
 pub mod crash;
 pub mod facts;
 pub mod glance;
+pub mod goals;
 pub mod metric;
 pub mod options;
 pub mod race;

@@ -18,8 +18,8 @@
 use std::collections::{BTreeMap, BTreeSet};
 
 use crate::scheduler::{Call, Racing, Referee};
-use analysis::advice::Metric;
 use analysis::advice::contests::{Contest, contests, simplest_first};
+use analysis::advice::{Figures, Metric};
 use result::CaseResult;
 use result::race::{Behind, Decision, Exit, GoalRace, Left, RaceReport};
 use stats::race::{self as rule, RACE_ALPHA, Standing, against_leader};

@@ -12,9 +12,6 @@ use context::calibration::BigWrite;
 use plan::units::format_size;
 use result::{Recommendation, ResultFile};
 
-/// The goals a big file's figure answers through the page cache.
-const BIG_FILE_GOALS: [&str; 2] = ["fastest", "threads-one-file"];
-
 /// Where writers of this machine start to wait for writeback, in bytes, and how it was
 /// found, in words: `vm.dirty_bytes` where set, else `vm.dirty_ratio` of the memory
 /// available (the kernel's dirtyable memory is free and file pages, which
@@ -90,7 +87,9 @@ pub fn annotate(result: &ResultFile, answer: &mut [Recommendation]) {
             )
         })
     };
-    for recommendation in answer.iter_mut().filter(|r| BIG_FILE_GOALS.contains(&r.goal.as_str())) {
+    // The goals a big file's figure answers through the page cache.
+    let through_cache = |r: &Recommendation| result::goals::by_key(&r.goal).is_some_and(|g| g.new_file() && !g.durable);
+    for recommendation in answer.iter_mut().filter(|r| through_cache(r)) {
         let Some(case) = result.cases.iter().find(|c| c.case.id == recommendation.best.case) else { continue };
         let Some(glance) = recommendation.glance.as_mut().filter(|g| g.not_applicable.is_none()) else { continue };
         if let Some(warning) = said(case.case.bytes, glance.figure.value) {

@@ -9,6 +9,7 @@
 //! `carry_over_model`'s. Runs whose settle step gave up with writeback still under way
 //! are said too.
 
+use super::figures::Figures;
 use std::collections::HashMap;
 
 use super::figures::{Finding, Measured, Metric, case_figures};

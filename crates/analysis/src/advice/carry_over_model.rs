@@ -16,6 +16,7 @@
 //! a race's later rounds pair few cases; otherwise one line says it was tested, over how
 //! many runs, and found nothing.
 
+use super::figures::Figures;
 use std::collections::HashMap;
 
 use super::figures::{Finding, Measured, Metric};

@@ -4,6 +4,7 @@
 //! times per commit (or save), unless the cases come from a result saved before
 //! latency cases ran in loops.
 
+use super::figures::Figures;
 use std::collections::BTreeMap;
 
 use super::figures::{Metric, Side, equivalence_margin, pooled_test, test, writes_per_commit};
@@ -12,6 +13,7 @@ use super::raced::finalists;
 use super::small_writes::{self, p99_ns};
 use super::words::{certainty_words, micros, mode, per_second};
 use plan::latency::{Pattern, is_not_durable_save, pattern_of};
+use result::goals;
 use result::{CaseResult, Recommendation, ResultFile};
 use stats::significance::pooled_cv2;
 
@@ -48,18 +50,13 @@ pub fn commits(result: &ResultFile) -> Vec<Recommendation> {
     };
     let mut answers = Vec::new();
     for ((size, appended), ranked) in sizes {
-        let goal = if appended { APPENDS } else { IN_PLACE };
+        let goal = goals::of_commits(appended).key;
         answers.extend(latency_answer(result, ranked, Metric::Commits, &describe, (goal, size)));
     }
     // Every size's in-place answer first, then the appends: the order of the titles.
-    answers.sort_by_key(|r| r.goal == APPENDS);
+    answers.sort_by_key(|r| r.goal == goals::of_commits(true).key);
     answers
 }
-
-/// The goal of small durable commits that rewrite a record in place.
-pub const IN_PLACE: &str = "small-durable-commits";
-/// The goal of small durable commits appended to a file (a log).
-pub const APPENDS: &str = "small-durable-appends";
 
 /// A commit case that appends (a log), rather than rewriting in place.
 pub fn appends(case: &CaseResult) -> bool {
@@ -177,7 +174,7 @@ pub fn saves(result: &ResultFile) -> Vec<Recommendation> {
     };
     let mut answers = Vec::new();
     for (size, ranked) in sizes {
-        answers.extend(latency_answer(result, ranked, Metric::Saves, &describe, ("crash-safe-saves", size)));
+        answers.extend(latency_answer(result, ranked, Metric::Saves, &describe, (goals::of_saves().key, size)));
     }
     answers
 }
@@ -185,6 +182,8 @@ pub fn saves(result: &ResultFile) -> Vec<Recommendation> {
 #[cfg(test)]
 mod tests {
     use super::*;
+    const IN_PLACE: &str = "small-durable-commits";
+    const APPENDS: &str = "small-durable-appends";
     use crate::advice::recommendations;
     use crate::advice::testkit::{Build, around, goal, latency_case};
     use result::glance::Certainty;

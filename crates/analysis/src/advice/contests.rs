@@ -3,12 +3,14 @@
 //! once every goal it competes for has left it behind. The same candidates as the
 //! recommendations rank (`recommend`, `commits`), taken from cases still being measured.
 
+use super::figures::Figures;
 use std::collections::BTreeMap;
 
-use super::commits::{APPENDS, IN_PLACE, appends};
+use super::commits::appends;
 use super::figures::{Measured, Metric};
-use super::recommend::{GOALS, candidates, simplicity, writers};
+use super::recommend::{candidates, simplicity, writers};
 use plan::latency::{is_latency_case, is_not_durable_save, pattern_of};
+use result::goals::{AnsweredBy, GOALS};
 use result::{CaseResult, Status};
 
 /// One goal's candidates.
@@ -41,35 +43,40 @@ pub fn simplest_first(contest: &Contest, cases: &[CaseResult]) -> Option<Vec<usi
 pub fn contests(cases: &[CaseResult], margin: f64) -> Vec<Contest> {
     let position = |member: &CaseResult| cases.iter().position(|c| std::ptr::eq(c, member)).expect("a member is given");
     let measured = Measured::of_cases(cases, margin);
-    let mut contests: Vec<Contest> = GOALS
-        .iter()
-        .map(|goal| Contest {
-            goal: goal.key.to_string(),
-            size: None,
-            metric: goal.metric,
-            members: candidates(&measured, goal).into_iter().map(position).collect(),
-        })
-        .filter(|contest| !contest.members.is_empty())
-        .collect();
-    let latency = |metric: Metric, goal: &str, fits: &dyn Fn(&CaseResult) -> bool| {
+    let latency = |goal: &str, metric: Metric, fits: &dyn Fn(&CaseResult) -> bool| {
         let mut sizes: BTreeMap<u64, Vec<usize>> = BTreeMap::new();
         for (index, case) in cases.iter().enumerate() {
             if is_latency_case(&case.case) && case.status == Status::Ok && fits(case) && metric.times(case).is_some() {
                 sizes.entry(case.case.chunk_bytes).or_default().push(index);
             }
         }
-        let goal = goal.to_string();
         sizes
             .into_iter()
-            .map(|(size, members)| Contest { goal: goal.clone(), size: Some(size), metric, members })
+            .map(|(size, members)| Contest { goal: goal.to_string(), size: Some(size), metric, members })
             .collect::<Vec<Contest>>()
     };
-    contests.extend(latency(Metric::Commits, IN_PLACE, &|c| !appends(c)));
-    contests.extend(latency(Metric::Commits, APPENDS, &appends));
     let durable_save = |c: &CaseResult| {
         pattern_of(&c.case).is_some_and(|p| p.is_save()) && c.case.durability.syncs() && !is_not_durable_save(&c.case)
     };
-    contests.extend(latency(Metric::Saves, "crash-safe-saves", &durable_save));
+    let mut throughput = Vec::new();
+    let mut by_size = Vec::new();
+    for goal in &GOALS {
+        match goal.answered_by {
+            AnsweredBy::Throughput(_) => throughput.push(Contest {
+                goal: goal.key.to_string(),
+                size: None,
+                metric: goal.metric,
+                members: candidates(&measured, goal).into_iter().map(position).collect(),
+            }),
+            AnsweredBy::Commits { appends: log } => {
+                by_size.extend(latency(goal.key, goal.metric, &|c: &CaseResult| appends(c) == log))
+            }
+            AnsweredBy::Saves => by_size.extend(latency(goal.key, goal.metric, &durable_save)),
+        }
+    }
+    // The throughput goals first, then the latency goals' sizes.
+    let mut contests: Vec<Contest> = throughput.into_iter().filter(|contest| !contest.members.is_empty()).collect();
+    contests.extend(by_size);
     contests
 }
 

@@ -30,72 +30,16 @@ impl Finding {
     }
 }
 
-/// Which time a figure divides the bytes by.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord)]
-pub enum Metric {
-    /// The write time (docs/design.md §2.2): `runs[i].write_time()`, figure `stats`.
-    Buffered,
-    /// Write and sync: `runs[i].durable_time()`, figure `durable_stats`.
-    Durable,
-    /// What a program making a new file pays before its data is in the page cache: one
-    /// span from `open(O_CREAT)` through the preparation, the method's set-up and the
-    /// writes (`Run::new_file_seconds`, docs/answer.md).
-    NewFile,
-    /// What a program making a new file pays until it is durable: the same span on
-    /// through the sync and the directory's fsync (`Run::new_file_durable_seconds`).
-    /// Only for cases with a durable figure.
-    NewFileDurable,
-    /// A latency case (docs/measurement.md): each loop's time over its operations, the
-    /// figure in operations per second.
-    Operations,
-    /// A latency case whose writes are durable: each loop's time over its commits (a
-    /// commit is every write under O_SYNC or O_DSYNC, every N writes under every:N).
-    Commits,
-    /// A latency case of saves: as [`Metric::Operations`], a save being one operation.
-    Saves,
+pub use result::metric::Metric;
+
+/// A metric's figure and the run times behind it, drawn from a case's runs.
+pub trait Figures {
+    fn summary(self, case: &CaseResult) -> Option<Summary>;
+    fn times(self, case: &CaseResult) -> Option<Vec<f64>>;
 }
 
-impl Metric {
-    pub const ALL: [Metric; 7] = [
-        Metric::Buffered,
-        Metric::Durable,
-        Metric::NewFile,
-        Metric::NewFileDurable,
-        Metric::Operations,
-        Metric::Commits,
-        Metric::Saves,
-    ];
-
-    /// The name `Figure::metric` carries.
-    pub fn name(self) -> &'static str {
-        match self {
-            Metric::Buffered => "throughput",
-            Metric::Durable => "durable",
-            Metric::NewFile => "new-file",
-            Metric::NewFileDurable => "new-file-durable",
-            Metric::Operations => "ops_per_second",
-            Metric::Commits => "commits_per_second",
-            Metric::Saves => "saves_per_second",
-        }
-    }
-
-    /// The figure without preparation that this metric adds it to (a latency metric
-    /// adds none).
-    pub fn without_preparation(self) -> Metric {
-        match self {
-            Metric::Buffered | Metric::NewFile => Metric::Buffered,
-            Metric::Durable | Metric::NewFileDurable => Metric::Durable,
-            Metric::Operations | Metric::Commits | Metric::Saves => self,
-        }
-    }
-
-    /// Whether the times are per operation (a latency case's), rather than per run of
-    /// the case's bytes: two such figures compare whatever each loop's count.
-    pub fn per_operation(self) -> bool {
-        matches!(self, Metric::Operations | Metric::Commits | Metric::Saves)
-    }
-
-    pub fn summary(self, case: &CaseResult) -> Option<Summary> {
+impl Figures for Metric {
+    fn summary(self, case: &CaseResult) -> Option<Summary> {
         match self {
             Metric::Buffered => case.stats,
             Metric::Durable => case.durable_stats,
@@ -110,7 +54,7 @@ impl Metric {
     /// that never synced is never tested on a "durable" time that is its write time,
     /// and a prepared file whose preparation was not recorded is never a new file's
     /// strategy as if preparing it were free.
-    pub fn times(self, case: &CaseResult) -> Option<Vec<f64>> {
+    fn times(self, case: &CaseResult) -> Option<Vec<f64>> {
         match self {
             Metric::Buffered | Metric::Durable => {
                 self.summary(case)?;

@@ -3,6 +3,7 @@
 //! sentence. One statistic throughout: a case's figure is its bytes (or operations)
 //! over its mean time, with the 95 % range of that figure, as the table shows it.
 
+use super::figures::Figures;
 use super::figures::{Metric, Side, Test};
 use result::glance::{Alternative, Certainty, Glance, Shown, WIDE_RANGE};
 use result::{CaseResult, Comparison, Recommendation, ResultFile};
@@ -220,10 +221,6 @@ pub fn comparison(pick: &str, other: &Alternative) -> Comparison {
     Comparison { better, baseline, factor, low, high, p_value: other.p_value, significant: low > 1.0 }
 }
 
-/// The durable goals, which a filesystem that keeps its files in memory cannot answer.
-const DURABLE_GOALS: [&str; 4] =
-    ["durable-at-end", "small-durable-commits", "small-durable-appends", "crash-safe-saves"];
-
 /// On tmpfs or ramfs nothing survives a power loss: a durable goal there is said not to
 /// apply, whatever its syncs measured (the JSON keeps them).
 pub fn mark_not_durable(result: &ResultFile, answer: &mut [Recommendation]) {
@@ -234,7 +231,9 @@ pub fn mark_not_durable(result: &ResultFile, answer: &mut [Recommendation]) {
         "not applicable here: nothing on {} survives a power loss; run on the disk you will use",
         result.target.fs_type
     );
-    for recommendation in answer.iter_mut().filter(|r| DURABLE_GOALS.contains(&r.goal.as_str())) {
+    // The durable goals, which a filesystem that keeps its files in memory cannot answer.
+    let durable = |r: &Recommendation| result::goals::by_key(&r.goal).is_some_and(|goal| goal.durable);
+    for recommendation in answer.iter_mut().filter(|r| durable(r)) {
         if let Some(glance) = &mut recommendation.glance {
             glance.not_applicable = Some(words.clone());
         }
@@ -265,7 +264,11 @@ pub fn mark_above_device(result: &ResultFile, answer: &mut [Recommendation]) {
     for recommendation in answer.iter_mut() {
         let Some(case) = result.cases.iter().find(|c| c.case.id == recommendation.best.case) else { continue };
         let Some(glance) = recommendation.glance.as_mut().filter(|g| g.not_applicable.is_none()) else { continue };
-        let metric = if recommendation.goal == "durable-at-end" { Metric::Durable } else { Metric::Buffered };
+        // The figure the device's rate bounds: the durable one where the goal ranks it.
+        let metric = match result::goals::by_key(&recommendation.goal).map(|goal| goal.metric) {
+            Some(Metric::NewFileDurable) => Metric::Durable,
+            _ => Metric::Buffered,
+        };
         let above = super::suspicious::implausible(Side::new(case, metric), calibration, has_device);
         match above {
             Some((limit, context::calibration::DEVICE)) => glance.warnings.push(format!(

@@ -6,6 +6,7 @@
 //! that inside its writes). The figure above the device's or memory's rate has its own
 //! warning (`glance::mark_above_device`).
 
+use super::figures::Figures;
 use super::figures::Metric;
 use super::words::seconds;
 use result::{Recommendation, ResultFile};

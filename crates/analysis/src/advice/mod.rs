@@ -49,7 +49,7 @@ mod suspicious;
 pub mod words;
 
 // The metrics a recommendation ranks on, which a comparison of files tests again.
-pub use figures::Metric;
+pub use figures::{Figures, Metric};
 
 #[cfg(any(test, feature = "testkit"))]
 pub mod testkit;
@@ -179,9 +179,14 @@ pub fn stored_differs(
 
 /// The best strategy for each goal the result can answer.
 pub fn recommendations(result: &ResultFile) -> Vec<Recommendation> {
+    recommendations_for(result, &result::goals::GOALS)
+}
+
+/// [`recommendations`] for the goals given (rows as `result::goals::GOALS` holds them).
+pub fn recommendations_for(result: &ResultFile, goals: &[result::goals::Goal]) -> Vec<Recommendation> {
     // The cases with their figures, drawn once for the picks and the notes beside them.
     let measured = Measured::of(result);
-    let mut answer = recommend::recommendations(result, &measured);
+    let mut answer = recommend::recommendations(result, &measured, goals);
     crash_checked::annotate(result, &mut answer);
     raced::annotate(result, &mut answer);
     glance::mark_not_durable(result, &mut answer);

@@ -6,20 +6,18 @@
 //! and `--explain`), since an observation that a preallocated file is faster "not
 //! counting the preallocation" does not say what a program creating the file gets.
 
-use super::figures::{Measured, Metric, Side, test};
+use super::figures::{Measured, Side, test};
 use super::words::{factor_range, gbps};
 use plan::FileState;
 use result::Recommendation;
-
-/// The goals that rank a new file, with the figure each ranks it by.
-const NEW_FILE_GOALS: [(&str, Metric); 3] =
-    [("fastest", Metric::NewFile), ("durable-at-end", Metric::NewFileDurable), ("threads-one-file", Metric::NewFile)];
 
 /// Adds to each new-file goal whose pick has a twin in the other state whether
 /// preallocating paid.
 pub fn annotate(measured: &Measured, answer: &mut [Recommendation]) {
     for recommendation in answer.iter_mut() {
-        let Some(&(_, metric)) = NEW_FILE_GOALS.iter().find(|(goal, _)| *goal == recommendation.goal) else {
+        // The goals that rank a new file, with the figure each ranks it by.
+        let Some(metric) = result::goals::by_key(&recommendation.goal).filter(|g| g.new_file()).map(|g| g.metric)
+        else {
             continue;
         };
         let Some(pick) = measured.cases.iter().copied().find(|c| c.case.id == recommendation.best.case) else {

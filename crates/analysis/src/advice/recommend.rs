@@ -23,6 +23,7 @@
 //! mode whose figure means the same (page cache or one fsync at the end).
 
 use super::commits::{commits, saves};
+use super::figures::Figures;
 use super::figures::{Measured, Metric, Side, Test, pooled_test, test};
 use super::words::{
     certainty_words, gbps, gbps_change, interval, short, strategy, strategy_brief, tested, tested_flat,
@@ -33,89 +34,40 @@ use super::raced::finalists;
 use plan::catalog;
 use plan::durability::{Commit, SyncCall};
 use plan::{Case, Durability, FileState};
+use result::goals::{self, AnsweredBy, Goal};
 use result::{CaseResult, Recommendation, ResultFile};
 use stats::significance::{Verdict, pooled_cv2};
 
-/// The goals answered from throughput cases.
-pub(super) struct Goal {
-    pub key: &'static str,
-    pub metric: Metric,
-    /// Which cases answer it.
-    answers: fn(&CaseResult) -> bool,
-}
-
-/// Every thread of every MPI rank: one rank's single thread into a shared file is one
-/// writer of many, not a program writing its file alone.
+/// Every thread of every MPI rank (`goals::writers`).
 pub(super) fn writers(case: &CaseResult) -> u32 {
-    case.case.threads * case.case.ranks.unwrap_or(1)
+    goals::writers(&case.case)
 }
 
-/// MPI ranks writing the case together (1 without `--mpi`).
-fn ranks(case: &CaseResult) -> u32 {
-    case.case.ranks.unwrap_or(1)
-}
-
-/// Modes whose buffered figure is the write alone: the page cache, or one sync after.
-fn buffered_alone(durability: Durability) -> bool {
-    matches!(durability.commit, Commit::None | Commit::End(_))
-}
-
-/// A file that was fully written before: no strategy for a new file.
-fn rewrite(case: &CaseResult) -> bool {
-    case.case.state == FileState::Overwrite
-}
-
-pub(super) const GOALS: [Goal; 5] = [
-    Goal {
-        key: "fastest",
-        metric: Metric::NewFile,
-        answers: |c| writers(c) == 1 && c.case.files == 1 && buffered_alone(c.case.durability) && !rewrite(c),
-    },
-    Goal {
-        key: "durable-at-end",
-        metric: Metric::NewFileDurable,
-        answers: |c| writers(c) == 1 && c.case.files == 1 && !rewrite(c),
-    },
-    Goal {
-        key: "threads-one-file",
-        metric: Metric::NewFile,
-        answers: |c| {
-            ranks(c) == 1 && writers(c) > 1 && c.case.files == 1 && buffered_alone(c.case.durability) && !rewrite(c)
-        },
-    },
-    // A job's ranks produce one dataset: one shared file (N-1), or a file each (N-N),
-    // set side by side by the job's own figure, the ranks' bytes over the earliest
-    // rank's start to the last rank's end (docs/scale.md). Fewer files is simpler.
-    Goal {
-        key: "ranks-one-file",
-        metric: Metric::NewFile,
-        answers: |c| ranks(c) > 1 && buffered_alone(c.case.durability) && !rewrite(c),
-    },
-    Goal {
-        key: "rewrite-in-place",
-        metric: Metric::Buffered,
-        answers: |c| writers(c) == 1 && c.case.files == 1 && buffered_alone(c.case.durability) && rewrite(c),
-    },
-];
-
-/// Goals in the order the issue asks them: fastest, durable at the end, small durable
-/// commits, crash-safe saves, many threads into one file, many ranks into one file (or a
-/// file each), rewriting in place; a goal
-/// the result has no case for is left out.
-pub fn recommendations(result: &ResultFile, measured: &Measured) -> Vec<Recommendation> {
+/// Every goal of `goals` the result has a case for, in their order (for the Answer, the
+/// rows of `result::goals::GOALS`); a goal the result has no case for is left out.
+pub fn recommendations(result: &ResultFile, measured: &Measured, goals: &[Goal]) -> Vec<Recommendation> {
     // Without --drop-cache, a fully written file's pages are in memory when it is
     // rewritten: say so, since a program rewriting a cold file finds them on the device.
     let warm = result.options.drop_cache != Some(true);
+    let (mut commits, mut saves) = (commits(result), saves(result));
     let mut answer = Vec::new();
-    for goal in &GOALS[..2] {
-        answer.extend(throughput(measured, goal, finalists(result, goal.key, None).as_deref(), warm));
-    }
-    answer.extend(commits(result));
-    answer.extend(saves(result));
-    for goal in &GOALS[2..] {
-        answer.extend(throughput(measured, goal, finalists(result, goal.key, None).as_deref(), warm));
+    for goal in goals {
+        match goal.answered_by {
+            AnsweredBy::Throughput(_) => {
+                answer.extend(throughput(measured, goal, finalists(result, goal.key, None).as_deref(), warm))
+            }
+            AnsweredBy::Commits { .. } => answer.extend(take(&mut commits, goal.key)),
+            AnsweredBy::Saves => answer.extend(take(&mut saves, goal.key)),
+        }
     }
     answer
+}
+
+/// The recommendations of `goal`, taken out of `all` (one per size of a latency goal).
+fn take(all: &mut Vec<Recommendation>, goal: &str) -> Vec<Recommendation> {
+    let (taken, rest) = std::mem::take(all).into_iter().partition(|r| r.goal == goal);
+    *all = rest;
+    taken
 }
 
 /// The order in which a programmer would rather write it, simplest first: native
@@ -151,7 +103,7 @@ pub(super) fn candidates<'a>(measured: &Measured<'a>, goal: &Goal) -> Vec<&'a Ca
         .cases
         .iter()
         .copied()
-        .filter(|&c| (goal.answers)(c) && goal.metric.summary(c).is_some())
+        .filter(|&c| goal.answers(&c.case) && goal.metric.summary(c).is_some())
         .filter(|&c| {
             durable
                 || !matches!(c.case.durability.commit, Commit::End(_))

@@ -6,7 +6,7 @@ use result::glance::Certainty;
 
 /// The picks alone, their figures drawn from `result`.
 fn recommendations(result: &ResultFile) -> Vec<Recommendation> {
-    super::recommendations(result, &Measured::of(result))
+    super::recommendations(result, &Measured::of(result), &result::goals::GOALS)
 }
 
 /// The acceptance's doctored result: the best 10 % faster than the runner-up at
@@ -408,4 +408,35 @@ fn each_method_ranks_where_its_catalogue_entry_says() {
     assert!(ranks.windows(2).all(|w| w[0] < w[1]), "{order:?}: {ranks:?}");
     assert_eq!(rank("pwrite"), rank("write"));
     assert_eq!(rank("io_uring-sqpoll"), rank("io_uring"));
+}
+
+/// A goal is one row: a row added to the table (here, "two threads into one file",
+/// answered by two-thread cases) is answered from the cases that answer it, with the
+/// same rule as every other, in the row's place; the Answer's own table does not have it.
+#[test]
+fn a_goal_added_as_a_row_is_answered() {
+    use result::goals::{AnsweredBy, GOALS, Writers};
+    let result = Build::new()
+        .add(case("pwrite empty 1MiB t2 none"), &around(0.5))
+        .add(case("pwrite empty 4KiB t2 none"), &around(1.0))
+        .add(case("pwrite empty 1MiB t4 none"), &around(0.3))
+        .add(case("write empty 4KiB t1 none"), &around(1.2))
+        .done();
+    let two = Goal {
+        key: "two-threads-one-file",
+        title: "Two threads producing one file",
+        metric: result::metric::Metric::NewFile,
+        durable: false,
+        writers: Writers::Threads,
+        answered_by: AnsweredBy::Throughput(|c| c.threads == 2 && c.files == 1),
+    };
+    let goals: Vec<Goal> = GOALS.iter().copied().chain([two]).collect();
+    let answer = super::recommendations(&result, &Measured::of(&result), &goals);
+    let keys: Vec<&str> = answer.iter().map(|r| r.goal.as_str()).collect();
+    assert_eq!(keys, ["fastest", "threads-one-file", "two-threads-one-file"]);
+    let added = goal(&answer, "two-threads-one-file");
+    assert_eq!(added.best.case, "pwrite empty 1MiB t2 none", "the faster of the two-thread cases");
+    assert_eq!(added.runner_up.as_ref().map(|r| r.baseline.as_str()), Some("pwrite empty 4KiB t2 none"));
+    assert_eq!(goal(&answer, "threads-one-file").best.case, "pwrite empty 1MiB t4 none");
+    assert!(recommendations(&result).iter().all(|r| r.goal != "two-threads-one-file"));
 }

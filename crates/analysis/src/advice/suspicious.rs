@@ -4,6 +4,7 @@
 //! among its figures. (CPU-bound cases are a note of the table, not a doubt: being
 //! limited by the CPU is a finding about the case, not about its figure.)
 
+use super::figures::Figures;
 use super::figures::{Finding, Measured, Metric, Side, case_figures};
 use super::words::gbps;
 use crate::ceilings::case_kind;

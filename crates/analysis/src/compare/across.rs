@@ -12,6 +12,7 @@
 //! effect in that file. Its factor is the geometric mean of the pairs' factors.
 
 use super::{CompareResult, CrossObservation, Effect, Fastest, Sizes, compare};
+use crate::advice::Figures;
 use crate::advice::words;
 use plan::FileState;
 use result::{CaseResult, ResultFile, Status};
