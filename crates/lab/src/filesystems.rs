@@ -10,6 +10,7 @@ use super::names::Names;
 use super::objects::{Object, Objects};
 use super::shell::{Log, Step, have};
 use super::{loopdev, md};
+pub use crate::crash_fs::CrashFs;
 
 const MIB: u64 = 1 << 20;
 
@@ -52,6 +53,7 @@ const fn gluster(name: &'static str, volume: &'static str, what: &'static str) -
         mount_options: "",
         devices: 0,
         min_device_bytes: 0,
+        crash: None,
     }
 }
 
@@ -82,6 +84,9 @@ pub struct Filesystem {
     pub devices: usize,
     /// The smallest device mkfs accepts (mkfs.xfs wants 300 MiB, btrfs about 114 MiB).
     pub min_device_bytes: u64,
+    /// How `writebench crash` makes and checks it on its recorder's device, for one row
+    /// of each filesystem type it checks (`crash --fs` takes the type).
+    pub crash: Option<CrashFs>,
 }
 
 /// Every filesystem, in the order `--fs all` builds them (tmpfs first: the baseline of
@@ -99,6 +104,7 @@ pub const ALL: &[Filesystem] = &[
         mount_options: "",
         devices: 0,
         min_device_bytes: 0,
+        crash: None,
     },
     Filesystem {
         name: "ext4",
@@ -112,6 +118,14 @@ pub const ALL: &[Filesystem] = &[
         mount_options: "",
         devices: 1,
         min_device_bytes: 32 * MIB,
+        crash: Some(CrashFs {
+            name: "ext4",
+            // 4 KiB blocks, as on a disk of any size: mkfs.ext4 picks 1 KiB for one this small.
+            mkfs: &["mkfs.ext4", "-q", "-F", "-b", "4096", "-E", "lazy_itable_init=0,lazy_journal_init=0"],
+            device_bytes: 64 * MIB,
+            checker: &["e2fsck", "-f", "-n"],
+            tools: &[("mkfs.ext4", "e2fsprogs"), ("e2fsck", "e2fsprogs")],
+        }),
     },
     Filesystem {
         name: "xfs",
@@ -125,6 +139,13 @@ pub const ALL: &[Filesystem] = &[
         mount_options: "",
         devices: 1,
         min_device_bytes: 320 * MIB,
+        crash: Some(CrashFs {
+            name: "xfs",
+            mkfs: &["mkfs.xfs", "-q", "-f"],
+            device_bytes: 320 * MIB,
+            checker: &["xfs_repair", "-n"],
+            tools: &[("mkfs.xfs", "xfsprogs"), ("xfs_repair", "xfsprogs")],
+        }),
     },
     Filesystem {
         name: "btrfs-raid0",
@@ -138,6 +159,13 @@ pub const ALL: &[Filesystem] = &[
         mount_options: "",
         devices: 2,
         min_device_bytes: 256 * MIB,
+        crash: Some(CrashFs {
+            name: "btrfs",
+            mkfs: &["mkfs.btrfs", "-q", "-f"],
+            device_bytes: 128 * MIB,
+            checker: &["btrfs", "check", "--readonly"],
+            tools: &[("mkfs.btrfs", "btrfs-progs"), ("btrfs", "btrfs-progs")],
+        }),
     },
     Filesystem {
         name: "ext4-md-raid0",
@@ -151,6 +179,7 @@ pub const ALL: &[Filesystem] = &[
         mount_options: "",
         devices: 4,
         min_device_bytes: 32 * MIB,
+        crash: None,
     },
     Filesystem {
         name: "fuse",
@@ -164,6 +193,7 @@ pub const ALL: &[Filesystem] = &[
         mount_options: "",
         devices: 0,
         min_device_bytes: 0,
+        crash: None,
     },
     Filesystem {
         name: "ext4-nojournal",
@@ -177,6 +207,7 @@ pub const ALL: &[Filesystem] = &[
         mount_options: "",
         devices: 1,
         min_device_bytes: 32 * MIB,
+        crash: None,
     },
     Filesystem {
         name: "f2fs",
@@ -190,6 +221,7 @@ pub const ALL: &[Filesystem] = &[
         mount_options: "",
         devices: 1,
         min_device_bytes: 128 * MIB,
+        crash: None,
     },
     gluster(
         "glusterfs-distribute",
@@ -213,6 +245,11 @@ pub fn by_name(name: &str) -> Option<&'static Filesystem> {
 
 pub fn names() -> Vec<&'static str> {
     ALL.iter().map(|fs| fs.name).collect()
+}
+
+/// The filesystems `writebench crash` checks: each row's crash part, by its type.
+pub fn crash_checked() -> impl Iterator<Item = &'static CrashFs> {
+    ALL.iter().filter_map(|fs| fs.crash.as_ref())
 }
 
 impl Filesystem {
@@ -452,6 +489,22 @@ mod tests {
         }
         assert!(DEFAULT.iter().all(|name| by_name(name).is_some()));
         assert_eq!(by_name("btrfs-raid0").unwrap().mkfs_options, "-d raid0 -m raid1");
+    }
+
+    /// The crash check takes a filesystem by its type: one row of each type holds it,
+    /// a block filesystem of that type, whose checker and mkfs have their packages.
+    #[test]
+    fn each_crash_checked_type_is_on_one_block_row_of_that_type() {
+        let checked: Vec<(&str, &CrashFs)> =
+            ALL.iter().filter_map(|fs| fs.crash.as_ref().map(|crash| (fs.kernel_type, crash))).collect();
+        assert_eq!(checked.iter().map(|(_, c)| c.name).collect::<Vec<_>>(), ["ext4", "xfs", "btrfs"]);
+        for (kernel_type, crash) in &checked {
+            assert_eq!(*kernel_type, crash.name, "its type is its name for crash --fs");
+            assert_eq!(checked.iter().filter(|(_, c)| c.name == crash.name).count(), 1, "{}", crash.name);
+            assert!(!crash.mkfs.is_empty() && !crash.checker.is_empty() && !crash.tools.is_empty());
+        }
+        let row = ALL.iter().find(|fs| fs.crash.as_ref().is_some_and(|c| c.name == "btrfs")).unwrap();
+        assert!(matches!(row.kind, Kind::Block), "{}", row.name);
     }
 
     #[test]

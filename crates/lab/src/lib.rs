@@ -13,6 +13,7 @@
 //! - `leftovers`: what a killed lab left, for `writebench clean`;
 //! - `driver`: the lab itself, filesystem after filesystem, then the comparison.
 
+pub mod crash_fs;
 pub mod driver;
 pub mod filesystems;
 pub mod hosts;
