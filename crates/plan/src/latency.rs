@@ -51,24 +51,16 @@ pub struct Unit {
     pub bytes: usize,
 }
 
-/// The calls a runtime makes for a pattern: at offset 0 with `pwrite` everywhere; at
-/// the file position with `write`, and Python's file objects (raw `io.FileIO` and the
-/// buffered `open()`, the C/Python O_SYNC write-up's three variants), Go's `bufio`,
-/// Java's stream, buffered stream and channel, and Node's `writeSync` and awaited
-/// `FileHandle.write` too. A save is native's `write` calls into the new file; the runners make none.
+/// The calls a runtime makes for a pattern, as its catalogue entry lists them: at
+/// offset 0 with `pwrite` (Node's positional `writeSync`), at the file position with
+/// `write` and each of the language's file objects; a save is native's `write` calls into
+/// the new file, and the runners make none. Nothing for a runtime the catalogue lacks.
 pub fn methods_of(runtime: &str, pattern: Pattern) -> &'static [&'static str] {
-    match (runtime, pattern) {
-        (crate::catalog::NATIVE, p) if p.is_save() => &["write"],
-        (_, p) if p.is_save() => &[],
-        // Java's positional write is FileChannel.write(buffer, 0); Node's writeSync
-        // with a position is pwrite(2).
-        ("node", Pattern::Overwrite0) => &["writeSync"],
-        (_, Pattern::Overwrite0) => &["pwrite"],
-        ("python", Pattern::Append) => &["write", "fileio", "buffered"],
-        ("go", Pattern::Append) => &["write", "bufio"],
-        ("java", Pattern::Append) => &["stream", "buffered", "channel"],
-        ("node", Pattern::Append) => &["writeSync", "promises"],
-        (_, _) => &["write"],
+    let Some(runtime) = crate::catalog::runtime(runtime) else { return &[] };
+    match pattern {
+        p if p.is_save() => runtime.saves,
+        Pattern::Overwrite0 => runtime.overwrite0,
+        _ => runtime.append,
     }
 }
 

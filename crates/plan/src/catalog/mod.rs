@@ -242,6 +242,16 @@ pub struct Runtime {
     /// How its runner is built and started; None for native, whose methods are this
     /// crate's own engines (`measure::methods`).
     pub toolchain: Option<Toolchain>,
+    /// The calls of its small-write loops (`latency`, docs/runtimes.md): a record
+    /// rewritten at offset 0, and one appended at the file position (each of the
+    /// language's file objects that writes there: Python's `io.FileIO` and buffered
+    /// `open()`, Go's `bufio`, Java's streams and channel, Node's `writeSync` and awaited
+    /// `FileHandle.write`).
+    pub overwrite0: &'static [&'static str],
+    pub append: &'static [&'static str],
+    /// The calls of its crash-safe saves' writes into the new file; none where the
+    /// runner makes no saves.
+    pub saves: &'static [&'static str],
 }
 
 impl Runtime {

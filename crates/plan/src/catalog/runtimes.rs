@@ -100,7 +100,14 @@ const NODE_STREAM: Method = Method {
 };
 
 pub static RUNTIMES: &[Runtime] = &[
-    Runtime { name: NATIVE, methods: super::native::METHODS, toolchain: None },
+    Runtime {
+        name: NATIVE,
+        methods: super::native::METHODS,
+        toolchain: None,
+        overwrite0: &["pwrite"],
+        append: &["write"],
+        saves: &["write"],
+    },
     // `cc -O2`, pthreads, raw POSIX calls (runners/runner.c).
     Runtime {
         name: "c",
@@ -111,6 +118,9 @@ pub static RUNTIMES: &[Runtime] = &[
             build: Build::Compile(&["{tool}", "-O2", "-pthread", "-o", "runner", "runner.c"]),
             env: &[],
         }),
+        overwrite0: &["pwrite"],
+        append: &["write"],
+        saves: &[],
     },
     // `python3`, standard library only (runners/runner.py).
     Runtime {
@@ -125,6 +135,9 @@ pub static RUNTIMES: &[Runtime] = &[
             build: Build::Interpret(&["{tool}", "-I", "runner.py"]),
             env: &[],
         }),
+        overwrite0: &["pwrite"],
+        append: &["write", "fileio", "buffered"],
+        saves: &[],
     },
     // The `go` toolchain, a module with golang.org/x/sys (runners/go/).
     Runtime {
@@ -141,6 +154,9 @@ pub static RUNTIMES: &[Runtime] = &[
             // A static binary without cgo; modules fetched as go.sum pins them.
             env: &[("CGO_ENABLED", "0"), ("GOFLAGS", "-mod=mod")],
         }),
+        overwrite0: &["pwrite"],
+        append: &["write", "bufio"],
+        saves: &[],
     },
     // `zig` on PATH, else the PyPI package `ziglang` (runners/runner.zig).
     Runtime {
@@ -152,6 +168,9 @@ pub static RUNTIMES: &[Runtime] = &[
             build: Build::Compile(&["{tool}", "build-exe", "-O", "ReleaseFast", "-femit-bin=runner", "runner.zig"]),
             env: &[],
         }),
+        overwrite0: &["pwrite"],
+        append: &["write"],
+        saves: &[],
     },
     // `javac` and `java` from a JDK (runners/Runner.java).
     Runtime {
@@ -165,6 +184,9 @@ pub static RUNTIMES: &[Runtime] = &[
             build: Build::CompileThenRun(&["{tool}", "-d", ".", "Runner.java"], &["java", "-cp", ".", "Runner"]),
             env: &[],
         }),
+        overwrite0: &["pwrite"],
+        append: &["stream", "buffered", "channel"],
+        saves: &[],
     },
     // `node`, no packages (runners/runner.js).
     Runtime {
@@ -176,5 +198,8 @@ pub static RUNTIMES: &[Runtime] = &[
             build: Build::Interpret(&["{tool}", "runner.js"]),
             env: &[],
         }),
+        overwrite0: &["writeSync"],
+        append: &["writeSync", "promises"],
+        saves: &[],
     },
 ];

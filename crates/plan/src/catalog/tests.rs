@@ -128,3 +128,18 @@ fn a_runner_must_offer_what_the_catalogue_lists_in_any_order() {
         Err("the go runner offers nothing but the catalogue lists write, bufio, pwrite, io_uring".to_string())
     );
 }
+
+/// A runtime's small-write loops and saves call its own methods: a runner is asked only
+/// for what its hello line offers, and every runtime has a loop of each kind it can run.
+#[test]
+fn every_runtimes_loop_calls_are_its_own_methods() {
+    for runtime in RUNTIMES {
+        let names = runtime.method_names();
+        for call in runtime.overwrite0.iter().chain(runtime.append).chain(runtime.saves) {
+            assert!(names.contains(call), "{}: {call} is not one of its methods", runtime.name);
+        }
+        assert!(!runtime.overwrite0.is_empty() && !runtime.append.is_empty(), "{}", runtime.name);
+    }
+    assert_eq!(runtime(NATIVE).unwrap().saves, ["write"]);
+    assert!(RUNTIMES.iter().filter(|r| r.name != NATIVE).all(|r| r.saves.is_empty()), "the runners make no saves");
+}
