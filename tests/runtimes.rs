@@ -8,6 +8,8 @@
 //! (.ci/run), and a missing one fails here with the reason rather than skipping.
 
 mod common;
+#[path = "runtimes/protocol.rs"]
+mod protocol;
 
 use std::process::Command;
 
@@ -27,13 +29,10 @@ const RUNNERS: [(&str, &str); 6] = [
 /// sched_setaffinity.
 const PLACING: [&str; 4] = ["c", "python", "go", "zig"];
 
-/// Each runtime's plainest method, at the file position.
+/// Each runtime's plainest method, at the file position (its catalogue entry's first
+/// call of an append).
 fn plainest(runtime: &str) -> &'static str {
-    match runtime {
-        "java" => "stream",
-        "node" => "writeSync",
-        _ => "write",
-    }
+    writebench::plan::catalog::runtime(runtime).expect("a runtime of the catalogue").append[0]
 }
 
 /// The methods whose runner has requests in flight or a stream that ends in its own

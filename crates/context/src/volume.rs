@@ -6,9 +6,10 @@
 //! client-only machine needs only the `gluster` command; without it, or if the server
 //! does not answer within a few seconds, the result says so.
 
+use error::wait::{Waited, wait_within};
 use std::io::Read;
 use std::process::{Command, Stdio};
-use std::time::{Duration, Instant};
+use std::time::Duration;
 
 /// How long the server may take: a volume's info is one round trip.
 const TIMEOUT: Duration = Duration::from_secs(5);
@@ -48,17 +49,14 @@ fn run(program: &str, args: &[&str]) -> Result<String, String> {
         .stderr(Stdio::null())
         .spawn()
         .map_err(|e| format!("{program}: {}", error::plain(&e)))?;
-    let started = Instant::now();
-    loop {
-        match child.try_wait().map_err(|e| error::plain(&e))? {
-            Some(status) if status.success() => break,
-            Some(status) => return Err(format!("{program} ended with {status}")),
-            None if started.elapsed() > TIMEOUT => {
-                let _ = child.kill();
-                let _ = child.wait();
-                return Err(format!("{program} did not answer within {} s", TIMEOUT.as_secs()));
-            }
-            None => std::thread::sleep(Duration::from_millis(20)),
+    match wait_within(&mut child, TIMEOUT, || false) {
+        Waited::Exited(status) if status.success() => {}
+        Waited::Exited(status) => return Err(format!("{program} ended with {status}")),
+        Waited::Failed(e) => return Err(error::plain(&e)),
+        Waited::TimedOut | Waited::GaveUp => {
+            let _ = child.kill();
+            let _ = child.wait();
+            return Err(format!("{program} did not answer within {} s", TIMEOUT.as_secs()));
         }
     }
     let mut text = String::new();

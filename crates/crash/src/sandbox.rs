@@ -10,6 +10,7 @@
 //! C stdio or Python `print` writes each line when it ends, as on a terminal, and a line is
 //! read when it is said rather than when a pipe's buffer fills at exit.
 
+use error::wait::{Waited, wait_within};
 use std::ffi::CString;
 use std::fs::File;
 use std::io::{self, Read};
@@ -97,7 +98,7 @@ pub fn run<T: Send>(spec: &Spec, on_line: &(dyn Fn(String) -> T + Sync)) -> Resu
     let held = receive_namespace(&ours);
     let namespace = held.as_ref().and_then(|file| file.metadata().ok()).map(|m| {
         use std::os::unix::fs::MetadataExt;
-        m.ino()
+        format!("mnt:[{}]", m.ino())
     });
     if namespace.is_none() {
         // Cannot happen (the child sends it or does not exec); never wait on what could
@@ -110,9 +111,11 @@ pub fn run<T: Send>(spec: &Spec, on_line: &(dyn Fn(String) -> T + Sync)) -> Resu
     std::thread::scope(|scope| {
         let output = scope.spawn(move || read_lines(master, on_line));
         let errors = scope.spawn(move || read_tail(err_read));
-        let end = wait(&mut child, started, spec.limit, namespace);
+        let end = wait(&mut child, started, spec.limit, namespace.as_deref());
         // What it left running (a background writer) goes with it.
-        kill_namespace(namespace.unwrap_or_default());
+        if let Some(namespace) = &namespace {
+            kill_namespace(namespace);
+        }
         drop(held);
         let lines = output.join().unwrap_or_default();
         let stderr = errors.join().unwrap_or_default();
@@ -121,7 +124,7 @@ pub fn run<T: Send>(spec: &Spec, on_line: &(dyn Fn(String) -> T + Sync)) -> Resu
 }
 
 /// Waits for `child` to exit, for its limit, or for a signal to writebench.
-fn wait(child: &mut Child, started: Instant, limit: Duration, namespace: Option<u64>) -> End {
+fn wait(child: &mut Child, started: Instant, limit: Duration, namespace: Option<&str>) -> End {
     let kill = |child: &mut Child| {
         // SAFETY: its process group is its own (process_group(0)).
         unsafe { libc::kill(-(child.id() as i32), libc::SIGKILL) };
@@ -131,24 +134,21 @@ fn wait(child: &mut Child, started: Instant, limit: Duration, namespace: Option<
         let _ = child.kill();
         let _ = child.wait();
     };
-    loop {
-        match child.try_wait() {
-            Ok(Some(status)) => return End::Exited(status),
-            Ok(None) => {}
-            Err(_) => {
-                kill(child);
-                return End::TimedOut;
-            }
-        }
-        if let Some(signal) = lab::interrupt::received() {
+    let left = limit.saturating_sub(started.elapsed());
+    let mut signal = None;
+    match wait_within(child, left, || {
+        signal = lab::interrupt::received();
+        signal.is_some()
+    }) {
+        Waited::Exited(status) => End::Exited(status),
+        Waited::GaveUp => {
             kill(child);
-            return End::Interrupted(lab::interrupt::name(signal));
+            End::Interrupted(lab::interrupt::name(signal.expect("given up on a signal")))
         }
-        if started.elapsed() > limit {
+        Waited::TimedOut | Waited::Failed(_) => {
             kill(child);
-            return End::TimedOut;
+            End::TimedOut
         }
-        std::thread::sleep(Duration::from_millis(5));
     }
 }
 
@@ -306,39 +306,10 @@ fn socket_pair() -> io::Result<(OwnedFd, OwnedFd)> {
     unsafe { Ok((OwnedFd::from_raw_fd(fds[0]), OwnedFd::from_raw_fd(fds[1]))) }
 }
 
-/// The mount namespace of process `pid` (the inode of /proc/PID/ns/mnt), if it can be read.
-fn namespace_of(pid: u32) -> Option<u64> {
-    use std::os::unix::fs::MetadataExt;
-    std::fs::metadata(format!("/proc/{pid}/ns/mnt")).ok().map(|m| m.ino())
-}
-
-/// Kills every process in mount namespace `namespace`, again until none is left (a
-/// process may fork while it is being killed); at most a second. The caller holds the
-/// namespace open, so that its number names it alone.
-fn kill_namespace(namespace: u64) {
-    let own = namespace_of(std::process::id());
-    if own == Some(namespace) {
-        return;
-    }
-    let started = Instant::now();
-    while started.elapsed() < Duration::from_secs(1) {
-        let members: Vec<i32> = std::fs::read_dir("/proc")
-            .into_iter()
-            .flatten()
-            .flatten()
-            .filter_map(|entry| entry.file_name().to_str()?.parse::<u32>().ok())
-            .filter(|&pid| namespace_of(pid) == Some(namespace))
-            .map(|pid| pid as i32)
-            .collect();
-        if members.is_empty() {
-            return;
-        }
-        for pid in members {
-            // SAFETY: a plain kill of a process of the command's namespace.
-            unsafe { libc::kill(pid, libc::SIGKILL) };
-        }
-        std::thread::sleep(Duration::from_millis(2));
-    }
+/// Kills every process in mount namespace `namespace` ("mnt:[…]"), at most for a second.
+/// The caller holds the namespace open, so that its number names it alone.
+fn kill_namespace(namespace: &str) {
+    lab::namespaces::kill_all("mnt", namespace, Duration::from_secs(1), || {});
 }
 
 /// A pseudo-terminal in raw mode (no "\r\n" for "\n", no echo): (the side writebench

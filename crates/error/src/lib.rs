@@ -1,8 +1,11 @@
 //! A failed call and its OS text: the one error type of the measuring code, the EINTR
-//! retry every raw call goes through, and the plain wording shown to people.
+//! retry every raw call goes through, and the plain wording shown to people; and the one
+//! wait for a child process with a limit (`wait`).
 
 use std::fmt;
 use std::io;
+
+pub mod wait;
 
 /// A failed call, with enough context to act on: which call, where, and the OS text.
 #[derive(Debug)]

@@ -22,6 +22,7 @@ pub mod leftovers;
 pub mod loopdev;
 pub mod md;
 pub mod names;
+pub mod namespaces;
 pub mod netns;
 pub mod objects;
 pub mod shell;

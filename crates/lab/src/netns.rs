@@ -4,8 +4,9 @@
 //! host's processes), and a killed lab's by the tag in their environment.
 
 use std::path::PathBuf;
-use std::time::{Duration, Instant};
+use std::time::Duration;
 
+use super::namespaces;
 use super::shell::Step;
 
 /// The environment variable every process of a lab's host carries: the host's state
@@ -14,7 +15,7 @@ pub const HOST_VARIABLE: &str = "WRITEBENCH_LAB_HOST";
 
 /// The network namespace of `pid`, as `/proc/PID/ns/net` reads ("net:[4026532…]").
 pub fn net_of(pid: u32) -> Option<String> {
-    std::fs::read_link(format!("/proc/{pid}/ns/net")).ok().map(|link| link.display().to_string())
+    namespaces::of(pid, "net")
 }
 
 /// Ends a host: its volume's client unmounted lazily inside it (a client killed while
@@ -28,37 +29,19 @@ pub fn end(pid: u32, net: &str, unmount: Option<&PathBuf>) -> Result<(), String>
             let _ = Step::new("nsenter").args(["-t", &pid, "-m", "--", "umount", "-l"]).arg(mount).run();
         }
     }
-    let started = Instant::now();
-    loop {
-        let left = in_namespace(net);
-        for &other in &left {
-            // SAFETY: a process in a network namespace the lab made for its host.
-            unsafe { libc::kill(other as i32, libc::SIGKILL) };
-        }
-        // SAFETY: reaps the holder if it is our child; harmless otherwise. Never a pid
-        // of 0 or below: that would reap any child of ours, another's exit status.
+    // The holder reaped if it is our child (harmless otherwise). Never a pid of 0 or
+    // below: that would reap any child of ours, another's exit status.
+    let reap = || {
         if let Ok(pid) = i32::try_from(pid).map(|pid| pid.max(1)) {
+            // SAFETY: waitpid of one pid, without blocking.
             unsafe { libc::waitpid(pid, std::ptr::null_mut(), libc::WNOHANG) };
         }
-        if left.is_empty() {
-            return Ok(());
-        }
-        if started.elapsed() > Duration::from_secs(10) {
-            return Err(format!("processes {left:?} of a host ({net}) still there 10 s after SIGKILL"));
-        }
-        std::thread::sleep(Duration::from_millis(20));
+    };
+    let left = namespaces::kill_all("net", net, Duration::from_secs(10), reap);
+    if left.is_empty() {
+        return Ok(());
     }
-}
-
-/// The processes (not zombies, which hold no namespace) in network namespace `net`.
-fn in_namespace(net: &str) -> Vec<u32> {
-    let own = std::process::id();
-    let Ok(entries) = std::fs::read_dir("/proc") else { return Vec::new() };
-    entries
-        .flatten()
-        .filter_map(|e| e.file_name().to_str()?.parse::<u32>().ok())
-        .filter(|&pid| pid != own && net_of(pid).as_deref() == Some(net))
-        .collect()
+    Err(format!("processes {left:?} of a host ({net}) still there 10 s after SIGKILL"))
 }
 
 /// The tag (`WRITEBENCH_LAB_HOST`) in the environment of `pid`, if it is a lab host's.
@@ -79,7 +62,6 @@ mod tests {
     fn this_process_is_no_lab_host_and_has_a_namespace() {
         assert_eq!(tag_of(std::process::id()), None);
         assert!(net_of(std::process::id()).unwrap().starts_with("net:["));
-        assert!(in_namespace("net:[0]").is_empty());
         assert!(end(i32::MAX as u32, "net:[0]", None).is_ok(), "a host already gone is ended");
     }
 }

@@ -13,12 +13,13 @@ use std::io::{self, BufRead, BufReader, Write};
 use std::os::fd::{AsRawFd, FromRawFd, OwnedFd};
 use std::os::unix::process::CommandExt;
 use std::process::{ChildStdin, ChildStdout, Command, Stdio};
-use std::time::{Duration, Instant};
+use std::time::Duration;
 
 use serde::Deserialize;
 
 use super::toolchain::Launch;
 use error::CallError;
+use error::wait::{Waited, wait_within};
 use plan::catalog;
 
 /// How much of the end of the runner's stderr is read for the reason of a failure.
@@ -128,6 +129,17 @@ impl Child {
         }
     }
 
+    /// Closes the runner's stdin, which ends it (docs/runtimes.md), and waits up to
+    /// `within` for its exit status; None where it had not ended by then (it is killed
+    /// when dropped).
+    pub fn end(&mut self, within: Duration) -> Option<std::process::ExitStatus> {
+        drop(self.stdin.take());
+        match wait_within(&mut self.process, within, || false) {
+            Waited::Exited(status) => Some(status),
+            _ => None,
+        }
+    }
+
     /// A reply that does not follow the protocol.
     pub fn protocol_error(&self, line: &str, why: &str) -> CallError {
         let shown: String = line.trim().chars().take(200).collect();
@@ -140,13 +152,9 @@ impl Child {
     /// The runner stopped answering: its exit status and last words are the reason.
     fn died(&mut self, error: io::Error) -> CallError {
         // Give the runner a moment to finish its last words and exit.
-        let deadline = Instant::now() + Duration::from_millis(500);
-        let status = loop {
-            match self.process.try_wait() {
-                Ok(Some(status)) => break Some(status),
-                Ok(None) if Instant::now() < deadline => std::thread::sleep(Duration::from_millis(10)),
-                _ => break None,
-            }
+        let status = match wait_within(&mut self.process, Duration::from_millis(500), || false) {
+            Waited::Exited(status) => Some(status),
+            _ => None,
         };
         let said = tail(&self.stderr, STDERR_TAIL);
         let mut text = match status {
@@ -167,15 +175,10 @@ impl Drop for Child {
             let _ = stdin.write_all(b"quit\n");
         }
         // A runner that does not end on `quit` within a few seconds is killed.
-        let deadline = Instant::now() + Duration::from_secs(5);
-        while Instant::now() < deadline {
-            if let Ok(Some(_)) = self.process.try_wait() {
-                return;
-            }
-            std::thread::sleep(Duration::from_millis(5));
+        if !matches!(wait_within(&mut self.process, Duration::from_secs(5), || false), Waited::Exited(_)) {
+            let _ = self.process.kill();
+            let _ = self.process.wait();
         }
-        let _ = self.process.kill();
-        let _ = self.process.wait();
     }
 }
 
