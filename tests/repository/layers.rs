@@ -25,7 +25,7 @@ const FORBIDDEN: [(&str, &str); 1] = [("measure", "stats")];
 /// for `main.rs`; and under `crates/FLOOR/src/` for a floor that is a crate of the
 /// workspace, its `lib.rs` the module `FLOOR`. Files of modules declared under
 /// `#[cfg(test)]` are left out.
-fn modules(repo: &Path) -> BTreeMap<String, String> {
+pub(crate) fn modules(repo: &Path) -> BTreeMap<String, String> {
     let mut files = read_tree(&repo.join("src"), &[]);
     for floor in crate_floors(repo) {
         files.extend(read_tree(&repo.join("crates").join(&floor).join("src"), &[floor]));
@@ -188,7 +188,7 @@ fn item_end(code: &str) -> usize {
 }
 
 /// The code of a file without its line comments and its unit tests.
-fn shipped_code(text: &str) -> String {
+pub(crate) fn shipped_code(text: &str) -> String {
     let code = split_tests(text).0;
     code.lines().map(|line| line.split("//").next().unwrap_or("")).collect::<Vec<_>>().join("\n")
 }

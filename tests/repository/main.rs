@@ -11,3 +11,4 @@ mod fuzz_parsers;
 mod install;
 mod layers;
 mod packaging;
+mod sizes;

@@ -41,21 +41,42 @@ const GLUSTER_TOOLS: &[(&str, &str)] = &[
 
 /// A GlusterFS row: the rows differ only in their name and the volume's kind.
 const fn gluster(name: &'static str, volume: &'static str, what: &'static str) -> Filesystem {
-    Filesystem {
-        name,
-        what,
-        kind: Kind::Gluster { volume },
-        tools: GLUSTER_TOOLS,
-        kernel_type: "fuse",
-        mkfs: "",
-        mkfs_fixed: "",
-        mkfs_options: "",
-        mount_options: "",
-        devices: 0,
-        min_device_bytes: 0,
-        crash: None,
-    }
+    Filesystem { name, what, kind: Kind::Gluster { volume }, tools: GLUSTER_TOOLS, kernel_type: "fuse", ..NO_DEVICE }
 }
+
+/// What a row without a block device leaves empty (tmpfs, FUSE, GlusterFS): no mkfs, no
+/// options, no devices, no crash check.
+const NO_DEVICE: Filesystem = Filesystem {
+    name: "",
+    what: "",
+    kind: Kind::Tmpfs,
+    tools: &[],
+    kernel_type: "",
+    mkfs: "",
+    mkfs_fixed: "",
+    mkfs_options: "",
+    mount_options: "",
+    devices: 0,
+    min_device_bytes: 0,
+    crash: None,
+};
+
+/// ext4 on one loop device, as mkfs.ext4 makes it: the ext4 rows differ from it in a
+/// field or two.
+const EXT4: Filesystem = Filesystem {
+    name: "ext4",
+    what: "ext4 on one loop device",
+    kind: Kind::Block,
+    tools: &[("losetup", "mount"), ("mkfs.ext4", "e2fsprogs")],
+    kernel_type: "ext4",
+    mkfs: "mkfs.ext4",
+    mkfs_fixed: "-q -F",
+    mkfs_options: "",
+    mount_options: "",
+    devices: 1,
+    min_device_bytes: 32 * MIB,
+    crash: None,
+};
 
 /// The directory of a distributed row's hosts' state, beside its mount point.
 pub const HOSTS_SUFFIX: &str = "-hosts";
@@ -95,29 +116,11 @@ pub const ALL: &[Filesystem] = &[
     Filesystem {
         name: "tmpfs",
         what: "tmpfs (memory only, no device)",
-        kind: Kind::Tmpfs,
         tools: &[("mount", "mount")],
         kernel_type: "tmpfs",
-        mkfs: "",
-        mkfs_fixed: "",
-        mkfs_options: "",
-        mount_options: "",
-        devices: 0,
-        min_device_bytes: 0,
-        crash: None,
+        ..NO_DEVICE
     },
     Filesystem {
-        name: "ext4",
-        what: "ext4 on one loop device",
-        kind: Kind::Block,
-        tools: &[("losetup", "mount"), ("mkfs.ext4", "e2fsprogs")],
-        kernel_type: "ext4",
-        mkfs: "mkfs.ext4",
-        mkfs_fixed: "-q -F",
-        mkfs_options: "",
-        mount_options: "",
-        devices: 1,
-        min_device_bytes: 32 * MIB,
         crash: Some(CrashFs {
             name: "ext4",
             // 4 KiB blocks, as on a disk of any size: mkfs.ext4 picks 1 KiB for one this small.
@@ -126,6 +129,7 @@ pub const ALL: &[Filesystem] = &[
             checker: &["e2fsck", "-f", "-n"],
             tools: &[("mkfs.ext4", "e2fsprogs"), ("e2fsck", "e2fsprogs")],
         }),
+        ..EXT4
     },
     Filesystem {
         name: "xfs",
@@ -172,14 +176,8 @@ pub const ALL: &[Filesystem] = &[
         what: "ext4 on an md RAID-0 of four loop devices, 512 KiB chunks",
         kind: Kind::MdRaid0 { chunk_kib: 512 },
         tools: &[("losetup", "mount"), ("mdadm", "mdadm"), ("mkfs.ext4", "e2fsprogs")],
-        kernel_type: "ext4",
-        mkfs: "mkfs.ext4",
-        mkfs_fixed: "-q -F",
-        mkfs_options: "",
-        mount_options: "",
         devices: 4,
-        min_device_bytes: 32 * MIB,
-        crash: None,
+        ..EXT4
     },
     Filesystem {
         name: "fuse",
@@ -187,27 +185,13 @@ pub const ALL: &[Filesystem] = &[
         kind: Kind::Fuse,
         tools: &[("mount", "mount"), ("bindfs", "bindfs")],
         kernel_type: "fuse",
-        mkfs: "",
-        mkfs_fixed: "",
-        mkfs_options: "",
-        mount_options: "",
-        devices: 0,
-        min_device_bytes: 0,
-        crash: None,
+        ..NO_DEVICE
     },
     Filesystem {
         name: "ext4-nojournal",
         what: "ext4 without a journal on one loop device",
-        kind: Kind::Block,
-        tools: &[("losetup", "mount"), ("mkfs.ext4", "e2fsprogs")],
-        kernel_type: "ext4",
-        mkfs: "mkfs.ext4",
-        mkfs_fixed: "-q -F",
         mkfs_options: "-O ^has_journal",
-        mount_options: "",
-        devices: 1,
-        min_device_bytes: 32 * MIB,
-        crash: None,
+        ..EXT4
     },
     Filesystem {
         name: "f2fs",

@@ -295,6 +295,12 @@ impl Case {
         self
     }
 
+    /// The id its fields give: that of a case changed field by field (a twin with
+    /// another state, another durability), to find the case measured so.
+    pub fn derived_id(&self) -> String {
+        self.make_id()
+    }
+
     fn make_id(&self) -> String {
         let mut parts = Vec::new();
         if self.runtime != catalog::NATIVE {

@@ -383,32 +383,7 @@ pub fn run<'a>(
                     tick(&slots, index, sequence, (goals, racing.and_then(|r| r.budget)), on_run);
                 }
                 if let (Some(referee), Some(_)) = (referee.as_deref_mut(), racing) {
-                    let ready = |slot: &Slot| slot.end.is_none() && slot.measured.len() as u32 >= schedule.min_runs;
-                    if slots.iter().any(ready) {
-                        let partial: Vec<CaseResult> = slots.iter().map(|slot| slot.partial(cpus)).collect();
-                        let open: Vec<bool> = slots.iter().map(|slot| slot.end.is_none()).collect();
-                        let calls = referee.judge(round, &partial, &open);
-                        for (slot, call) in slots.iter_mut().zip(calls) {
-                            match (ready(slot), call) {
-                                (true, Call::Stop(exit, behind)) => slot.end = Some(End::Raced(exit, behind, round)),
-                                (true, Call::Observe { exit, behind, run }) => {
-                                    let runs = slot.measured.len() as u32;
-                                    slot.left_goals.get_or_insert(CaseRace { runs, round, exit, behind, observed: 0 });
-                                    slot.resting = !run;
-                                }
-                                (ready, call) => {
-                                    slot.resting = ready && call == Call::Rest;
-                                    // Back in a goal's rounds (the runs the observations
-                                    // gave it moved it up its race): its record is the
-                                    // goals' again, from when they let it go next.
-                                    if ready {
-                                        slot.left_goals = None;
-                                    }
-                                }
-                            }
-                        }
-                        goals = Some(referee.decided());
-                    }
+                    goals = judged(referee, &mut slots, round, schedule, cpus).or(goals);
                 }
             }
         }
@@ -427,6 +402,45 @@ pub fn run<'a>(
         }
     }
     slots.into_iter().map(|slot| finish(slot, schedule, cpus)).collect()
+}
+
+/// After a round of a race: the referee's calls on the cases that have had their first
+/// runs (leave, rest, or run on for the observations), applied; the goals it has decided,
+/// or None where no case was ready to be judged.
+fn judged(
+    referee: &mut dyn Referee,
+    slots: &mut [Slot],
+    round: u32,
+    schedule: &Schedule,
+    cpus: usize,
+) -> Option<(usize, usize)> {
+    let ready = |slot: &Slot| slot.end.is_none() && slot.measured.len() as u32 >= schedule.min_runs;
+    if !slots.iter().any(ready) {
+        return None;
+    }
+    let partial: Vec<CaseResult> = slots.iter().map(|slot| slot.partial(cpus)).collect();
+    let open: Vec<bool> = slots.iter().map(|slot| slot.end.is_none()).collect();
+    let calls = referee.judge(round, &partial, &open);
+    for (slot, call) in slots.iter_mut().zip(calls) {
+        match (ready(slot), call) {
+            (true, Call::Stop(exit, behind)) => slot.end = Some(End::Raced(exit, behind, round)),
+            (true, Call::Observe { exit, behind, run }) => {
+                let runs = slot.measured.len() as u32;
+                slot.left_goals.get_or_insert(CaseRace { runs, round, exit, behind, observed: 0 });
+                slot.resting = !run;
+            }
+            (ready, call) => {
+                slot.resting = ready && call == Call::Rest;
+                // Back in a goal's rounds (the runs the observations
+                // gave it moved it up its race): its record is the
+                // goals' again, from when they let it go next.
+                if ready {
+                    slot.left_goals = None;
+                }
+            }
+        }
+    }
+    Some(referee.decided())
 }
 
 /// The noise of the cases' runs so far, pooled, where `--target-ci` will judge by it

@@ -8,7 +8,7 @@ use crate::summarize::counted_runs;
 use plan::catalog;
 use plan::durability::Commit;
 use plan::latency::is_latency_case;
-use plan::{Durability, FileState};
+use plan::{Case, FileState};
 use result::{CaseResult, Comparison, Figure, Observation, ResultFile, Status};
 use stats::Summary;
 use stats::significance::{self, Factor, Verdict, holm};
@@ -345,38 +345,10 @@ pub fn holm_adjusted<'a>(tests: &[Test<'a>]) -> Vec<Test<'a>> {
     tests.iter().zip(holm(&p)).map(|(test, adjusted)| test.adjusted(adjusted)).collect()
 }
 
-/// Everything that names a throughput case but its id: two cases with equal dimensions
-/// but one are twins in that dimension.
-#[derive(Debug, Clone, PartialEq, Eq, PartialOrd, Ord)]
-pub struct Dims {
-    pub runtime: String,
-    pub method: String,
-    pub state: FileState,
-    pub chunk: u64,
-    pub iov: u32,
-    pub queue_depth: Option<u32>,
-    pub threads: u32,
-    pub files: u32,
-    pub durability: Durability,
-    pub bytes: u64,
-}
-
-impl Dims {
-    pub fn of(case: &CaseResult) -> Dims {
-        let c = &case.case;
-        Dims {
-            runtime: c.runtime.clone(),
-            method: c.method.clone(),
-            state: c.state,
-            chunk: c.chunk_bytes,
-            iov: c.iov,
-            queue_depth: c.queue_depth,
-            threads: c.threads,
-            files: c.files,
-            durability: c.durability,
-            bytes: c.bytes,
-        }
-    }
+/// A case's key among the measured: the id its fields give and its bytes, so that a case
+/// changed field by field (`Measured::twin`) finds the one measured so.
+pub fn twin_key(case: &Case) -> (String, u64) {
+    (case.derived_id(), case.bytes)
 }
 
 /// The throughput cases of a result that have figures: `ok`, with statistics, neither
@@ -384,7 +356,7 @@ impl Dims {
 /// file creation (it writes no data, so its rate is no write strategy's).
 pub struct Measured<'a> {
     pub cases: Vec<&'a CaseResult>,
-    by_dims: BTreeMap<Dims, &'a CaseResult>,
+    by_key: BTreeMap<(String, u64), &'a CaseResult>,
     /// What "tied" means here: the equivalence margin δ as a fraction (`--equivalence`,
     /// 5 % unless the run said otherwise).
     pub margin: f64,
@@ -402,15 +374,15 @@ impl<'a> Measured<'a> {
             .filter(|c| c.status == Status::Ok && c.stats.is_some() && !is_latency_case(&c.case))
             .filter(|c| catalog::by_name(&c.case.method).is_none_or(|m| m.creation.is_none()))
             .collect();
-        let by_dims = cases.iter().map(|&c| (Dims::of(c), c)).collect();
-        Measured { cases, by_dims, margin }
+        let by_key = cases.iter().map(|&c| (twin_key(&c.case), c)).collect();
+        Measured { cases, by_key, margin }
     }
 
     /// The case with `case`'s dimensions changed by `change`, if it was measured.
-    pub fn twin(&self, case: &CaseResult, change: impl FnOnce(&mut Dims)) -> Option<&'a CaseResult> {
-        let mut dims = Dims::of(case);
-        change(&mut dims);
-        self.by_dims.get(&dims).copied()
+    pub fn twin(&self, case: &CaseResult, change: impl FnOnce(&mut Case)) -> Option<&'a CaseResult> {
+        let mut changed = case.case.clone();
+        change(&mut changed);
+        self.by_key.get(&twin_key(&changed)).copied()
     }
 }
 

@@ -183,24 +183,10 @@ fn throughput(measured: &Measured, goal: &Goal, finalists: Option<&[&str]>, warm
     }
     let naive = naive(measured, chosen, goal.metric);
     let naive_test = naive.filter(|&n| !std::ptr::eq(n, chosen)).and_then(|n| test(side(n), side(chosen)));
-    match (naive, naive_test) {
-        (Some(n), _) if std::ptr::eq(n, chosen) => text += "; the naive way itself",
-        (Some(n), Some(t)) => {
-            let rates = gbps_change(side(n).mean(), side(chosen).mean());
-            text += &match t.verdict(measured.margin) {
-                Verdict::Faster => {
-                    format!("; {} faster than the naive way, {} ({rates})", tested(&t), strategy(&n.case, durable))
-                }
-                Verdict::Slower => {
-                    format!("; {} slower than the naive way, {} ({rates})", tested(&t), strategy(&n.case, durable))
-                }
-                Verdict::Tied => format!("; tied with the naive way, {} ({})", n.case.id, tested_flat(&t)),
-                Verdict::Undecided => {
-                    format!("; undecided against the naive way, {} ({})", n.case.id, tested_flat(&t))
-                }
-            };
-        }
-        _ => {}
+    let versus = |n: &CaseResult| gbps_change(Side::new(n, goal.metric).mean(), side(chosen).mean());
+    text += &naive_words(naive.filter(|&n| !std::ptr::eq(n, chosen)).zip(naive_test), versus, measured.margin, durable);
+    if naive.is_some_and(|n| std::ptr::eq(n, chosen)) {
+        text += "; the naive way itself";
     }
     let mut caveats = Vec::new();
     if let Some(words) = writes_alone_words(chosen, goal.metric) {
@@ -236,6 +222,28 @@ fn throughput(measured: &Measured, goal: &Goal, finalists: Option<&[&str]>, warm
         crash_checked: None,
         glance: Some(glance),
     })
+}
+
+/// The pick against the naive way, in its sentence: "; 3.73x faster than the naive way,
+/// write in 4 KiB calls into an empty file (0.537 → 1.79 GB/s)"; nothing without one.
+/// `rates` says the change from the naive way's figure to the pick's.
+fn naive_words(
+    naive: Option<(&CaseResult, Test)>,
+    rates: impl Fn(&CaseResult) -> String,
+    margin: f64,
+    durable: bool,
+) -> String {
+    let Some((n, t)) = naive else { return String::new() };
+    match t.verdict(margin) {
+        Verdict::Faster => {
+            format!("; {} faster than the naive way, {} ({})", tested(&t), strategy(&n.case, durable), rates(n))
+        }
+        Verdict::Slower => {
+            format!("; {} slower than the naive way, {} ({})", tested(&t), strategy(&n.case, durable), rates(n))
+        }
+        Verdict::Tied => format!("; tied with the naive way, {} ({})", n.case.id, tested_flat(&t)),
+        Verdict::Undecided => format!("; undecided against the naive way, {} ({})", n.case.id, tested_flat(&t)),
+    }
 }
 
 /// The call that prepared a new file whose goal counts it ("fallocate the file to its
@@ -304,7 +312,7 @@ fn naive<'a>(measured: &Measured<'a>, best: &CaseResult, metric: Metric) -> Opti
         for (threads, files) in shapes {
             for &durability in std::iter::once(&own).chain(fallbacks) {
                 let found = measured.twin(best, |d| {
-                    (d.method, d.state, d.chunk, d.iov, d.queue_depth) = (method.into(), state, 4096, 1, None);
+                    (d.method, d.state, d.chunk_bytes, d.iov, d.queue_depth) = (method.into(), state, 4096, 1, None);
                     (d.threads, d.files, d.durability) = (threads, files, durability);
                 });
                 if let Some(found) = found.filter(|c| metric.summary(c).is_some()) {

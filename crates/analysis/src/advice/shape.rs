@@ -4,7 +4,7 @@
 
 use std::collections::BTreeMap;
 
-use super::figures::{Dims, Finding, Measured, Metric, Side, test};
+use super::figures::{Finding, Measured, Metric, Side, test, twin_key};
 use super::words::{Token, direction, factor, gbps, gbps_change, id_without, p_value};
 use plan::units::format_size;
 use result::CaseResult;
@@ -18,11 +18,11 @@ pub const KNEE_SHARE: f64 = 0.95;
 /// bytes), the smallest chunk that reaches [`KNEE_SHARE`] of the best, said only where
 /// the smallest chunk measured is significantly slower than that knee.
 pub fn knees(measured: &Measured) -> Vec<Finding> {
-    let mut groups: BTreeMap<Dims, Vec<&CaseResult>> = BTreeMap::new();
+    let mut groups: BTreeMap<(String, u64), Vec<&CaseResult>> = BTreeMap::new();
     for &case in &measured.cases {
-        let mut dims = Dims::of(case);
-        dims.chunk = 0;
-        groups.entry(dims).or_default().push(case);
+        let mut any_chunk = case.case.clone();
+        any_chunk.chunk_bytes = 0;
+        groups.entry(twin_key(&any_chunk)).or_default().push(case);
     }
     let mut findings = Vec::new();
     for mut group in groups.into_values().filter(|g| g.len() >= 2) {

@@ -33,6 +33,18 @@ const PLOT_WIDTH: u32 = 720;
 const BAR: f64 = 0.8;
 
 impl BarChart {
+    /// Strategies' buffered throughput side by side, one bar per key (a runtime, a
+    /// file state) in each strategy's group, on a linear axis.
+    pub fn buffered_by_strategy(keys: Vec<String>, groups: Vec<Group>) -> BarChart {
+        BarChart {
+            value_desc: "buffered throughput (GB/s)".into(),
+            row_desc: "strategy".into(),
+            keys,
+            groups,
+            log: false,
+        }
+    }
+
     pub fn render(&self, id: &str, title: &str) -> Result<String, String> {
         let top = self.groups.iter().flat_map(|g| g.bars.iter().flatten().map(|e| e.top())).fold(0.0, f64::max);
         if self.log {

@@ -72,13 +72,7 @@ pub fn chart(result: &ResultFile) -> Option<Chart> {
                 .collect(),
         })
         .collect();
-    let chart = BarChart {
-        value_desc: "buffered throughput (GB/s)".into(),
-        row_desc: "strategy".into(),
-        keys,
-        groups,
-        log: false,
-    };
+    let chart = BarChart::buffered_by_strategy(keys, groups);
     let id = "chart-runtimes".to_string();
     let title = "Runtimes side by side".to_string();
     let caption = "Buffered throughput of the same strategy written by each runtime, mean with its 95 % \

@@ -66,13 +66,8 @@ pub fn chart(result: &ResultFile) -> Option<Chart> {
                 .collect(),
         })
         .collect();
-    let chart = BarChart {
-        value_desc: "buffered throughput (GB/s)".into(),
-        row_desc: "strategy".into(),
-        keys: states.iter().map(|state| state_name(*state).to_string()).collect(),
-        groups,
-        log: false,
-    };
+    let chart =
+        BarChart::buffered_by_strategy(states.iter().map(|state| state_name(*state).to_string()).collect(), groups);
     let id = "chart-states".to_string();
     let title = "File states side by side".to_string();
     let caption = "Buffered throughput of the same strategy by the state of the file before the run, mean \

@@ -1,5 +1,8 @@
 //! The writers' buffers and the cursor that hands out and stamps their bytes (the
 //! parent module's doc says what is written and why).
+//!
+//! Past 600 lines because of its tests (the last third), which check every byte a
+//! cursor hands out and stamps against the stream it stands for.
 
 use std::cell::UnsafeCell;
 use std::io;

@@ -163,6 +163,10 @@ pub(super) struct Every<'p> {
 /// in linked to a fsync (see the module's notes), and the calls left at the end are
 /// synced by a fsync request. After a failure it issues nothing new but still reaps
 /// what is in flight, so no request outlives the call; the first error is returned.
+///
+/// Past 120 lines on purpose: one submit-and-reap loop whose state (the next request,
+/// the free slots, a batch waiting for its linked fsync, the first error, the requests in
+/// flight) every step reads and changes; in pieces, each would take all of it.
 #[allow(clippy::too_many_arguments)] // one call site per caller; a struct would only rename them
 pub(super) fn drive<'a>(
     queue: &mut impl Queue<'a>,
