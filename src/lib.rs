@@ -9,14 +9,17 @@
 //! - `crash`: the crash check's recorder, workloads, states and promises;
 //! - `lab`: the filesystem lab, which builds filesystems, runs `run` on each and compares them;
 //! - `rounds`: how many runs each case gets and in which order, the race for the Answer,
-//!   the estimate of what a run costs: the policy joining `measure` and `analysis`;
+//!   the estimate of what a run costs: the policy joining `executors` and `analysis`;
 //! - `export`: table, JSON, CSV, latency, the Answer, Markdown and HTML (with its charts) and
-//!   compare rendering, reading a result (or a comparison) and nothing else;
+//!   compare rendering, every word and number format, reading a result (or a comparison)
+//!   and computing nothing;
 //! - `analysis`: a case's statistics derived from its runs, advice, and the comparison of
 //!   saved results;
-//! - `measure`: a case's runs, the executor, the engines, and everything that touches files
-//!   (the system calls of a measurement, the sync calls among them), knowing nothing of
-//!   statistics;
+//! - `executors`: a case's runs and the executor each takes: in process, another runtime's
+//!   runner, MPI ranks; the latency loops;
+//! - `measure`: the executor seam, the engines, and everything that touches files in this
+//!   process (the system calls of a measurement, the sync calls among them), knowing
+//!   nothing of statistics;
 //! - `result`: the result file as plain data, nothing computed;
 //! - `context`: what the result needs to be trusted (host, target); it reads the host's
 //!   facts, yet sits below `result`, which holds its data types;
@@ -36,6 +39,7 @@ pub use ::analysis;
 pub use ::context;
 pub use ::crash;
 pub use ::error;
+pub use ::executors;
 pub use ::export;
 pub use ::lab;
 pub use ::measure;

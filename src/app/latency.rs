@@ -44,7 +44,7 @@ pub(super) fn latency(args: &LatencyArgs) -> Result<ExitCode, UsageError> {
     finish(scratch, false);
     let any_ok = results.iter().any(|r| r.status == Status::Ok);
     let mut options = RunOptions { command: Some("latency".into()), argv: Some(argv()), ..RunOptions::default() };
-    options.other.insert("runtime_toolchains".into(), json!(crate::measure::runtimes::toolchains()));
+    options.other.insert("runtime_toolchains".into(), json!(crate::executors::runtimes::toolchains()));
     if let serde_json::Value::Object(applied) = plan.applied() {
         options.extend(applied);
     }

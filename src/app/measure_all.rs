@@ -7,8 +7,8 @@ use std::time::Duration;
 use indicatif::ProgressBar;
 
 use super::progress::show_tick;
+use crate::executors::case_runs::{RunSettings, prepare_case};
 use crate::export::wording::seconds_words;
-use crate::measure::case_runs::{RunSettings, prepare_case};
 use crate::measure::runs::CaseRuns;
 use crate::measure::source::Source;
 use crate::measure::target::Scratch;
@@ -71,7 +71,7 @@ pub(super) fn prepare_latency<'a>(
         .enumerate()
         .map(|(number, (unit, mode))| {
             let case = crate::plan::latency::case_of(plan, unit, *mode);
-            (case, crate::measure::op_loops::prepare(first + number, plan, unit, *mode, scratch))
+            (case, crate::executors::op_loops::prepare(first + number, plan, unit, *mode, scratch))
         })
         .collect()
 }

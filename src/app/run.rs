@@ -16,9 +16,9 @@ use super::progress::progress_bar;
 use super::start::{finish, start_in};
 use crate::cli::{RunArgs, UsageError};
 use crate::context::{self, TargetInfo};
+use crate::executors::case_runs::RunSettings;
 use crate::export::wording::seconds_words;
 use crate::export::{self, text::Paint};
-use crate::measure::case_runs::RunSettings;
 use crate::measure::peak::{peak_rss_bytes, reset_peak_rss};
 use crate::measure::source::Source;
 use crate::measure::target::Scratch;
@@ -185,8 +185,8 @@ pub(super) fn options_json(suite: &Suite, settings: &RunSettings, schedule: &Sch
         // calibration.peak_rss_bytes, and the mark was reset after them.
         "peak_rss_bytes": peak_rss_bytes(),
         // The runners that ran (or could not), with their toolchains' version lines.
-        "runtime_toolchains": crate::measure::runtimes::toolchains(),
-        "runtime_executor": crate::measure::runtimes::External::OVERHEAD,
+        "runtime_toolchains": crate::executors::runtimes::toolchains(),
+        "runtime_executor": crate::executors::runtimes::External::OVERHEAD,
     });
     if let serde_json::Value::Object(json) = json {
         options.extend(json);

@@ -6,7 +6,7 @@ use serde::{Deserialize, Serialize};
 use crate::cli::run::RunArgs;
 pub use crate::cli::run::{MpiArgs, THREAD_LAYOUT};
 use crate::cli::usage::UsageError;
-use crate::measure::case_runs::RunSettings;
+use crate::executors::case_runs::RunSettings;
 use crate::plan::catalog;
 use crate::plan::units::split_list;
 use crate::plan::{Case, RankLayout};
@@ -109,7 +109,7 @@ impl MpiPlan {
         }
     }
 
-    pub fn settings(&self, ranks: crate::measure::ranks::Ranks) -> RunSettings {
+    pub fn settings(&self, ranks: crate::executors::ranks::Ranks) -> RunSettings {
         RunSettings {
             repeat: self.repeat,
             warmup: self.warmup,

@@ -12,7 +12,7 @@ use crate::cli::export::{ExportArgs, RunExports};
 use crate::cli::parse::{MAX_CHUNK, MAX_IOV, MAX_QUEUE_DEPTH, MAX_THREADS};
 use crate::cli::parse::{check_paths, methods_help, override_with, parse_count, parse_list, parse_runtimes};
 use crate::cli::usage::UsageError;
-use crate::measure::case_runs::RunSettings;
+use crate::executors::case_runs::RunSettings;
 use crate::plan::DEFAULT_SEED;
 use crate::plan::catalog;
 use crate::plan::durability::parse_mode;

@@ -7,7 +7,7 @@ use std::path::{Path, PathBuf};
 use std::time::Duration;
 
 use serde_json::Value;
-use writebench::measure::runtimes::{Child, launch};
+use writebench::executors::runtimes::{Child, launch};
 use writebench::plan::catalog;
 
 /// The bytes of the source: a pattern that differs at every offset a test reads.

@@ -1,9 +1,10 @@
-//! Everything that touches files and clocks: the runner (cases, runs, hygiene), the
-//! methods (one file each), the scratch directory, the source data, verification,
-//! signals and free space.
+//! Everything that touches files and clocks in this process: the executor seam and its
+//! in-process executor, the methods (one engine file each), a run's hygiene, the scratch
+//! directory, the source data, durability's sync calls, verification, signals and free
+//! space. Another runtime's runner and MPI ranks are executors of the floor above
+//! (`executors`), which also picks a case's executor.
 
 pub mod big_write;
-pub mod case_runs;
 pub mod clean;
 pub mod cpu;
 pub mod creation;
@@ -13,13 +14,10 @@ pub mod executor;
 pub mod fd;
 pub mod hygiene;
 pub mod methods;
-pub mod op_loops;
 pub mod peak;
 pub mod placement;
-pub mod ranks;
 pub mod residency;
 pub mod runs;
-pub mod runtimes;
 pub mod save;
 pub mod settle;
 pub mod signals;

@@ -18,7 +18,7 @@ use crate::run_case;
 use context::calibration::{self, Calibration, Ceiling};
 use context::copy;
 use context::device::BlockDevice;
-use measure::case_runs::RunSettings;
+use executors::case_runs::RunSettings;
 use measure::source::Source;
 use measure::space;
 use measure::target::Scratch;

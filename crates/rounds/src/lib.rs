@@ -16,7 +16,7 @@ pub mod scheduler;
 #[cfg(test)]
 mod simulation;
 
-use measure::case_runs::{RunSettings, prepare_case};
+use executors::case_runs::{RunSettings, prepare_case};
 use measure::runs::CaseRuns;
 use measure::source::Source;
 use measure::target::Scratch;

@@ -1,6 +1,6 @@
 //! Every runtime: native, then the runners of the other languages, each with its
 //! methods and its toolchain (its runner's sources are embedded in the binary; how they
-//! are built, cached and driven is `measure::runtimes`, protocol in docs/runtimes.md).
+//! are built, cached and driven is `executors::runtimes`, protocol in docs/runtimes.md).
 //! A new runtime is its runner under `runners/` and one entry here.
 //!
 //! A runner's method with a native twin (`pwrite`) shares its twin's name and answers

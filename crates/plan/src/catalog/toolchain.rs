@@ -1,6 +1,6 @@
 //! How a runtime's runner is built and started, as data: its sources, the commands that
 //! find its toolchain and build it, the build's environment. The code that runs these
-//! commands and caches the result is `measure::runtimes` (docs/runtimes.md).
+//! commands and caches the result is `executors::runtimes` (docs/runtimes.md).
 
 /// How a runtime's runner becomes runnable.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]

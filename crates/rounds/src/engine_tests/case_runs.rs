@@ -4,7 +4,7 @@
 //! knows nothing of the rounds (measure/case_runs/tests.rs tests its parts alone).
 
 use crate::run_case;
-use measure::case_runs::RunSettings;
+use executors::case_runs::RunSettings;
 use measure::source::{Shape, Source, Stream};
 use measure::target::Scratch;
 use plan::catalog;

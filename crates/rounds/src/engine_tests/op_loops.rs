@@ -1,8 +1,8 @@
-//! The latency loops (measure::op_loops) run as `latency` runs them, through the rounds'
+//! The latency loops (executors::op_loops) run as `latency` runs them, through the rounds'
 //! `run_alone`, on real files: percentiles, rates, CPU time, the save patterns, and what
 //! is refused. They live above `measure`, which knows nothing of the rounds.
 
-use measure::op_loops::prepare;
+use executors::op_loops::prepare;
 use measure::target::Scratch;
 use plan::catalog::NATIVE;
 use plan::durability::Durability;

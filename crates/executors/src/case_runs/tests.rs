@@ -1,7 +1,7 @@
 //! Unit tests of a case's runs, with the mock executor (`executor::Mock`) and real files.
 
 use super::*;
-use crate::executor::{Cpu, Interval, Mock, PartTimes};
+use measure::executor::{Cpu, Interval, Mock, PartTimes};
 use plan::Layout;
 use plan::data_source::DataSource;
 

@@ -34,8 +34,8 @@ mod tests {
     use rand_xoshiro::rand_core::{Rng, SeedableRng};
 
     use super::*;
-    use crate::executor::{Cpu, Execution, PartTimes};
     use crate::ranks::aggregate::{RankExecution, combine};
+    use measure::executor::{Cpu, Execution, PartTimes};
 
     /// The span `combine` makes of `ranks` ranks that each write for `seconds`, leaving
     /// the barrier at uniform random times over `skew` (one host: their origins known).

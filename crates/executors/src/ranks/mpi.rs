@@ -8,7 +8,7 @@ use mpi::datatype::PartitionMut;
 use mpi::topology::{Communicator, SimpleCommunicator};
 
 use crate::ranks::collective::Collective;
-use crate::signals;
+use measure::signals;
 
 /// The MPI library for the life of the command: MPI_Finalize when dropped, which every
 /// rank must reach (Open MPI counts a rank that exits without it as failed).

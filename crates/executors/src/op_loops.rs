@@ -36,16 +36,16 @@ use hdrhistogram::Histogram;
 use serde_json::json;
 
 use crate::case_runs::open_flags_refusal;
-use crate::durability::{Pacing, sync_fd};
-use crate::executor::{Cpu, CpuClock};
-use crate::fd;
-use crate::hygiene::RunFiles;
-use crate::runs::CaseRuns;
 use crate::runtimes::{self, Launch, loops::Request};
-use crate::save::Saver;
-use crate::source::{Shape, Source, Stream, Streams};
-use crate::target::Scratch;
 use error::{CallError, no_progress, retry_eintr};
+use measure::durability::{Pacing, sync_fd};
+use measure::executor::{Cpu, CpuClock};
+use measure::fd;
+use measure::hygiene::RunFiles;
+use measure::runs::CaseRuns;
+use measure::save::Saver;
+use measure::source::{Shape, Source, Stream, Streams};
+use measure::target::Scratch;
 use plan::FileState;
 use plan::catalog::{self, NATIVE};
 use plan::durability::{Durability, SyncCall};
@@ -417,7 +417,7 @@ mod tests {
     #[test]
     fn the_target_must_hold_the_last_save_not_an_earlier_one_nor_a_part() {
         let source = Source::new(1);
-        let stream = Stream::timed(1, "t", crate::source::PERIOD);
+        let stream = Stream::timed(1, "t", measure::source::PERIOD);
         let save = |number: u64| {
             let mut bytes = vec![0u8; 8192];
             stream.fill(&source, number * 8192, &mut bytes);

@@ -11,7 +11,7 @@
 
 use serde::{Deserialize, Serialize};
 
-use crate::executor::{Cpu, Execution, Interval, PartTimes};
+use measure::executor::{Cpu, Execution, Interval, PartTimes};
 use result::RankRun;
 
 /// What one rank sends of a run.

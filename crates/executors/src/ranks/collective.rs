@@ -1,5 +1,5 @@
 //! What the ranks of an `--mpi` run do together, as a small trait: the MPI binding
-//! (`measure::ranks::mpi`, cargo feature `mpi`) implements it over MPI_COMM_WORLD, and
+//! (`executors::ranks::mpi`, cargo feature `mpi`) implements it over MPI_COMM_WORLD, and
 //! tests implement it with threads, so that everything built on it (the rank executor,
 //! the aggregation, the agreement on failures) is tested without an MPI library.
 

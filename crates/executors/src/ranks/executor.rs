@@ -14,13 +14,13 @@ use std::io;
 
 use serde::{Deserialize, Serialize};
 
-use crate::executor::{Execution, Executor, InProcess};
-use crate::methods::{Engine, Job};
 use crate::ranks::Ranks;
 use crate::ranks::aggregate::{RankExecution, combine};
 use crate::ranks::collective::{agree, gather, monotonic_seconds};
-use crate::runs::CaseRuns;
 use error::CallError;
+use measure::executor::{Execution, Executor, InProcess};
+use measure::methods::{Engine, Job};
+use measure::runs::CaseRuns;
 use result::{Run, Status};
 
 /// A CallError as it travels between ranks.

@@ -11,9 +11,9 @@ use serde::Deserialize;
 
 use super::child::Child;
 use super::toolchain::Launch;
-use crate::executor::{Cpu, Execution, Executor, Interval, PartTimes};
-use crate::methods::Job;
 use error::CallError;
+use measure::executor::{Cpu, Execution, Executor, Interval, PartTimes};
+use measure::methods::Job;
 use plan::durability::{Commit, Durability, SyncCall};
 
 pub struct External {
@@ -206,7 +206,7 @@ impl Executor for External {
             base += len as usize;
         }
         // After the source is filled, on this thread's CPU (see `placement::cpus_for`).
-        let cpus = crate::placement::cpus_for(job.parts.len());
+        let cpus = measure::placement::cpus_for(job.parts.len());
         child.send(&run_message(*number, job, cpus.as_deref())?)?;
         let line = child.reply();
         child.release_source();

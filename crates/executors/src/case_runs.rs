@@ -3,23 +3,23 @@
 //! then the untimed sync, verification and removal. The order of the runs is the
 //! rounds' (`rounds::scheduler`). Nothing here knows a method's internals: the executor and the method's
 //! engine do the writing. (The language programs that write other runtimes' cases are the
-//! *runners*, `measure::runtimes`; this module only picks their executor.)
+//! *runners*, `executors::runtimes`; this module only picks their executor.)
 
 use std::os::fd::{AsRawFd, RawFd};
 
-use crate::creation;
-use crate::durability::{Pacing, direct_refusal};
-use crate::executor::{Cpu, Execution, Executor, InProcess};
-use crate::fd;
-use crate::hygiene::{RunFiles, status_of};
-use crate::methods::{self, CreateCall, Job, Part, Stonewall, fsync_all};
-use crate::runs::CaseRuns;
 use crate::runtimes;
-use crate::source::{Shape, Source, Streams};
-use crate::target::Scratch;
 use context::CpuTicks;
 use context::device::BlockDevice;
 use error::CallError;
+use measure::creation;
+use measure::durability::{Pacing, direct_refusal};
+use measure::executor::{Cpu, Execution, Executor, InProcess};
+use measure::fd;
+use measure::hygiene::{RunFiles, status_of};
+use measure::methods::{self, CreateCall, Job, Part, Stonewall, fsync_all};
+use measure::runs::CaseRuns;
+use measure::source::{Shape, Source, Streams};
+use measure::target::Scratch;
 use plan::catalog::{self, NATIVE};
 use plan::data_source::DataSource;
 use plan::{Case, Durability, FileState};
@@ -33,7 +33,7 @@ pub struct RunSettings {
     /// Leave every run's files in the scratch directory (tests read them back).
     pub keep_files: bool,
     /// Read every run's files back after its timed span (`--verify`).
-    pub verify: Option<crate::verify::Verify>,
+    pub verify: Option<measure::verify::Verify>,
     /// Skip creation cases that statvfs says cannot fit (off: let the call fail itself).
     pub space_check: bool,
     /// `--drop-cache`: drop each prepared file's pages from the page cache before the
@@ -422,7 +422,7 @@ impl WriteCase<'_> {
             fsync_all(fds)?;
         }
         // Untimed, once the data is durable and before verification reads it back.
-        run.resident_bytes = crate::residency::resident_bytes(fds, &self.file_lens);
+        run.resident_bytes = measure::residency::resident_bytes(fds, &self.file_lens);
         Ok(())
     }
 
@@ -431,7 +431,7 @@ impl WriteCase<'_> {
     fn verify(&self, fds: &[RawFd], streams: &Streams, number: u32) -> Result<(), CallError> {
         match &self.settings.verify {
             Some(verify) if !verify.first_only || number == self.settings.warmup => {
-                crate::verify::check(verify, fds, &self.file_lens, streams)
+                measure::verify::check(verify, fds, &self.file_lens, streams)
             }
             _ => Ok(()),
         }

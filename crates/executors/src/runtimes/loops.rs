@@ -9,8 +9,8 @@ use serde::Deserialize;
 use super::child::Child;
 use super::external::{cpu_of, cpus_line, durability_words, path_line, runner_error};
 use super::toolchain::Launch;
-use crate::executor::Cpu;
 use error::CallError;
+use measure::executor::Cpu;
 use plan::durability::Durability;
 
 /// What one latency run of a runner measured.
@@ -67,7 +67,7 @@ pub fn measure(runtime: &str, launch: &Launch, request: &Request) -> Result<Samp
         durability_words(request.durability),
         request.source.len(),
         // Where native's latency loop runs: on this thread's CPU.
-        cpus_line(crate::placement::cpus_for(1).as_deref()),
+        cpus_line(measure::placement::cpus_for(1).as_deref()),
     ))?;
     let line = child.reply()?;
     let reply: Reply = serde_json::from_str(&line).map_err(|e| child.protocol_error(&line, &e.to_string()))?;
