@@ -22,6 +22,7 @@
 //! Applied options and the context (host, filesystem, tool version) are not matched on:
 //! they are listed where they differ, first, so the reader knows what else changed.
 
+use stats::Summarize;
 use std::collections::HashMap;
 
 pub mod across;

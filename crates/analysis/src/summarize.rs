@@ -6,6 +6,7 @@
 
 use plan::{Case, CaseKind};
 use result::{CPU_BOUND, CaseResult, ResultFile, Run, Status};
+use stats::Summarize;
 use stats::outliers::outliers;
 use stats::significance::pooled_cv2;
 use stats::{Summary, ci_relative_half_width, median, t_975};

@@ -7,6 +7,11 @@ use plan::units::format_size;
 use result::Summary;
 use result::{CaseResult, Comparison, Figure, Recommendation, ResultFile};
 
+/// benchmarkIOWrite's line of a figure: "( min: 5.84402, 6.11 ± 0.13, max: 6.25867 )".
+pub fn seed_style(figure: &Summary) -> String {
+    plan::numbers::format_seed_style(figure.min, figure.mean, figure.stddev, figure.max)
+}
+
 /// "writebench on /dev/shm (tmpfs)".
 pub fn title(result: &ResultFile) -> String {
     format!("writebench on {} ({})", one_line(&result.target.path), filesystem(&result.target))

@@ -13,7 +13,7 @@ use crate::charts;
 use crate::document;
 use crate::latency_table::is_latency_case;
 use crate::wording::{most_common_size, notes, runs_wording};
-use plan::numbers::{format_mean_sd, format_seed_style};
+use plan::numbers::format_mean_sd;
 use plan::units::format_size;
 use result::{CaseResult, ResultFile, Status, Summary};
 
@@ -218,7 +218,7 @@ fn throughput_row(case: &CaseResult) -> String {
                 None => (stats.scaled(1e-9), case.durable_stats.map(|d| d.scaled(1e-9)), ""),
             };
             row += &cell(&stats.n.to_string());
-            row += &figure_cell(&format!("{}{unit}", format_seed_style(&stats)));
+            row += &figure_cell(&format!("{}{unit}", crate::document::seed_style(&stats)));
             row += &figure_cell(&interval(&stats));
             match durable {
                 Some(durable) => {

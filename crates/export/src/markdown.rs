@@ -17,7 +17,7 @@ use crate::latency_table::is_latency_case;
 use crate::wording::{most_common_size, notes, runs_wording};
 use plan::FileState;
 use plan::catalog::{self, Family};
-use plan::numbers::{format_mean_sd, format_seed_style};
+use plan::numbers::format_mean_sd;
 use plan::units::format_size;
 use result::{CaseResult, ResultFile, Status};
 
@@ -251,7 +251,7 @@ fn figures(result: &CaseResult) -> String {
                 Some((write, durable)) => (write, durable, "µs per call"),
                 None => (buffered.scaled(1e-9), result.durable_stats.map(|d| d.scaled(1e-9)), "GB/s"),
             };
-            let mut text = format!("{} {unit}", format_seed_style(&buffered));
+            let mut text = format!("{} {unit}", crate::document::seed_style(&buffered));
             if let Some(durable) = durable {
                 text += &format!("; durable {} {unit}", format_mean_sd(durable.mean, durable.stddev));
             }

@@ -9,7 +9,7 @@ use crate::table_compact as compact;
 use crate::text::Paint;
 use crate::wording::{most_common_size, notes, runs_wording};
 use plan::catalog;
-use plan::numbers::{format_mean_sd, format_seed_style};
+use plan::numbers::format_mean_sd;
 use plan::units::format_size;
 use plan::{CaseKind, FileState};
 use result::Summary;
@@ -127,7 +127,7 @@ fn row(result: &CaseResult, usual_size: u64) -> [String; 4] {
                 Some(durable) => format!("durable {} µs per call", format_mean_sd(durable.mean, durable.stddev)),
                 None => "durable —".to_string(),
             };
-            [label, format!("{} µs per call", format_seed_style(&write)), durable, notes(result).join(", ")]
+            [label, format!("{} µs per call", crate::document::seed_style(&write)), durable, notes(result).join(", ")]
         }
         (Status::Ok, Some(buffered)) => {
             let durable = match result.durable_stats {
@@ -135,7 +135,12 @@ fn row(result: &CaseResult, usual_size: u64) -> [String; 4] {
                 // Nothing was made durable, so there is no durable figure to show.
                 None => "durable —".to_string(),
             };
-            [label, format!("{} GB/s", format_seed_style(&buffered.scaled(1e-9))), durable, notes(result).join(", ")]
+            [
+                label,
+                format!("{} GB/s", crate::document::seed_style(&buffered.scaled(1e-9))),
+                durable,
+                notes(result).join(", "),
+            ]
         }
         (status, _) => {
             let reason = result.error.clone().unwrap_or_default();

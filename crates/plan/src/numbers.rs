@@ -1,11 +1,9 @@
 //! How a number is written wherever a user reads one (docs/design.md §3): three
 //! significant digits, decimal GB/s, operations per second with k and M, durations, factors
-//! like `1.8x`, p-values, and benchmarkIOWrite's "mean ± sd" and "%g" forms. One module, so
+//! like `1.8x`, and benchmarkIOWrite's "mean ± sd" and "%g" forms. One module, so
 //! that the Answer, the table, the reports and the comparison write a figure alike. It sits
 //! this low because the recommendations' sentences (analysis) and the exporters both write
 //! numbers.
-
-use stats::Summary;
 
 /// Three significant digits: `2.10`, `12.3`, `0.512`; `123` from 100 on.
 pub fn three_digits(value: f64) -> String {
@@ -92,20 +90,6 @@ pub fn factor(value: f64) -> String {
     }
 }
 
-/// `p = 0.04`, `p = 0.40`, `p = 0.004`, `p < 0.001`; a p just under 0.05 with the
-/// digits that keep it there (`p = 0.0496`), so that "p = 0.05" is never printed for a
-/// difference judged significant.
-pub fn p_value(p: f64) -> String {
-    if p < 0.001 {
-        "p < 0.001".to_string()
-    } else if p < 0.01 {
-        format!("p = {p:.3}")
-    } else if p < stats::significance::ALPHA && format!("{p:.2}") == "0.05" {
-        format!("p = {p:.4}")
-    } else {
-        format!("p = {p:.2}")
-    }
-}
 /// Mantissa and exponent (after rounding to `prec` decimals) of `x`; rounding is
 /// left to the formatter since log10/powi arithmetic slips near powers of ten.
 fn sci(x: f64, prec: usize) -> (String, i32) {
@@ -178,9 +162,9 @@ pub fn format_g6(x: f64) -> String {
 }
 
 /// benchmarkIOWrite's line, e.g. "( min: 5.84402, 6.11 ± 0.13, max: 6.25867 )".
-pub fn format_seed_style(s: &Summary) -> String {
-    let mid = format_mean_sd(s.mean, s.stddev);
-    format!("( min: {}, {mid}, max: {} )", format_g6(s.min), format_g6(s.max))
+pub fn format_seed_style(min: f64, mean: f64, sd: f64, max: f64) -> String {
+    let mid = format_mean_sd(mean, sd);
+    format!("( min: {}, {mid}, max: {} )", format_g6(min), format_g6(max))
 }
 
 #[cfg(test)]
@@ -199,10 +183,6 @@ mod tests {
     #[test]
     fn seconds_fixed_keeps_its_place_per_unit() {
         assert_eq!([0.0000214, 0.00312, 1.2344].map(seconds_fixed), ["21 µs", "3.1 ms", "1.234 s"]);
-    }
-
-    fn with(mean: f64, stddev: f64, n: usize) -> Summary {
-        Summary { stddev, n, ..Summary::of(&[mean]).unwrap() }
     }
 
     #[test]
@@ -282,8 +262,7 @@ mod tests {
 
     #[test]
     fn seed_style_line() {
-        let mut s = with(6.1101, 0.1302, 5);
-        (s.min, s.max) = (5.84402, 6.25867);
-        assert_eq!(format_seed_style(&s), "( min: 5.84402, 6.11 ± 0.13, max: 6.25867 )");
+        let line = format_seed_style(5.84402, 6.1101, 0.1302, 6.25867);
+        assert_eq!(line, "( min: 5.84402, 6.11 ± 0.13, max: 6.25867 )");
     }
 }

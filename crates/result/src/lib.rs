@@ -14,15 +14,14 @@ pub mod options;
 pub mod race;
 mod ring_record;
 mod run;
+mod summary;
 
 use context::calibration::{Calibration, CeilingShare};
 use context::{Host, TargetInfo};
 use plan::Case;
 pub use ring_record::RingRecord;
 pub use run::{CPU_BOUND, DIRTY_AT_START, OTHERS_BUSY, RankRun, Run, Stonewalled};
-/// A case's statistics as stats computes them (a figure the contract holds), and the
-/// width of interval above which a case's figure is called noisy.
-pub use stats::{NOISY_CI, Summary};
+pub use summary::{NOISY_CI, Summary};
 
 /// v2 added `answer` and the numbers of each observation; v1 files still load (both
 /// fields empty), and `report`/`compare` re-derive them from the cases. v3: a

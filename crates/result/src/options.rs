@@ -7,8 +7,6 @@
 
 use serde::{Deserialize, Serialize};
 
-use stats::significance::EQUIVALENCE;
-
 #[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
 pub struct RunOptions {
     /// The subcommand that measured: `run`, `latency`, `calibrate`.
@@ -64,6 +62,10 @@ pub struct RunOptions {
     #[serde(flatten)]
     pub other: serde_json::Map<String, serde_json::Value>,
 }
+
+/// The default equivalence margin δ: 5 % (`--equivalence`), which a result saved
+/// before the option existed was judged by.
+pub const EQUIVALENCE: f64 = 0.05;
 
 impl RunOptions {
     /// The equivalence margin δ as a fraction: the `--equivalence` the run was given,

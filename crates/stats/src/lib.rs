@@ -1,8 +1,8 @@
-//! Statistics over the runs of one case, and the number formats of the report: the
-//! lowest floor (docs/design.md §5), which imports nothing else of the crate. Outlying
-//! runs are in [`outliers`], whether a difference is real (and ties) in [`significance`].
-//! Pure (no I/O) so every printed number can be pinned by a unit test; the formats
-//! reproduce the lines of rapidgzip's benchmarkIOWrite results so old and new results compare side by side.
+//! Statistics over the runs of one case: the figures the result holds (`result::Summary`)
+//! drawn from run times, outlying runs in [`outliers`], whether a difference is real (and
+//! ties) in [`significance`], the race's rules in [`race`]. Above `result`, whose types
+//! it computes, and below every floor that judges (docs/design.md §5). Pure (no I/O) so
+//! every printed number can be pinned by a unit test.
 //!
 //! The statistics are computed on run *times* and converted to throughput, as
 //! hyperfine does (docs/design.md §2.9): the mean of per-run throughputs is biased upward
@@ -14,38 +14,20 @@ pub mod race;
 pub mod rank;
 pub mod significance;
 
-use serde::{Deserialize, Serialize};
+pub use result::{NOISY_CI, Summary};
 
-/// Without a `--target-ci`, a case is flagged noisy when the half-width of the 95 %
-/// confidence interval of its mean time exceeds 5 % of that mean: differences between
-/// cases smaller than that should not be trusted. The same measure as `--target-ci`,
-/// so the flag means one thing whether or not a target was set.
-pub const NOISY_CI: f64 = 0.05;
-
-/// Summary of a sample: of run times in seconds ([`Summary::of`]), or of throughput in
-/// bytes/s converted from run times ([`Summary::throughput`]).
-#[derive(Debug, Clone, Copy, PartialEq, Serialize, Deserialize)]
-pub struct Summary {
-    pub n: usize,
-    pub min: f64,
-    pub max: f64,
-    pub mean: f64,
-    /// Sample standard deviation (divisor n-1); 0.0 when n == 1. For throughput, the
-    /// time's sd carried over by the delta method (see [`Summary::throughput`]).
-    pub stddev: f64,
-    pub median: f64,
-    /// 95 % confidence interval of the mean, Student t with n-1 degrees of freedom:
-    /// mean ± t(0.975, n-1) * stddev / sqrt(n). None (JSON null) when n < 2, and for
-    /// throughput the upper bound is None when the interval of the time reaches 0
-    /// (no finite rate bounds it).
-    pub ci95_low: Option<f64>,
-    pub ci95_high: Option<f64>,
+/// A case's figures as the contract holds them (`result::Summary`), drawn here from run
+/// times: `Summary::of` the times themselves, `Summary::throughput` the rate they give.
+pub trait Summarize: Sized {
+    fn of(samples: &[f64]) -> Option<Self>;
+    fn throughput(bytes: f64, seconds: &[f64]) -> Option<Self>;
+    fn cv(&self) -> f64;
 }
 
-impl Summary {
+impl Summarize for Summary {
     /// None for an empty slice or if any sample is not finite: a failed or
     /// overflowing run must not silently turn every statistic into NaN.
-    pub fn of(samples: &[f64]) -> Option<Summary> {
+    fn of(samples: &[f64]) -> Option<Summary> {
         if samples.is_empty() || samples.iter().any(|x| !x.is_finite()) {
             return None;
         }
@@ -78,7 +60,7 @@ impl Summary {
     /// delta method, sd = bytes * sd_time / mean_time², so that sd / mean is the time's
     /// coefficient of variation and "mean ± sd" reads like the time's. None when a time
     /// is not a positive finite number (no rate can be derived from it).
-    pub fn throughput(bytes: f64, seconds: &[f64]) -> Option<Summary> {
+    fn throughput(bytes: f64, seconds: &[f64]) -> Option<Summary> {
         if seconds.iter().any(|&t| t.is_nan() || t <= 0.0) {
             return None;
         }
@@ -100,24 +82,8 @@ impl Summary {
     /// Coefficient of variation stddev/mean (0.0 when mean == 0 or n < 2).
     /// Relative, so that one noise threshold fits slow disks and fast RAM alike;
     /// |mean| keeps it non-negative should a caller summarise negative values.
-    pub fn cv(&self) -> f64 {
+    fn cv(&self) -> f64 {
         if self.n < 2 || self.mean == 0.0 { 0.0 } else { self.stddev / self.mean.abs() }
-    }
-
-    /// Every field multiplied by `factor`, n unchanged, so that unit conversion
-    /// (bytes/s to GB/s with 1e-9) happens once, after the statistics, instead of
-    /// on every sample. Expects factor > 0, otherwise min/max swap roles.
-    pub fn scaled(&self, factor: f64) -> Summary {
-        Summary {
-            n: self.n,
-            min: self.min * factor,
-            max: self.max * factor,
-            mean: self.mean * factor,
-            stddev: self.stddev * factor,
-            median: self.median * factor,
-            ci95_low: self.ci95_low.map(|x| x * factor),
-            ci95_high: self.ci95_high.map(|x| x * factor),
-        }
     }
 }
 

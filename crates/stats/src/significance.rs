@@ -101,8 +101,8 @@ impl Verdict {
     }
 }
 
-/// The default equivalence margin δ: 5 % (`--equivalence`).
-pub const EQUIVALENCE: f64 = 0.05;
+/// The default equivalence margin δ: 5 % (`--equivalence`), as the result holds it.
+pub use result::options::EQUIVALENCE;
 
 impl Factor {
     /// Significant at [`ALPHA`]: the interval excludes 1 (which is p < ALPHA, as both

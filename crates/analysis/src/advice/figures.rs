@@ -2,6 +2,7 @@
 //! a metric, their figures, the test between two of them, and the twin of a case (the
 //! same case with one dimension changed). No words here: `words` turns these into text.
 
+use stats::Summarize;
 use std::collections::BTreeMap;
 
 use crate::summarize::counted_runs;

@@ -10,6 +10,7 @@ use super::figures::Figures;
 use super::figures::Metric;
 use super::words::seconds;
 use result::{Recommendation, ResultFile};
+use stats::Summarize;
 use stats::Summary;
 use stats::race::NOISY_CV;
 

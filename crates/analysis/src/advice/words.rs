@@ -8,7 +8,7 @@ use plan::units::{format_size, format_size_compact};
 use plan::{Case, Durability, FileState};
 
 use super::figures::{Metric, Test, family};
-pub use plan::numbers::{factor, gbps, micros, p_value, per_second, seconds, seconds_words, three_digits};
+pub use plan::numbers::{factor, gbps, micros, per_second, seconds, seconds_words, three_digits};
 
 /// A change of throughput, from `before` to `after`: "1.07 → 1.93 GB/s".
 pub fn gbps_change(before: f64, after: f64) -> String {
@@ -75,6 +75,21 @@ pub fn certainty_words(certainty: &result::glance::Certainty, metric: Metric, pi
             )
         }
         Certainty::Alone => "; the only candidate measured".to_string(),
+    }
+}
+
+/// `p = 0.04`, `p = 0.40`, `p = 0.004`, `p < 0.001`; a p just under 0.05 with the
+/// digits that keep it there (`p = 0.0496`), so that "p = 0.05" is never printed for a
+/// difference judged significant.
+pub fn p_value(p: f64) -> String {
+    if p < 0.001 {
+        "p < 0.001".to_string()
+    } else if p < 0.01 {
+        format!("p = {p:.3}")
+    } else if p < stats::significance::ALPHA && format!("{p:.2}") == "0.05" {
+        format!("p = {p:.4}")
+    } else {
+        format!("p = {p:.2}")
     }
 }
 
