@@ -62,6 +62,14 @@ impl Corruption {
 
 const READ_CHUNK: usize = 1 << 20;
 
+/// How long reads that end before the bytes written are tried again, through a new
+/// descriptor each time: a network filesystem's client may hold the file's size from
+/// before another host's writes (a shared file of MPI ranks on GlusterFS read back on
+/// one host ended early under load, its metadata cache keeping the size 1 s by default),
+/// and its reads end there until the cache lapses. A file truly short is called so after
+/// this.
+const SHORT_READ_PATIENCE: std::time::Duration = std::time::Duration::from_secs(3);
+
 /// Reads every file back; the first wrong byte (or a wrong length) fails the run.
 /// File `i` must hold `streams.file(i)`.
 pub fn check(verify: &Verify, files: &[RawFd], lens: &[u64], streams: &Streams) -> Result<(), CallError> {
@@ -74,9 +82,11 @@ pub fn check(verify: &Verify, files: &[RawFd], lens: &[u64], streams: &Streams) 
     }
     let mut buffer = vec![0u8; READ_CHUNK];
     for (index, (&fd, &len)) in files.iter().zip(lens).enumerate() {
-        let reader =
-            reopen(fd, libc::O_RDONLY).map_err(|e| CallError::new(format!("verify: reopen file {index}"), e))?;
+        let open = || reopen(fd, libc::O_RDONLY).map_err(|e| CallError::new(format!("verify: reopen file {index}"), e));
+        let mut reader = open()?;
         let mut offset = 0u64;
+        // When a read first ended before `len`: the patience runs from there.
+        let mut short_since: Option<std::time::Instant> = None;
         loop {
             let want = READ_CHUNK.min((len - offset) as usize).max(1);
             // SAFETY: pread into a buffer of at least `want` bytes.
@@ -84,6 +94,12 @@ pub fn check(verify: &Verify, files: &[RawFd], lens: &[u64], streams: &Streams) 
                 libc::pread(reader.as_raw_fd(), buffer.as_mut_ptr().cast(), want, offset as libc::off_t)
             })
             .map_err(|error| CallError::new(format!("verify: read of file {index} at offset {offset}"), error))?;
+            let short = read == 0 && offset < len;
+            if short && short_since.get_or_insert_with(std::time::Instant::now).elapsed() < SHORT_READ_PATIENCE {
+                std::thread::sleep(std::time::Duration::from_millis(100));
+                reader = open()?;
+                continue;
+            }
             if read == 0 || offset >= len {
                 if offset != len || read != 0 {
                     let what = if offset < len { "shorter" } else { "longer" };
@@ -143,5 +159,37 @@ mod tests {
         assert_eq!(Corruption::parse("2:long"), Ok(Corruption::Lengthen { file: 2 }));
         assert!(Corruption::parse("x:5").unwrap_err().contains("'x'"));
         assert!(Corruption::parse("1:tall").unwrap_err().contains("'tall'"));
+    }
+
+    /// A file whose size lags (another host's writes, seen through a client's cache) is
+    /// waited for; a file truly short is called short once the patience is spent.
+    #[test]
+    fn a_size_that_lags_is_waited_for_and_a_short_file_is_short() {
+        use crate::source::{Shape, Source, Streams};
+        use std::io::Write;
+        use std::os::fd::AsRawFd;
+        let source = Source::new(7);
+        let len = 64 * 1024u64;
+        let streams = Streams::new(&source, &["f".to_string()], &[0], Shape::new(1, 4096, 1, None, len)).unwrap();
+        let mut bytes = vec![0u8; len as usize];
+        streams.file(0).fill(&source, 0, &mut bytes);
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("f");
+        std::fs::write(&path, &bytes[..len as usize / 2]).unwrap();
+        let file = std::fs::File::open(&path).unwrap();
+        let verify = Verify { corrupt: None, first_only: false };
+        std::thread::scope(|scope| {
+            scope.spawn(|| {
+                std::thread::sleep(std::time::Duration::from_millis(300));
+                let mut rest = std::fs::OpenOptions::new().append(true).open(&path).unwrap();
+                rest.write_all(&bytes[len as usize / 2..]).unwrap();
+            });
+            assert!(check(&verify, &[file.as_raw_fd()], &[len], &streams).is_ok());
+        });
+        std::fs::OpenOptions::new().write(true).open(&path).unwrap().set_len(len / 2).unwrap();
+        let started = std::time::Instant::now();
+        let error = check(&verify, &[file.as_raw_fd()], &[len], &streams).unwrap_err().to_string();
+        assert!(error.contains("shorter than the 65536 bytes written"), "{error}");
+        assert!(started.elapsed() >= SHORT_READ_PATIENCE, "called short after {:?}", started.elapsed());
     }
 }
