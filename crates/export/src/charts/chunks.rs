@@ -54,8 +54,8 @@ pub fn charts(result: &ResultFile) -> Vec<Chart> {
             sizes.join(" or ")
         );
         let caption = format!("{caption} {ERROR_BARS}");
-        let svg = chart.render(&id, &title).unwrap_or_else(|error| format!("<p>chart not drawn: {error}</p>"));
-        charts.push(Chart { id, title, caption, svg });
+        let svg = chart.render(&id, &title);
+        charts.push(Chart::drawn(id, title, caption, svg));
     }
     charts
 }

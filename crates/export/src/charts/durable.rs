@@ -77,8 +77,8 @@ pub fn chart(result: &ResultFile) -> Option<Chart> {
          never syncs has no durable bar: nothing was made durable."
     );
     let caption = format!("{caption} {ERROR_BARS}");
-    let svg = chart.render(&id, &title).unwrap_or_else(|error| format!("<p>chart not drawn: {error}</p>"));
-    Some(Chart { id, title, caption, svg })
+    let svg = chart.render(&id, &title);
+    Some(Chart::drawn(id, title, caption, svg))
 }
 
 #[cfg(test)]

@@ -45,6 +45,14 @@ pub struct Chart {
     pub svg: String,
 }
 
+impl Chart {
+    /// A chart as drawn (`render`'s SVG), or with the one-line note of why it was not.
+    pub(crate) fn drawn(id: String, title: String, caption: String, svg: Result<String, String>) -> Chart {
+        let svg = svg.unwrap_or_else(|error| format!("<p>chart not drawn: {error}</p>"));
+        Chart { id, title, caption, svg }
+    }
+}
+
 /// Every chart the result has data for, in the report's order.
 pub fn all(result: &ResultFile) -> Vec<Chart> {
     let mut charts = chunks::charts(result);

@@ -48,8 +48,8 @@ pub fn chart(result: &ResultFile) -> Option<Chart> {
          interval, so no error bars here.",
         if counts.is_empty() { "several".to_string() } else { counts.join(" or ") }
     );
-    let svg = chart.render(&id, &title).unwrap_or_else(|error| format!("<p>chart not drawn: {error}</p>"));
-    Some(Chart { id, title, caption, svg })
+    let svg = chart.render(&id, &title);
+    Some(Chart::drawn(id, title, caption, svg))
 }
 
 #[cfg(test)]

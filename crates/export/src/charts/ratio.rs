@@ -52,6 +52,6 @@ pub fn chart(compared: &CompareResult) -> Option<Chart> {
         compared.alpha,
         super::ERROR_BARS
     );
-    let svg = chart.render(&id, &title).unwrap_or_else(|error| format!("<p>chart not drawn: {error}</p>"));
-    Some(Chart { id, title, caption, svg })
+    let svg = chart.render(&id, &title);
+    Some(Chart::drawn(id, title, caption, svg))
 }

@@ -49,8 +49,8 @@ pub fn chart(compared: &CompareResult) -> Option<Chart> {
                    mode syncs, the write alone where it never does. No bar: the case failed or was not run \
                    there. The ratio chart below has the intervals and the significance."
         .to_string();
-    let svg = chart.render(&id, &title).unwrap_or_else(|error| format!("<p>chart not drawn: {error}</p>"));
-    Some(Chart { id, title, caption, svg })
+    let svg = chart.render(&id, &title);
+    Some(Chart::drawn(id, title, caption, svg))
 }
 
 #[cfg(test)]

@@ -75,8 +75,8 @@ pub fn chart(result: &ResultFile) -> Option<Chart> {
                    at in more than one state. A missing bar: that state was not measured."
         .to_string();
     let caption = format!("{caption} {ERROR_BARS}");
-    let svg = chart.render(&id, &title).unwrap_or_else(|error| format!("<p>chart not drawn: {error}</p>"));
-    Some(Chart { id, title, caption, svg })
+    let svg = chart.render(&id, &title);
+    Some(Chart::drawn(id, title, caption, svg))
 }
 
 fn state_name(state: FileState) -> &'static str {
