@@ -538,5 +538,23 @@ pub fn split(size: u64, chunk: u64, threads: u32, files: u32) -> Vec<Part> {
     parts
 }
 
+/// The settings the tests run a case with, here and in the rounds' engine tests: a
+/// warm-up and two runs, seed 9, files removed unless `keep`.
+#[cfg(any(test, feature = "testkit"))]
+pub fn test_settings(keep: bool) -> RunSettings {
+    RunSettings {
+        repeat: 2,
+        warmup: 1,
+        seed: 9,
+        keep_files: keep,
+        verify: None,
+        space_check: true,
+        drop_cache: false,
+        ranks: None,
+        stonewall: None,
+        source: plan::data_source::DataSource::Cached,
+    }
+}
+
 #[cfg(test)]
 mod tests;

@@ -1,24 +1,9 @@
 //! Unit tests of a case's runs, with the mock executor (`executor::Mock`) and real files.
 
+use super::test_settings as settings;
 use super::*;
 use measure::executor::{Cpu, Interval, Mock, PartTimes};
 use plan::Layout;
-use plan::data_source::DataSource;
-
-fn settings(keep: bool) -> RunSettings {
-    RunSettings {
-        repeat: 2,
-        warmup: 1,
-        seed: 9,
-        keep_files: keep,
-        verify: None,
-        space_check: true,
-        drop_cache: false,
-        ranks: None,
-        stonewall: None,
-        source: DataSource::Cached,
-    }
-}
 
 #[test]
 fn split_covers_the_size_at_chunk_boundaries() {

@@ -5,27 +5,12 @@
 
 use crate::run_case;
 use executors::case_runs::RunSettings;
+use executors::case_runs::test_settings as settings;
 use measure::source::{Shape, Source, Stream};
 use measure::target::Scratch;
 use plan::catalog;
-use plan::data_source::DataSource;
 use plan::{Case, Durability, FileState, Layout};
 use result::Status;
-
-fn settings(keep: bool) -> RunSettings {
-    RunSettings {
-        repeat: 2,
-        warmup: 1,
-        seed: 9,
-        keep_files: keep,
-        verify: None,
-        space_check: true,
-        drop_cache: false,
-        ranks: None,
-        stonewall: None,
-        source: DataSource::Cached,
-    }
-}
 
 #[test]
 fn every_method_writes_its_stream_including_a_short_last_chunk() {
