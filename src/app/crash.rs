@@ -13,7 +13,7 @@ use crate::crash::check::{Budget, check};
 use crate::crash::filesystems::CrashFs;
 use crate::crash::subject::Subject;
 use crate::crash::workloads::Workload;
-use crate::lab::interrupt;
+use crate::error::interrupt;
 use crate::lab::names::{Names, SHM};
 use crate::lab::objects::{Object, Objects};
 use crate::result::Tool;
@@ -103,7 +103,7 @@ pub(super) fn check_all(
     let mut checked = Checked { entries: Vec::new(), complete: true, failed: false };
     let stop = || interrupt::received().map(|signal| format!("interrupted by {}", interrupt::name(signal)));
     let plural = |n: usize, word: &str| {
-        format!("{} {word}{}", crate::crash::promise::thousands(n as u64), if n == 1 { "" } else { "s" })
+        format!("{} {word}{}", crate::plan::numbers::thousands(n as u64), if n == 1 { "" } else { "s" })
     };
     eprintln!(
         "writebench crash: {} ({} x {}), at most {} each",

@@ -3,10 +3,10 @@
 //! flush, and where each call that made a promise returned, to explain a broken promise
 //! from what the device received.
 
-use super::promise::thousands;
 use super::promise::{Ack, NEW, OLD, OTHER, SAVED};
 use super::recorder::Entry;
 use super::stamp::{self, Found, SECTOR};
+use plan::numbers::thousands;
 
 /// The log in words, one line per record, with the calls that returned placed where they
 /// did: what `--show-log` prints, to explain a broken promise from what the device got.

@@ -4,6 +4,7 @@
 //! another write's data, the old content, nothing.
 
 use super::stamp::{self, Found, SECTOR};
+use plan::numbers::thousands;
 
 /// The tag of data a workload writes during its recording.
 pub const NEW: u32 = 1;
@@ -172,19 +173,6 @@ fn span(start: u64, end: u64) -> String {
     format!("{}–{}", thousands(start), thousands(end.saturating_sub(1)))
 }
 
-/// 1234567 → "1,234,567".
-pub fn thousands(n: u64) -> String {
-    let digits = n.to_string();
-    let mut out = String::new();
-    for (i, c) in digits.chars().enumerate() {
-        if i > 0 && (digits.len() - i) % 3 == 0 {
-            out.push(',');
-        }
-        out.push(c);
-    }
-    out
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -259,13 +247,5 @@ mod tests {
             check(&promise, &mut files(Some(Vec::new()))).unwrap_err(),
             "log was empty; bytes 0–16,383 had been acknowledged"
         );
-    }
-
-    #[test]
-    fn numbers_have_thousands_separators() {
-        assert_eq!(thousands(0), "0");
-        assert_eq!(thousands(999), "999");
-        assert_eq!(thousands(1234), "1,234");
-        assert_eq!(thousands(1_234_567), "1,234,567");
     }
 }

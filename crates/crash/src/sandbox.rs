@@ -137,13 +137,13 @@ fn wait(child: &mut Child, started: Instant, limit: Duration, namespace: Option<
     let left = limit.saturating_sub(started.elapsed());
     let mut signal = None;
     match wait_within(child, left, || {
-        signal = lab::interrupt::received();
+        signal = error::interrupt::received();
         signal.is_some()
     }) {
         Waited::Exited(status) => End::Exited(status),
         Waited::GaveUp => {
             kill(child);
-            End::Interrupted(lab::interrupt::name(signal.expect("given up on a signal")))
+            End::Interrupted(error::interrupt::name(signal.expect("given up on a signal")))
         }
         Waited::TimedOut | Waited::Failed(_) => {
             kill(child);

@@ -17,8 +17,8 @@ use rand_xoshiro::Xoshiro256PlusPlus;
 use rand_xoshiro::rand_core::{Rng, SeedableRng};
 
 use super::image::Image;
-use super::promise::thousands;
 use super::recorder::Entry;
+use plan::numbers::thousands;
 
 /// One simulated power loss.
 #[derive(Debug, Clone, PartialEq, Eq, Hash)]

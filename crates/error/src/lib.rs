@@ -1,10 +1,12 @@
 //! A failed call and its OS text: the one error type of the measuring code, the EINTR
 //! retry every raw call goes through, and the plain wording shown to people; and the one
-//! wait for a child process with a limit (`wait`).
+//! wait for a child process with a limit (`wait`), and SIGINT, SIGTERM and SIGHUP made a
+//! flag and passed on to the one child that must hear them (`interrupt`).
 
 use std::fmt;
 use std::io;
 
+pub mod interrupt;
 pub mod wait;
 
 /// A failed call, with enough context to act on: which call, where, and the OS text.

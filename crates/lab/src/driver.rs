@@ -17,11 +17,11 @@ use std::path::{Path, PathBuf};
 use std::process::{Command, Stdio};
 
 use super::filesystems::{self, Filesystem, Request};
-use super::interrupt;
 use super::names::Names;
 use super::objects::Objects;
 use analysis::compare;
 use context::backing;
+use error::interrupt;
 use error::plain;
 use export::write_atomically;
 use result::ResultFile;

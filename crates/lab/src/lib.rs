@@ -9,7 +9,6 @@
 //! - `filesystems`: the table of filesystems, one builder each;
 //! - `hosts`: namespace hosts and a GlusterFS volume over them, for the distributed rows;
 //! - `netns`: the processes of those hosts, found by namespace and ended;
-//! - `interrupt`: SIGINT/SIGTERM/SIGHUP become a flag, so teardown runs in normal code;
 //! - `leftovers`: what a killed lab left, for `writebench clean`;
 //! - `driver`: the lab itself, filesystem after filesystem, then the comparison.
 
@@ -17,7 +16,6 @@ pub mod crash_fs;
 pub mod driver;
 pub mod filesystems;
 pub mod hosts;
-pub mod interrupt;
 pub mod leftovers;
 pub mod loopdev;
 pub mod md;

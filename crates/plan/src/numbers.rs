@@ -21,6 +21,19 @@ pub fn three_digits(value: f64) -> String {
     }
 }
 
+/// 1234567 → "1,234,567".
+pub fn thousands(n: u64) -> String {
+    let digits = n.to_string();
+    let mut out = String::new();
+    for (i, c) in digits.chars().enumerate() {
+        if i > 0 && (digits.len() - i) % 3 == 0 {
+            out.push(',');
+        }
+        out.push(c);
+    }
+    out
+}
+
 /// A throughput in bytes/s as decimal GB/s (docs/design.md §3).
 pub fn gbps(bytes_per_second: f64) -> String {
     format!("{} GB/s", three_digits(bytes_per_second / 1e9))
@@ -170,6 +183,14 @@ pub fn format_seed_style(min: f64, mean: f64, sd: f64, max: f64) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn numbers_have_thousands_separators() {
+        assert_eq!(thousands(0), "0");
+        assert_eq!(thousands(999), "999");
+        assert_eq!(thousands(1234), "1,234");
+        assert_eq!(thousands(1_234_567), "1,234,567");
+    }
 
     /// Three significant digits, never in exponent form, whatever the table.
     #[test]

@@ -1,8 +1,10 @@
-//! SIGINT, SIGTERM and SIGHUP during a lab: the handler only records the signal and
-//! passes it on to the running `writebench run` child (which removes its scratch
-//! directory and ends); the lab sees the flag between steps and tears down in normal
-//! code. Teardown runs umount, mdadm and losetup, which a signal handler cannot do
-//! safely; this is also why each filesystem is measured by a child process and not in
+//! SIGINT, SIGTERM and SIGHUP while writebench drives another program (a lab's `run`
+//! child, a crash check's program, a traced program): the handler only records the
+//! signal and passes it on to the one child registered (`set_child`), which ends in its
+//! own way (a `run` removes its scratch directory; the tracer stops the program and
+//! keeps its log); writebench sees the flag between steps and tears down in normal code.
+//! Teardown runs umount, mdadm and losetup, which a signal handler cannot do safely;
+//! this is also why each filesystem of a lab is measured by a child process and not in
 //! this one, whose `run` handlers end the process at once (measure::signals).
 
 use std::sync::atomic::{AtomicI32, Ordering};
