@@ -7,6 +7,7 @@
 //! `app`: one pipeline per subcommand.
 //! - `cli`: parse and validate the command line; the y/N question of `clean`;
 //! - `crash`: the crash check's recorder, workloads, states and promises;
+//! - `trace`: a program's system calls recorded by strace and folded into how it writes;
 //! - `lab`: the filesystem lab, which builds filesystems, runs `run` on each and compares them;
 //! - `rounds`: how many runs each case gets and in which order, the race for the Answer,
 //!   the estimate of what a run costs: the policy joining `executors` and `analysis`;
@@ -47,3 +48,4 @@ pub use ::plan;
 pub use ::result;
 pub use ::rounds;
 pub use ::stats;
+pub use ::trace;

@@ -23,6 +23,7 @@ mod progress;
 mod report;
 mod run;
 mod start;
+mod trace;
 
 /// Runs `command`: its exit status, or the one line of a refusal (exit status 2).
 pub fn dispatch(command: Command) -> Result<ExitCode, UsageError> {
@@ -35,6 +36,7 @@ pub fn dispatch(command: Command) -> Result<ExitCode, UsageError> {
         Command::Calibrate(args) => calibrate::calibrate(&args),
         Command::Lab(args) => lab::lab(&args),
         Command::Crash(args) => crash::crash(&args),
+        Command::Trace(args) => trace::trace(&args),
         Command::Completions(args) => Ok(manual::completions(args.shell)),
         Command::Man => Ok(manual::man()),
         Command::Clean(args) => clean::clean(&args),

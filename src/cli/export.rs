@@ -90,6 +90,17 @@ impl Offers for CrashExports {
     ];
 }
 
+/// `trace`.
+#[derive(Debug)]
+pub struct TraceExports;
+impl Offers for TraceExports {
+    const OFFERS: &'static [(&'static str, &'static str)] = &[
+        ("json", "Write the pattern of each file as JSON (schema writebench.trace.v1)"),
+        ("markdown", "Write the patterns in Markdown"),
+        ("html", "Write the patterns as one self-contained HTML page"),
+    ];
+}
+
 /// `calibrate`.
 #[derive(Debug)]
 pub struct CalibrateExports;
@@ -199,6 +210,9 @@ mod tests {
                 option_of(format);
                 assert!(crate::export::RESULT_FORMATS.iter().any(|f| f.name == *format), "{format}");
             }
+        }
+        for (format, _) in TraceExports::OFFERS {
+            assert!(crate::export::TRACE_FORMATS.iter().any(|f| f.name == *format), "{format}");
         }
         for (format, _) in CompareExports::OFFERS {
             assert!(crate::export::COMPARISON_FORMATS.iter().any(|f| f.name == *format), "{format}");

@@ -16,6 +16,7 @@ pub mod mpi;
 mod parse;
 pub mod report;
 pub mod run;
+pub mod trace;
 mod usage;
 
 pub use crate::cli::compare::CompareArgs;
@@ -33,6 +34,7 @@ Examples:
   writebench run . --export-json r.json --export-html r.html --export-markdown r.md
   writebench run /data --table --explain   every case, then the Answer and the rule behind each pick
   writebench report r.json                the answer of a saved result, again
+  writebench trace -- python3 app.py      how your program writes each file (needs strace)
   writebench clean /data                  list and remove what a killed run left behind
 
 Safety: writebench writes only inside its own scratch directory in PATH and removes it
@@ -126,6 +128,11 @@ pub enum Command {
     /// losses from the record, and check each promise. Needs root.
     #[command(after_help = crash::EXAMPLES)]
     Crash(crash::CrashArgs),
+    /// Learn how a program writes: run it under strace and say, for each file it wrote,
+    /// how it was made, written and synced (the calls, their sizes and offsets, the
+    /// syncs and what lay between them). Needs strace.
+    #[command(after_help = trace::EXAMPLES)]
+    Trace(trace::TraceArgs),
     /// Print a shell completion script: `writebench completions bash > /etc/bash_completion.d/writebench`.
     Completions(CompletionsArgs),
     /// Print the manual page (roff): `writebench man > writebench.1; man -l writebench.1`.

@@ -596,6 +596,7 @@ mod tests {
             | Command::Calibrate(_)
             | Command::Lab(_)
             | Command::Crash(_)
+            | Command::Trace(_)
             | Command::Completions(_)
             | Command::Man => {
                 unreachable!("the argv says run")

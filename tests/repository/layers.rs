@@ -11,9 +11,9 @@ use std::path::Path;
 /// declares beside it), every other name a folder of `src/` (with its `NAME.rs`, as
 /// `result.rs` beside `result/`) or, for `error`, a single file.
 #[rustfmt::skip]
-const FLOORS: [&str; 15] = [
-    "main", "app", "cli", "crash", "lab", "rounds", "export", "analysis", "executors", "measure", "stats", "result",
-    "context", "plan", "error",
+const FLOORS: [&str; 16] = [
+    "main", "app", "cli", "crash", "lab", "trace", "rounds", "export", "analysis", "executors", "measure", "stats",
+    "result", "context", "plan", "error",
 ];
 
 /// Floors that must not import a given lower one, though it is below them: `measure`, which

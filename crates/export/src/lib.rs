@@ -20,6 +20,7 @@ pub mod ranks;
 pub mod table;
 pub mod table_compact;
 pub mod text;
+pub mod trace;
 pub mod wording;
 
 use std::io::{self, Write};
@@ -29,6 +30,7 @@ use error::plain;
 use result::ResultFile;
 use result::compare::CompareResult;
 use result::crash::CrashReport;
+use result::trace::TraceReport;
 
 /// One file format: its name (`--export-NAME`) and what writes it.
 pub struct Format<T: 'static> {
@@ -56,6 +58,13 @@ pub static CRASH_FORMATS: &[Format<CrashReport>] = &[
     Format { name: "json", render: crash::render_json },
     Format { name: "markdown", render: crash::render_markdown },
     Format { name: "html", render: crash::render_html },
+];
+
+/// Every format a trace's patterns can be written in.
+pub static TRACE_FORMATS: &[Format<TraceReport>] = &[
+    Format { name: "json", render: trace::render_json },
+    Format { name: "markdown", render: trace::render_markdown },
+    Format { name: "html", render: trace::render_html },
 ];
 
 /// Writes `value` into each (format, file), in order, each atomically; false if one

@@ -15,6 +15,7 @@ pub mod race;
 mod ring_record;
 mod run;
 mod summary;
+pub mod trace;
 
 use context::calibration::{Calibration, CeilingShare};
 use context::{Host, TargetInfo};

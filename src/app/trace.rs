@@ -1,0 +1,78 @@
+//! `writebench trace` (docs/trace.md): runs the program under strace (or reads a log),
+//! folds its calls into a pattern per file, prints it and writes the exports.
+
+use std::process::ExitCode;
+
+use crate::cli::UsageError;
+use crate::cli::trace::{TraceArgs, TraceSource};
+use crate::result::Tool;
+use crate::result::trace::{TRACE_SCHEMA, TraceReport};
+use crate::trace::fold::Folded;
+use crate::trace::record;
+
+pub(super) fn trace(args: &TraceArgs) -> Result<ExitCode, UsageError> {
+    let source = args.source()?;
+    let directory = std::env::current_dir().map(|d| d.to_string_lossy().into_owned()).unwrap_or_default();
+    let (folded, command, tracer, directory, ended) = match source {
+        TraceSource::Program { command, tracer } => {
+            eprintln!(
+                "writebench trace: running {} under {tracer} (every call is slowed; nothing is timed for an answer)",
+                command.join(" ")
+            );
+            let traced = record::run(&command, tracer.clone(), args.keep_log.as_deref()).map_err(UsageError)?;
+            let ended = Ended { words: traced.ended, succeeded: traced.succeeded, interrupted: traced.interrupted };
+            (traced.folded, command, tracer, directory, Some(ended))
+        }
+        TraceSource::Log { log, directory: given } => {
+            let folded = record::read_log(&log, given.as_deref()).map_err(UsageError)?;
+            (folded, Vec::new(), format!("the strace log {}", log.display()), given.unwrap_or_default(), None)
+        }
+    };
+    let report = report(folded, command, tracer, directory, ended.as_ref());
+    let mut stdout = std::io::stdout().lock();
+    let _ = crate::export::trace::render_text(&report, &mut stdout);
+    let written = crate::export::write_files(crate::export::TRACE_FORMATS, &report, &args.export.paths());
+    let Some(ended) = ended else { return Ok(ExitCode::from(if written { 0 } else { 1 })) };
+    if let Some(signal) = ended.interrupted {
+        return Ok(ExitCode::from(128 + signal as u8));
+    }
+    if !ended.succeeded {
+        let words =
+            if ended.words.starts_with("killed") { format!("was {}", ended.words) } else { ended.words.clone() };
+        eprintln!("writebench: the program {words}; what it wrote until then is above");
+        return Ok(ExitCode::from(1));
+    }
+    Ok(ExitCode::from(if written { 0 } else { 1 }))
+}
+
+/// How the traced program ended.
+struct Ended {
+    words: String,
+    succeeded: bool,
+    interrupted: Option<i32>,
+}
+
+fn report(
+    folded: Folded,
+    command: Vec<String>,
+    tracer: String,
+    directory: String,
+    ended: Option<&Ended>,
+) -> TraceReport {
+    TraceReport {
+        schema: TRACE_SCHEMA.to_string(),
+        tool: Tool::this(),
+        command,
+        directory,
+        tracer,
+        exit: ended.map(|e| e.words.clone()),
+        seconds: folded.seconds,
+        calls: folded.calls,
+        files: folded.files,
+        left_out: folded.left_out,
+        io_uring: folded.io_uring,
+        mapped: folded.mapped,
+        whole_syncs: folded.whole_syncs,
+        complete: ended.is_none_or(|e| e.interrupted.is_none()),
+    }
+}

@@ -1,0 +1,83 @@
+//! `writebench trace`: its arguments, checked before the program is started.
+
+use std::path::PathBuf;
+
+use clap::Args;
+
+use crate::cli::export::{ExportArgs, TraceExports};
+use crate::cli::usage::UsageError;
+
+pub const EXAMPLES: &str = "\
+Examples:
+  writebench trace -- python3 app.py --out data/        how app.py writes each file
+  writebench trace --export-json pattern.json -- ./mydb load 1GiB
+  writebench trace -- sh -c 'gzip -c big > big.gz'      a pipeline: every process is followed
+  writebench trace --from-log app.strace                a log of strace -f -yy -ttt -T -o FILE
+
+The program runs once, as given (its directory, environment and arguments), under strace,
+which records the calls that shape how it writes: opens and their flags, every write
+call with its size and offset, the syncs, preallocation, truncation, renames and the
+directory syncs around them, per thread and process. Then, per file it wrote: how the
+file was made, the write calls and their sizes, where they went, how often it was synced
+and how much lay between two syncs. Tracing slows every call: the times shown are the
+traced program's, not a measurement. Needs strace (docs/trace.md).";
+
+#[derive(Debug, Args)]
+pub struct TraceArgs {
+    /// Read a log strace already wrote (strace -f -yy -ttt -T -o FILE CMD) instead of
+    /// running a program.
+    #[arg(long, value_name = "FILE", conflicts_with_all = ["command", "keep_log"])]
+    pub from_log: Option<PathBuf>,
+
+    /// The directory the logged program ran in, for the paths it named relative to it
+    /// (--from-log; otherwise learnt from the log where strace named it).
+    #[arg(long, value_name = "DIR", requires = "from_log")]
+    pub directory: Option<PathBuf>,
+
+    /// Also keep strace's log in FILE (read again with --from-log).
+    #[arg(long, value_name = "FILE")]
+    pub keep_log: Option<PathBuf>,
+
+    #[command(flatten)]
+    pub export: ExportArgs<TraceExports>,
+
+    /// The program and its arguments, after `--`.
+    #[arg(value_name = "CMD", trailing_var_arg = true, allow_hyphen_values = true)]
+    pub command: Vec<String>,
+}
+
+/// What to trace, validated.
+#[derive(Debug)]
+pub enum TraceSource {
+    /// Run this program (found as the shell would find it) under strace.
+    Program { command: Vec<String>, tracer: String },
+    /// Read this log, of a program that ran in this directory (where given).
+    Log { log: PathBuf, directory: Option<String> },
+}
+
+impl TraceArgs {
+    pub fn source(&self) -> Result<TraceSource, UsageError> {
+        self.export.check()?;
+        if let Some(keep) = &self.keep_log {
+            crate::export::check_destination("--keep-log", keep).map_err(UsageError)?;
+        }
+        if let Some(log) = &self.from_log {
+            if !log.is_file() {
+                return Err(UsageError(format!("--from-log {}: no such file", log.display())));
+            }
+            if let Some(directory) = self.directory.as_ref().filter(|d| !d.is_absolute()) {
+                return Err(UsageError(format!("--directory {}: give the absolute path", directory.display())));
+            }
+            let directory = self.directory.as_ref().map(|d| d.to_string_lossy().into_owned());
+            return Ok(TraceSource::Log { log: log.clone(), directory });
+        }
+        let Some(program) = self.command.first() else {
+            return Err(UsageError(
+                "trace needs a program to run (writebench trace -- CMD ARGS...) or --from-log FILE".into(),
+            ));
+        };
+        let tracer = crate::trace::record::tracer().map_err(UsageError)?;
+        crate::trace::record::find_program(program).map_err(UsageError)?;
+        Ok(TraceSource::Program { command: self.command.clone(), tracer })
+    }
+}

@@ -1,0 +1,253 @@
+//! `writebench trace` (docs/trace.md) end to end: the example programs of
+//! `examples/trace/` (Python, C, Go) traced under the real strace, each pattern's counts
+//! against the program's own; and the ways a trace ends badly. Needs strace, cc, go and
+//! python3 (CI installs them); fails loudly without them.
+
+use std::os::unix::process::CommandExt;
+use std::path::{Path, PathBuf};
+use std::process::{Command, Output, Stdio};
+use std::time::Duration;
+
+#[path = "common/mod.rs"]
+mod common;
+
+use common::{assert_usage_error, ended_within, read_json};
+
+fn examples() -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR")).join("examples/trace")
+}
+
+/// `writebench trace --export-json DIR/pattern.json -- COMMAND` in `dir`.
+fn trace(dir: &Path, command: &[&str]) -> (Output, serde_json::Value) {
+    let json = dir.join("pattern.json");
+    let output = Command::new(env!("CARGO_BIN_EXE_writebench"))
+        .current_dir(dir)
+        .args(["trace", "--export-json", json.to_str().unwrap(), "--"])
+        .args(command)
+        .output()
+        .expect("the writebench binary runs");
+    let stderr = String::from_utf8_lossy(&output.stderr);
+    assert!(output.status.success(), "{command:?}: {stderr}");
+    (output, read_json(&json))
+}
+
+/// The program's own counts: its line `counts: writes=N bytes=N syncs=N seconds=S`.
+fn own_counts(stdout: &str) -> (u64, u64, u64) {
+    let line = stdout.lines().find(|l| l.starts_with("counts: ")).unwrap_or_else(|| panic!("no counts in:\n{stdout}"));
+    let field = |name: &str| -> u64 {
+        let value = line.split_whitespace().find_map(|w| w.strip_prefix(&format!("{name}="))).unwrap();
+        value.parse().unwrap()
+    };
+    (field("writes"), field("bytes"), field("syncs"))
+}
+
+/// The pattern of the file named `name`, and its counts: write calls, bytes, durable syncs.
+fn file<'a>(pattern: &'a serde_json::Value, name: &str) -> (&'a serde_json::Value, (u64, u64, u64)) {
+    let files = pattern["files"].as_array().unwrap();
+    let file = files
+        .iter()
+        .find(|f| f["path"].as_str().unwrap().ends_with(&format!("/{name}")))
+        .unwrap_or_else(|| panic!("{name} not among {files:?}"));
+    let calls: u64 = file["calls"].as_array().unwrap().iter().map(|c| c["calls"].as_u64().unwrap()).sum();
+    let syncs: u64 = file["syncs"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter(|s| s["call"] != "sync_file_range")
+        .map(|s| s["calls"].as_u64().unwrap())
+        .sum();
+    (file, (calls, file["bytes"].as_u64().unwrap(), syncs))
+}
+
+fn build(program: &str, args: &[&str]) {
+    let output = Command::new(program).args(args).output().unwrap_or_else(|e| panic!("{program} is needed: {e}"));
+    assert!(output.status.success(), "{program} {args:?}: {}", String::from_utf8_lossy(&output.stderr));
+}
+
+#[test]
+fn a_python_logger_appending_300_byte_records_with_an_fsync_each() {
+    let dir = tempfile::tempdir().unwrap();
+    let logger = examples().join("logger.py");
+    let (output, pattern) = trace(dir.path(), &["python3", logger.to_str().unwrap(), "app.log", "200"]);
+    let stdout = String::from_utf8_lossy(&output.stdout);
+    let (file, counts) = file(&pattern, "app.log");
+    assert_eq!(counts, own_counts(&stdout), "the pattern's write calls, bytes and syncs are the program's own");
+    assert_eq!(counts, (200, 60_000, 200));
+    assert_eq!(file["made"], "new");
+    assert_eq!(file["offsets"]["append"], 200, "{file}");
+    assert_eq!(file["calls"][0]["call"], "write");
+    assert_eq!(file["calls"][0]["sizes"]["median"], 300);
+    assert_eq!(file["cadence"]["writes"]["max"], 1, "a sync after every record");
+    assert_eq!(file["syncs"][0]["call"], "fsync");
+    assert!(stdout.contains("a sync after every write call (300 B)"), "{stdout}");
+    assert!(stdout.contains("write 200 calls of 300 B"), "{stdout}");
+    assert!(pattern["left_out"]["unwritten_files"].as_u64().unwrap() >= 1, "the script itself was read");
+    assert_eq!(pattern["schema"], "writebench.trace.v1");
+    assert_eq!(pattern["complete"], true);
+}
+
+#[test]
+fn a_c_program_writing_a_new_file_in_4_kib_fwrite_calls_with_one_fsync() {
+    let dir = tempfile::tempdir().unwrap();
+    let program = dir.path().join("bigwrite");
+    build("cc", &["-O2", "-o", program.to_str().unwrap(), examples().join("bigwrite.c").to_str().unwrap()]);
+    let (output, pattern) = trace(dir.path(), &[program.to_str().unwrap(), "big.bin", "8"]);
+    let stdout = String::from_utf8_lossy(&output.stdout);
+    let (file, counts) = file(&pattern, "big.bin");
+    assert_eq!(counts, own_counts(&stdout));
+    assert_eq!(counts, (2048, 8 << 20, 1));
+    assert_eq!(file["made"], "truncated");
+    assert_eq!(file["offsets"]["append"], 2048);
+    assert_eq!(file["sizes"]["median"], 4096);
+    assert_eq!(file["cadence"]["writes"]["max"], 2048, "one sync at the end");
+    assert_eq!(file["final_size"], 8 << 20);
+    assert_eq!((file["threads"].as_u64(), file["processes"].as_u64()), (Some(1), Some(1)));
+    // The program's own stdout goes where writebench's does: no file of the program's.
+    assert_eq!(pattern["files"].as_array().unwrap().len(), 1, "{pattern}");
+}
+
+#[test]
+fn a_go_program_writing_one_file_from_two_goroutines_with_pwrite() {
+    let dir = tempfile::tempdir().unwrap();
+    let program = dir.path().join("two_writers");
+    let source = examples().join("two_writers.go");
+    // GOFLAGS=-mod=mod is not needed: one file, no module, no dependency.
+    let output = Command::new("go")
+        .current_dir(dir.path())
+        .args(["build", "-o", program.to_str().unwrap(), source.to_str().unwrap()])
+        .env("GO111MODULE", "off")
+        .output()
+        .unwrap_or_else(|e| panic!("go is needed: {e}"));
+    assert!(output.status.success(), "go build: {}", String::from_utf8_lossy(&output.stderr));
+    let (output, pattern) = trace(dir.path(), &[program.to_str().unwrap(), "out.bin", "16"]);
+    let stdout = String::from_utf8_lossy(&output.stdout);
+    let (file, counts) = file(&pattern, "out.bin");
+    assert_eq!(counts, own_counts(&stdout));
+    assert_eq!(counts, (256, 16 << 20, 1));
+    assert_eq!(file["calls"][0]["call"], "pwrite");
+    assert_eq!(file["sizes"]["median"], 65536);
+    assert_eq!(file["processes"], 1, "goroutines are threads of one process");
+    // Each goroutine's calls continue where its last ended: appends at the end or a
+    // stream inside the file, never the same place.
+    let offsets = &file["offsets"];
+    let streamed = offsets["append"].as_u64().unwrap() + offsets["sequential"].as_u64().unwrap();
+    assert!(streamed >= 254, "{offsets}");
+    assert_eq!(offsets["same_place"], 0);
+}
+
+#[test]
+fn a_save_by_rename_a_shell_pipeline_and_a_log_read_back() {
+    let dir = tempfile::tempdir().unwrap();
+    let log = dir.path().join("strace.log");
+    let script = "printf 'a=1\\n' > cfg.tmp && mv cfg.tmp cfg && seq 1 1000 | gzip -c > n.gz";
+    let output = Command::new(env!("CARGO_BIN_EXE_writebench"))
+        .current_dir(dir.path())
+        .args(["trace", "--keep-log", log.to_str().unwrap(), "--export-json", "p.json", "--", "sh", "-c", script])
+        .output()
+        .unwrap();
+    assert!(output.status.success(), "{}", String::from_utf8_lossy(&output.stderr));
+    let pattern = read_json(&dir.path().join("p.json"));
+    let (cfg, counts) = file(&pattern, "cfg");
+    assert_eq!(counts.1, 4);
+    assert!(cfg["rename"]["from"].as_str().unwrap().ends_with("/cfg.tmp"), "{cfg}");
+    assert_eq!(cfg["rename"]["synced_before"], false);
+    let (gz, _) = file(&pattern, "n.gz");
+    assert!(gz["bytes"].as_u64().unwrap() > 0);
+    // The same log read again gives the same files.
+    let again = Command::new(env!("CARGO_BIN_EXE_writebench"))
+        .current_dir(dir.path())
+        .args(["trace", "--from-log", log.to_str().unwrap(), "--export-json", "again.json"])
+        .output()
+        .unwrap();
+    assert!(again.status.success(), "{}", String::from_utf8_lossy(&again.stderr));
+    let again = read_json(&dir.path().join("again.json"));
+    assert_eq!(again["files"], pattern["files"]);
+    assert_eq!(again["calls"], pattern["calls"]);
+}
+
+#[test]
+fn bad_input_and_a_failing_program() {
+    assert_usage_error(&["trace"], "trace needs a program to run");
+    assert_usage_error(
+        &["trace", "--", "no-such-program-anywhere"],
+        "no program 'no-such-program-anywhere' found in PATH",
+    );
+    assert_usage_error(&["trace", "--", "/no/such/program"], "no program /no/such/program");
+    assert_usage_error(&["trace", "--from-log", "/no/such/log"], "--from-log /no/such/log: no such file");
+    // Without strace on PATH: one line saying how to get it.
+    let dir = tempfile::tempdir().unwrap();
+    let output = Command::new(env!("CARGO_BIN_EXE_writebench"))
+        .env("PATH", dir.path())
+        .args(["trace", "--", "/bin/true"])
+        .output()
+        .unwrap();
+    let stderr = String::from_utf8_lossy(&output.stderr);
+    assert_eq!(output.status.code(), Some(2), "{stderr}");
+    assert_eq!(stderr.lines().count(), 1, "{stderr}");
+    assert!(stderr.contains("trace needs strace") && stderr.contains("apt-get install strace"), "{stderr}");
+    // A program that fails: its pattern, then one line with its status; exit status 1.
+    let output = Command::new(env!("CARGO_BIN_EXE_writebench"))
+        .current_dir(dir.path())
+        .args(["trace", "--", "sh", "-c", "printf x > partial; exit 3"])
+        .output()
+        .unwrap();
+    let stderr = String::from_utf8_lossy(&output.stderr);
+    assert_eq!(output.status.code(), Some(1), "{stderr}");
+    assert!(stderr.lines().last().unwrap().contains("the program exited with 3"), "{stderr}");
+    assert!(String::from_utf8_lossy(&output.stdout).contains("/partial: 1 B in 1 write call"));
+    // A program that writes nothing says so.
+    let output = Command::new(env!("CARGO_BIN_EXE_writebench")).args(["trace", "--", "true"]).output().unwrap();
+    assert!(output.status.success());
+    assert!(String::from_utf8_lossy(&output.stdout).contains("The program wrote no file."));
+    assert_eq!(leftovers(), Vec::<String>::new());
+}
+
+/// The private directories of traces whose writebench is gone.
+fn leftovers() -> Vec<String> {
+    let Ok(entries) = std::fs::read_dir(std::env::temp_dir()) else { return Vec::new() };
+    entries
+        .filter_map(|e| e.ok()?.file_name().into_string().ok())
+        .filter(|name| name.starts_with("writebench-trace."))
+        .filter(|name| {
+            let pid = name.split('.').nth(1).unwrap_or("");
+            !Path::new(&format!("/proc/{pid}")).exists()
+        })
+        .collect()
+}
+
+/// Ctrl-C reaches the whole foreground group; `kill PID` only writebench, which passes
+/// it on. Either way the program stops, the pattern so far is printed, the status is
+/// 130, and nothing is left behind.
+#[test]
+fn sigint_stops_the_program_and_keeps_what_was_traced() {
+    for whole_group in [true, false] {
+        let dir = tempfile::tempdir().unwrap();
+        let mut job = Command::new(env!("CARGO_BIN_EXE_writebench"))
+            .current_dir(dir.path())
+            .args(["trace", "--", "sh", "-c", "while :; do echo x >> grows; sleep 0.05; done"])
+            .stdout(Stdio::piped())
+            .stderr(Stdio::piped())
+            .process_group(0)
+            .spawn()
+            .unwrap();
+        let grows = dir.path().join("grows");
+        let started = std::time::Instant::now();
+        while std::fs::metadata(&grows).map_or(0, |m| m.len()) < 6 {
+            assert!(started.elapsed() < Duration::from_secs(30), "the traced program never wrote");
+            std::thread::sleep(Duration::from_millis(20));
+        }
+        let target = if whole_group { -(job.id() as i32) } else { job.id() as i32 };
+        // SAFETY: a signal to the job this test started (or its process group).
+        unsafe { libc::kill(target, libc::SIGINT) };
+        let status = ended_within(&mut job, Duration::from_secs(20), "SIGINT");
+        let output = job.wait_with_output().unwrap();
+        let stdout = String::from_utf8_lossy(&output.stdout);
+        assert_eq!(status.code(), Some(130), "{stdout}\n{}", String::from_utf8_lossy(&output.stderr));
+        assert!(stdout.contains("stopped by a signal"), "{stdout}");
+        assert!(stdout.contains("/grows: "), "{stdout}");
+        let size = std::fs::metadata(&grows).unwrap().len();
+        std::thread::sleep(Duration::from_millis(300));
+        assert_eq!(std::fs::metadata(&grows).unwrap().len(), size, "the program still writes after the trace ended");
+    }
+    assert_eq!(leftovers(), Vec::<String>::new());
+}
