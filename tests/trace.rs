@@ -251,3 +251,39 @@ fn sigint_stops_the_program_and_keeps_what_was_traced() {
     }
     assert_eq!(leftovers(), Vec::<String>::new());
 }
+
+/// The JVM's and Node's own threads do not hide the one that writes: 50 appends of 300 B,
+/// each synced (Java's FileChannel.force(false) is fdatasync, Node's fsyncSync fsync).
+#[test]
+fn java_and_node_programs_are_traced_through_their_runtimes_threads() {
+    let dir = tempfile::tempdir().unwrap();
+    std::fs::write(
+        dir.path().join("App.java"),
+        "import java.nio.ByteBuffer; import java.nio.channels.FileChannel; import java.nio.file.*;\n\
+         public class App { public static void main(String[] a) throws Exception {\n\
+           try (FileChannel ch = FileChannel.open(Paths.get(\"java.log\"), StandardOpenOption.CREATE,\n\
+                StandardOpenOption.WRITE, StandardOpenOption.APPEND)) {\n\
+             ByteBuffer b = ByteBuffer.allocate(300);\n\
+             for (int i = 0; i < 50; i++) { b.clear(); while (b.hasRemaining()) b.put((byte) 'j'); b.flip();\n\
+               ch.write(b); ch.force(false); } } } }\n",
+    )
+    .unwrap();
+    let javac = Command::new("javac").current_dir(dir.path()).arg("App.java").output().expect("javac is needed");
+    assert!(javac.status.success(), "{}", String::from_utf8_lossy(&javac.stderr));
+    let (_, pattern) = trace(dir.path(), &["java", "-cp", ".", "App"]);
+    let (file_pattern, counts) = file(&pattern, "java.log");
+    assert_eq!(counts, (50, 15_000, 50), "{file_pattern}");
+    assert_eq!(file_pattern["syncs"][0]["call"], "fdatasync");
+    std::fs::write(
+        dir.path().join("app.js"),
+        "const fs = require('fs');\nconst fd = fs.openSync('node.log', 'a');\n\
+         for (let i = 0; i < 50; i++) { fs.writeSync(fd, 'n'.repeat(299) + '\\n'); fs.fsyncSync(fd); }\n\
+         fs.closeSync(fd);\n",
+    )
+    .unwrap();
+    let (_, pattern) = trace(dir.path(), &["node", "app.js"]);
+    let (file_pattern, counts) = file(&pattern, "node.log");
+    assert_eq!(counts, (50, 15_000, 50), "{file_pattern}");
+    assert_eq!(file_pattern["offsets"]["append"], 50);
+    assert_eq!(file_pattern["syncs"][0]["call"], "fsync");
+}

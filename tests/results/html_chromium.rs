@@ -168,6 +168,8 @@ struct Visit {
 
 const DOM_FACTS: &str = r#"JSON.stringify({
   sections: [...document.querySelectorAll('main > section')].map(s => s.id),
+  headings: [...document.querySelectorAll('h2')].map(h => h.textContent.trim()),
+  cells: document.querySelectorAll('td').length,
   answerText: document.getElementById('answer')?.innerText ?? '',
   tableText: document.getElementById('table')?.innerText ?? '',
   charts: [...document.querySelectorAll('svg.wb-chart')].map(svg => ({
@@ -290,6 +292,26 @@ fn the_checker_sees_requests_and_console_errors() {
     .unwrap();
     let guarded = visit(&page);
     assert!(guarded.errors.iter().any(|e| e.contains("Content Security Policy")), "{:?}", guarded.errors);
+}
+
+/// `trace --export-html`: a page of its own, every file a section, nothing fetched.
+#[test]
+fn the_trace_page_loads_cleanly_with_a_table_for_each_file() {
+    let out = tempfile::tempdir().unwrap();
+    let html = out.path().join("trace.html");
+    let output = std::process::Command::new(env!("CARGO_BIN_EXE_writebench"))
+        .current_dir(out.path())
+        .args(["trace", "--export-html", "trace.html", "--", "sh", "-c", "echo a > one; echo bb > 'two <&>'"])
+        .output()
+        .unwrap();
+    assert!(output.status.success(), "{}", stderr_of(&output));
+    let visit = visit(&html);
+    assert_eq!(visit.errors, Vec::<String>::new(), "console errors");
+    assert_eq!(visit.requests, Vec::<String>::new(), "requests besides the page itself");
+    let headings: Vec<&str> = visit.dom["headings"].as_array().unwrap().iter().filter_map(|h| h.as_str()).collect();
+    assert_eq!(headings.len(), 2, "{headings:?}");
+    assert!(headings.iter().any(|h| h.ends_with("/two <&>: 3 B in 1 write call")), "{headings:?}");
+    assert!(visit.dom["cells"].as_u64().unwrap() >= 12, "{}", visit.dom);
 }
 
 #[test]
