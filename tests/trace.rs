@@ -84,6 +84,17 @@ fn a_python_logger_appending_300_byte_records_with_an_fsync_each() {
     assert!(pattern["left_out"]["unwritten_files"].as_u64().unwrap() >= 1, "the script itself was read");
     assert_eq!(pattern["schema"], "writebench.trace.v1");
     assert_eq!(pattern["complete"], true);
+    // Replayed where it wrote: every record a commit, 5 runs.
+    let replay = &pattern["replay"];
+    assert_eq!(
+        (replay["bytes"].as_u64(), replay["commits"].as_u64(), replay["runs"].as_u64()),
+        (Some(60_000), Some(200), Some(5))
+    );
+    assert_eq!(replay["on"], dir.path().to_str().unwrap());
+    assert!(replay["commits_per_second"]["mean"].as_f64().unwrap() > 0.0, "{replay}");
+    assert!(replay["commit_p99"].as_f64().unwrap() >= replay["commit_p50"].as_f64().unwrap());
+    assert!(stdout.contains("Your way, replayed on"), "{stdout}");
+    assert_eq!(common::entries(dir.path()), ["app.log", "pattern.json"], "the replay's scratch directory is gone");
 }
 
 #[test]
@@ -104,6 +115,10 @@ fn a_c_program_writing_a_new_file_in_4_kib_fwrite_calls_with_one_fsync() {
     assert_eq!((file["threads"].as_u64(), file["processes"].as_u64()), (Some(1), Some(1)));
     // The program's own stdout goes where writebench's does: no file of the program's.
     assert_eq!(pattern["files"].as_array().unwrap().len(), 1, "{pattern}");
+    let replay = &pattern["replay"];
+    assert_eq!((replay["bytes"].as_u64(), replay["commits"].as_u64()), (Some(8 << 20), Some(1)));
+    assert!(replay["bytes_per_second"]["mean"].as_f64().unwrap() > 0.0);
+    assert!(replay.get("commits_per_second").is_some(), "one commit, but a rate all the same");
 }
 
 #[test]
@@ -133,6 +148,44 @@ fn a_go_program_writing_one_file_from_two_goroutines_with_pwrite() {
     let streamed = offsets["append"].as_u64().unwrap() + offsets["sequential"].as_u64().unwrap();
     assert!(streamed >= 254, "{offsets}");
     assert_eq!(offsets["same_place"], 0);
+    let replay = &pattern["replay"];
+    assert_eq!((replay["bytes"].as_u64(), replay["commits"].as_u64()), (Some(16 << 20), Some(1)));
+    assert!(replay["threads"].as_u64().unwrap() >= 2, "{replay}");
+}
+
+/// What the replay does is what the program did: the replay of the logger's log, itself
+/// traced, makes the same calls of the same sizes with the same syncs in a scratch
+/// directory of its own (the file is removed and made anew each run: the pattern is the
+/// last run's).
+#[test]
+fn the_replay_makes_the_programs_calls_again() {
+    let dir = tempfile::tempdir().unwrap();
+    let log = dir.path().join("logger.strace");
+    let logger = examples().join("logger.py");
+    let output = Command::new(env!("CARGO_BIN_EXE_writebench"))
+        .current_dir(dir.path())
+        .args(["trace", "--no-replay", "--keep-log", log.to_str().unwrap(), "--"])
+        .args(["python3", logger.to_str().unwrap(), "app.log", "50"])
+        .output()
+        .unwrap();
+    assert!(output.status.success(), "{}", String::from_utf8_lossy(&output.stderr));
+    let replayed = dir.path().join("replayed");
+    std::fs::create_dir(&replayed).unwrap();
+    let bin = env!("CARGO_BIN_EXE_writebench");
+    let (_, pattern) = trace(
+        dir.path(),
+        &[bin, "trace", "--from-log", log.to_str().unwrap(), "--on", replayed.to_str().unwrap(), "--runs", "1"],
+    );
+    let (file, counts) = file(&pattern, "f0");
+    assert_eq!(counts, (50, 15_000, 50), "{file}");
+    assert_eq!(file["calls"][0]["call"], "write");
+    assert_eq!(file["sizes"]["median"], 300);
+    assert_eq!(file["offsets"]["append"], 50, "O_APPEND, as the program opened it");
+    assert_eq!(file["open_flags"], serde_json::json!(["O_APPEND", "O_CREAT"]));
+    assert_eq!(file["syncs"][0]["call"], "fsync");
+    assert_eq!(file["cadence"]["writes"]["max"], 1);
+    assert!(file["path"].as_str().unwrap().contains("/replayed/.writebench-"), "{file}");
+    assert_eq!(common::entries(&replayed), Vec::<String>::new(), "nothing left behind");
 }
 
 #[test]
@@ -174,6 +227,9 @@ fn bad_input_and_a_failing_program() {
     );
     assert_usage_error(&["trace", "--", "/no/such/program"], "no program /no/such/program");
     assert_usage_error(&["trace", "--from-log", "/no/such/log"], "--from-log /no/such/log: no such file");
+    assert_usage_error(&["trace", "--on", "/no/such/dir", "--", "true"], "--on /no/such/dir: not a directory");
+    assert_usage_error(&["trace", "--size", "0", "--", "true"], "--size: give more than 0 bytes");
+    assert_usage_error(&["trace", "--runs", "0", "--", "true"], "--runs");
     // Without strace on PATH: one line saying how to get it.
     let dir = tempfile::tempdir().unwrap();
     let output = Command::new(env!("CARGO_BIN_EXE_writebench"))

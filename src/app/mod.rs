@@ -24,6 +24,7 @@ mod report;
 mod run;
 mod start;
 mod trace;
+mod trace_replay;
 
 /// Runs `command`: its exit status, or the one line of a refusal (exit status 2).
 pub fn dispatch(command: Command) -> Result<ExitCode, UsageError> {

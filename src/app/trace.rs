@@ -10,8 +10,12 @@ use crate::result::trace::{TRACE_SCHEMA, TraceReport};
 use crate::trace::fold::Folded;
 use crate::trace::record;
 
+use super::trace_replay;
+
 pub(super) fn trace(args: &TraceArgs) -> Result<ExitCode, UsageError> {
+    let replay_plan = args.replay()?;
     let source = args.source()?;
+    let limit = replay_plan.as_ref().map(|plan| plan.size);
     let directory = std::env::current_dir().map(|d| d.to_string_lossy().into_owned()).unwrap_or_default();
     let (folded, command, tracer, directory, ended) = match source {
         TraceSource::Program { command, tracer } => {
@@ -19,16 +23,28 @@ pub(super) fn trace(args: &TraceArgs) -> Result<ExitCode, UsageError> {
                 "writebench trace: running {} under {tracer} (every call is slowed; nothing is timed for an answer)",
                 command.join(" ")
             );
-            let traced = record::run(&command, tracer.clone(), args.keep_log.as_deref()).map_err(UsageError)?;
+            let traced = record::run(&command, tracer.clone(), args.keep_log.as_deref(), limit).map_err(UsageError)?;
             let ended = Ended { words: traced.ended, succeeded: traced.succeeded, interrupted: traced.interrupted };
             (traced.folded, command, tracer, directory, Some(ended))
         }
         TraceSource::Log { log, directory: given } => {
-            let folded = record::read_log(&log, given.as_deref()).map_err(UsageError)?;
+            let folded = record::read_log(&log, given.as_deref(), limit).map_err(UsageError)?;
             (folded, Vec::new(), format!("the strace log {}", log.display()), given.unwrap_or_default(), None)
         }
     };
-    let report = report(folded, command, tracer, directory, ended.as_ref());
+    let calls = folded.replay.clone();
+    let mut report = report(folded, command, tracer, directory, ended.as_ref());
+    let stopped = ended.as_ref().is_some_and(|e| e.interrupted.is_some());
+    if let (Some(plan), Some(calls), false) = (replay_plan, calls, stopped) {
+        let on = plan.on.or_else(|| trace_replay::busiest_directory(&report.files));
+        match on {
+            _ if calls.bytes == 0 && calls.syncs == 0 => {}
+            Some(on) => {
+                report.replay = Some(trace_replay::replay_on(&calls, &on, plan.runs, crate::plan::DEFAULT_SEED)?)
+            }
+            None => eprintln!("writebench trace: no replay: the directories the program wrote in are gone (--on DIR)"),
+        }
+    }
     let mut stdout = std::io::stdout().lock();
     let _ = crate::export::trace::render_text(&report, &mut stdout);
     let written = crate::export::write_files(crate::export::TRACE_FORMATS, &report, &args.export.paths());
@@ -74,5 +90,6 @@ fn report(
         mapped: folded.mapped,
         whole_syncs: folded.whole_syncs,
         complete: ended.is_none_or(|e| e.interrupted.is_none()),
+        replay: None,
     }
 }

@@ -38,12 +38,38 @@ pub struct TraceArgs {
     #[arg(long, value_name = "FILE")]
     pub keep_log: Option<PathBuf>,
 
+    /// Replay the program's calls in a scratch directory made in DIR [default: the
+    /// directory that received most of its bytes].
+    #[arg(long, value_name = "DIR")]
+    pub on: Option<PathBuf>,
+
+    /// Timed replays, after one untimed warm-up.
+    #[arg(long, value_name = "N", default_value_t = 5, value_parser = clap::value_parser!(u32).range(1..=1000))]
+    pub runs: u32,
+
+    /// Replay the program's calls up to this many bytes written (a long program's prefix).
+    #[arg(long, value_name = "SIZE", default_value = "256MiB")]
+    pub size: String,
+
+    /// Only the pattern: no replay.
+    #[arg(long, conflicts_with_all = ["on"])]
+    pub no_replay: bool,
+
     #[command(flatten)]
     pub export: ExportArgs<TraceExports>,
 
     /// The program and its arguments, after `--`.
     #[arg(value_name = "CMD", trailing_var_arg = true, allow_hyphen_values = true)]
     pub command: Vec<String>,
+}
+
+/// Where and how much to replay, validated.
+#[derive(Debug)]
+pub struct ReplayPlan {
+    /// None: the directory that received most of the program's bytes.
+    pub on: Option<PathBuf>,
+    pub runs: usize,
+    pub size: u64,
 }
 
 /// What to trace, validated.
@@ -56,6 +82,21 @@ pub enum TraceSource {
 }
 
 impl TraceArgs {
+    /// The replay asked for (None with --no-replay).
+    pub fn replay(&self) -> Result<Option<ReplayPlan>, UsageError> {
+        if self.no_replay {
+            return Ok(None);
+        }
+        if let Some(on) = self.on.as_ref().filter(|on| !on.is_dir()) {
+            return Err(UsageError(format!("--on {}: not a directory", on.display())));
+        }
+        let size = crate::plan::units::parse_size(&self.size).map_err(|e| UsageError(format!("--size: {e}")))?;
+        if size == 0 {
+            return Err(UsageError("--size: give more than 0 bytes".into()));
+        }
+        Ok(Some(ReplayPlan { on: self.on.clone(), runs: self.runs as usize, size }))
+    }
+
     pub fn source(&self) -> Result<TraceSource, UsageError> {
         self.export.check()?;
         if let Some(keep) = &self.keep_log {

@@ -7,4 +7,5 @@
 pub mod case_runs;
 pub mod op_loops;
 pub mod ranks;
+pub mod replay;
 pub mod runtimes;

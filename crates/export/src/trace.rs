@@ -9,9 +9,10 @@ use std::io::{self, Write};
 
 use html_escape::encode_text as text;
 
-use plan::numbers::{seconds, thousands};
+use plan::numbers::{gbps, per_second, seconds, thousands};
 use plan::units::format_size;
-use result::trace::{FilePattern, Made, Offsets, Spread, SyncCall, TraceReport, WriteCall};
+use result::Summary;
+use result::trace::{FilePattern, Made, Offsets, ReplayFigures, Spread, SyncCall, TraceReport, WriteCall};
 
 /// Files shown on the terminal; the exports hold every one.
 const SHOWN: usize = 10;
@@ -334,9 +335,52 @@ fn preallocation(file: &FilePattern) -> Option<String> {
     (!parts.is_empty()).then(|| parts.join("; "))
 }
 
+/// "2,210 (2,150–2,270)": a summary's mean and its 95 % interval, in `unit`.
+fn with_range(summary: &Summary, unit: fn(f64) -> String) -> String {
+    match (summary.ci95_low, summary.ci95_high) {
+        (Some(low), Some(high)) => format!("{} ({}–{})", unit(summary.mean), unit(low), unit(high)),
+        _ => unit(summary.mean),
+    }
+}
+
+/// From this many commits a run, a replay's figure is its commits a second.
+const COMMITS: u64 = 10;
+
+/// The replay of the program's calls, in one sentence.
+pub fn replay_line(replay: &ReplayFigures) -> String {
+    // A program that commits often is read in commits a second; one that syncs once or
+    // a few times, in bytes a second (the syncs inside its time).
+    let rate = match replay.commits_per_second.as_ref().filter(|_| replay.commits >= COMMITS) {
+        Some(commits) => {
+            let p99 = replay.commit_p99.map(|p| format!(", p99 {}", seconds(p))).unwrap_or_default();
+            let p50 = replay.commit_p50.map(|p| format!(", a commit {}{p99}", seconds(p))).unwrap_or_default();
+            format!("{} commits/s{p50}; {}", with_range(commits, per_second), gbps(replay.bytes_per_second.mean))
+        }
+        None => with_range(&replay.bytes_per_second, gbps),
+    };
+    let cut = if replay.cut { ", the program's calls up to --size" } else { "" };
+    format!(
+        "Your way, replayed on {} ({}): {rate}. The program's calls made again at full speed, its own work \
+         between them left out: {} runs of {} calls on {} file{} by {} thread{} ({}, {} commits{cut}).",
+        replay.on,
+        replay.fs_type,
+        replay.runs,
+        thousands(replay.calls as u64),
+        replay.files,
+        plural(replay.files as u64),
+        replay.threads,
+        plural(replay.threads as u64),
+        format_size(replay.bytes),
+        thousands(replay.commits)
+    )
+}
+
 /// What the trace could not see, and what it left out.
 pub fn notes(report: &TraceReport) -> Vec<String> {
     let mut notes = Vec::new();
+    if let Some(replay) = &report.replay {
+        notes.push(replay_line(replay));
+    }
     if let Some(uring) = &report.io_uring {
         notes.push(format!(
             "io_uring: {} ring{} set up, {} io_uring_enter calls; what went through it is not seen by a system-call \
@@ -435,6 +479,7 @@ mod tests {
             mapped: vec![Mapped { path: "/data/map".into(), bytes: 65536, msyncs: 3 }],
             whole_syncs: 0,
             complete: true,
+            replay: None,
         }
     }
 

@@ -11,6 +11,7 @@ pub mod durability;
 pub mod latency;
 pub mod numbers;
 pub mod pattern;
+pub mod replay;
 pub mod suites;
 pub mod units;
 

@@ -5,7 +5,7 @@
 
 use serde::{Deserialize, Serialize};
 
-use super::Tool;
+use super::{Summary, Tool};
 
 pub const TRACE_SCHEMA: &str = "writebench.trace.v1";
 
@@ -42,6 +42,39 @@ pub struct TraceReport {
     pub whole_syncs: u64,
     /// False when a signal stopped the trace: the files hold what was traced until then.
     pub complete: bool,
+    /// "Your way": the traced calls made again on a path, timed (absent with --no-replay).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub replay: Option<ReplayFigures>,
+}
+
+/// The program's calls replayed at full speed in a scratch directory (docs/trace.md,
+/// "Replay"): the program's own work between its calls left out.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct ReplayFigures {
+    /// The directory the scratch directory was made in, and its filesystem.
+    pub on: String,
+    pub fs_type: String,
+    /// Timed runs (after one untimed warm-up).
+    pub runs: usize,
+    /// Files, threads and calls of one run, and what they write and commit.
+    pub files: usize,
+    pub threads: usize,
+    pub calls: usize,
+    pub bytes: u64,
+    pub commits: u64,
+    /// Only a prefix of the program's calls was replayed (`--size`).
+    pub cut: bool,
+    /// A run's time, and its bytes over it.
+    pub seconds: Summary,
+    pub bytes_per_second: Summary,
+    /// Commits (durable syncs, O_SYNC/O_DSYNC writes) a second, where there were any.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub commits_per_second: Option<Summary>,
+    /// One commit's time over every run: median and 99th percentile, in seconds.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub commit_p50: Option<f64>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub commit_p99: Option<f64>,
 }
 
 /// How a file came to be, from its first open for writing.

@@ -7,10 +7,14 @@
 
 use std::collections::{BTreeMap, BTreeSet, HashMap};
 
-use result::trace::{FilePattern, IoUringUse, LeftOut, Mapped, SyncCall, WriteCall};
+use plan::replay::{Replay, SyncKind};
+use result::trace::{FilePattern, IoUringUse, LeftOut, Made, Mapped, SyncCall, WriteCall};
+
+mod names;
 
 use crate::file_state::{FileState, Write};
 use crate::paths::{at_fdcwd, normal, parent, plain_path, pseudo};
+use crate::sequence::{Sequence, rwf};
 use crate::strace::{Call, Event, descriptor, number, string};
 
 /// Open flags that shape how a file is written: kept in its pattern.
@@ -40,6 +44,8 @@ pub struct Folded {
     pub calls: u64,
     /// How the first process traced ended.
     pub exit: Option<String>,
+    /// The calls in order, where they were kept (`Fold::recording`).
+    pub replay: Option<Replay>,
 }
 
 #[derive(Debug, Default)]
@@ -63,6 +69,7 @@ pub struct Fold {
     exit: Option<String>,
     /// Where writebench's own standard output and error go: the program inherits them.
     outputs: Vec<String>,
+    sequence: Option<Sequence>,
 }
 
 impl Fold {
@@ -76,6 +83,12 @@ impl Fold {
     /// are counted with the pipes and terminals.
     pub fn inheriting(mut self, outputs: Vec<String>) -> Fold {
         self.outputs = outputs;
+        self
+    }
+
+    /// Also keeps the calls in order for a replay, up to `limit` bytes written.
+    pub fn recording(mut self, limit: Option<u64>) -> Fold {
+        self.sequence = Some(Sequence::new(limit));
         self
     }
 
@@ -120,6 +133,9 @@ impl Fold {
             "close" => {
                 let key = self.key(call, 0);
                 self.fds.remove(&key);
+                if let Some(sequence) = &mut self.sequence {
+                    sequence.close(call.tid, key);
+                }
             }
             "dup" | "dup2" | "dup3" => self.dup(call),
             "fcntl" | "fcntl64" if call.args.get(1).is_some_and(|a| a.starts_with("F_DUPFD")) => self.dup(call),
@@ -233,6 +249,9 @@ impl Fold {
         }
         let shaping: BTreeSet<String> = flags.into_iter().filter(|f| SHAPING.contains(&f.as_str())).collect();
         self.only_read.remove(&path);
+        if let Some(sequence) = &mut self.sequence {
+            sequence.open(call.tid, key, &path, &shaping);
+        }
         match self.files.get_mut(&path) {
             Some(file) if !file.removed => file.reopened(&shaping),
             _ => {
@@ -244,6 +263,10 @@ impl Fold {
     fn dup(&mut self, call: &Call) {
         let Some(new) = call.outcome.ok() else { return };
         let target = (self.process_of(call.tid), new);
+        let source = self.key(call, 0);
+        if let Some(sequence) = &mut self.sequence {
+            sequence.dup(source, target);
+        }
         match self.fds.get(&self.key(call, 0)).cloned() {
             Some(fd) => self.fds.insert(target, fd),
             // A copy of a descriptor the fold does not know: what it named is gone.
@@ -331,6 +354,12 @@ impl Fold {
         } else {
             fd.as_ref().and_then(|fd| fd.sync)
         };
+        if let Some(sequence) = &mut self.sequence {
+            sequence.write(call.tid, key, &path, kind, bytes as u64, offset, buffers, rwf(&flags));
+            if sync.is_some() {
+                sequence.synced_write();
+            }
+        }
         // A descriptor the program had before the trace began: never opened here.
         let file = self.files.entry(path).or_insert_with(FileState::open_before);
         file.write(Write {
@@ -363,6 +392,17 @@ impl Fold {
         let directory = self.fds.get(&self.key(call, 0)).is_some_and(|fd| fd.directory)
             || self.files.keys().any(|file| parent(file) == path)
             || std::path::Path::new(&path).is_dir();
+        let key = self.key(call, 0);
+        let known = self.files.contains_key(&path);
+        if let Some(sequence) = self.sequence.as_mut().filter(|_| directory || known) {
+            match kind {
+                _ if directory => sequence.sync_directory(call.tid),
+                SyncCall::Fsync => sequence.sync(call.tid, key, &path, SyncKind::Fsync),
+                SyncCall::Fdatasync => sequence.sync(call.tid, key, &path, SyncKind::Fdatasync),
+                SyncCall::SyncFileRange => sequence.sync(call.tid, key, &path, SyncKind::SyncFileRange),
+                _ => {}
+            }
+        }
         if directory {
             if kind == SyncCall::Fsync || kind == SyncCall::Fdatasync {
                 for file in self.files.iter_mut().filter(|(file, _)| parent(file) == path).map(|(_, f)| f) {
@@ -431,6 +471,10 @@ impl Fold {
         let offset = call.args.get(2).and_then(|a| number(a)).unwrap_or(0) as u64;
         let length = call.args.get(3).and_then(|a| number(a)).unwrap_or(0) as u64;
         let Some(path) = self.path_of(call, 0) else { return };
+        let key = self.key(call, 0);
+        if let Some(sequence) = &mut self.sequence {
+            sequence.allocate(call.tid, key, &path, mode.contains("KEEP_SIZE"), offset, length);
+        }
         let Some(file) = self.files.get_mut(&path) else { return };
         file.preallocation.fallocate += 1;
         file.preallocation.largest = file.preallocation.largest.max(length);
@@ -447,75 +491,15 @@ impl Fold {
         }
         let path = if call.name.starts_with('f') { self.path_of(call, 0) } else { self.resolve(call, None, 0) };
         let length = call.args.get(1).and_then(|a| number(a)).unwrap_or(0) as u64;
+        let key = self.key(call, 0);
+        if let (Some(sequence), Some(path), true) = (&mut self.sequence, &path, call.name.starts_with('f')) {
+            sequence.truncate(call.tid, key, path, length);
+        }
         let Some(file) = path.and_then(|path| self.files.get_mut(&path)) else { return };
         if file.size.is_some_and(|size| length > size) {
             file.preallocation.grown_by_truncate += 1;
         }
         file.size = Some(length);
-    }
-
-    fn rename(&mut self, call: &Call) {
-        if call.outcome.ok() != Some(0) {
-            return;
-        }
-        let (from, to) = if call.name == "rename" {
-            (self.resolve(call, None, 0), self.resolve(call, None, 1))
-        } else {
-            (self.resolve(call, Some(0), 1), self.resolve(call, Some(2), 3))
-        };
-        if let (Some(from), Some(to)) = (from, to) {
-            self.moved(&from, &to);
-        }
-    }
-
-    /// `linkat` gives an O_TMPFILE file its name (by its descriptor with AT_EMPTY_PATH,
-    /// or through /proc/self/fd/N); another link is a second name, not followed.
-    fn link(&mut self, call: &Call) {
-        if call.outcome.ok() != Some(0) || call.name != "linkat" {
-            return;
-        }
-        let from = match call.args.get(1).and_then(|a| string(a)) {
-            Some(empty) if empty.is_empty() => self.path_of(call, 0),
-            Some(proc) if proc.starts_with("/proc/self/fd/") => {
-                let fd: i64 = proc["/proc/self/fd/".len()..].parse().unwrap_or(-1);
-                self.fds.get(&(self.process_of(call.tid), fd)).map(|fd| fd.path.clone())
-            }
-            _ => None,
-        };
-        let to = self.resolve(call, Some(2), 3);
-        if let (Some(from), Some(to)) = (from, to) {
-            if self.files.get(&from).is_some_and(|f| f.made == result::trace::Made::Unnamed) {
-                self.moved(&from, &to);
-            }
-        }
-    }
-
-    /// The file `from` is now `to` (renamed, or linked from no name).
-    fn moved(&mut self, from: &str, to: &str) {
-        for fd in self.fds.values_mut().filter(|fd| fd.path == from) {
-            fd.path = to.to_string();
-        }
-        let Some(mut moved) = self.files.remove(from) else { return };
-        moved.renamed(from);
-        match self.files.remove(to) {
-            Some(mut earlier) if earlier.written() => {
-                earlier.absorb(moved);
-                self.files.insert(to.to_string(), earlier);
-            }
-            _ => {
-                self.files.insert(to.to_string(), moved);
-            }
-        }
-    }
-
-    fn unlink(&mut self, call: &Call) {
-        if call.outcome.ok() != Some(0) {
-            return;
-        }
-        let path = if call.name == "unlink" { self.resolve(call, None, 0) } else { self.resolve(call, Some(0), 1) };
-        if let Some(file) = path.and_then(|path| self.files.get_mut(&path)) {
-            file.removed = true;
-        }
     }
 
     /// A new thread joins its process; a new process gets a copy of the descriptors and
@@ -549,6 +533,11 @@ impl Fold {
         let (start, _) = self.first.unwrap_or((0.0, 0));
         let process = self.process;
         let process_of = |tid: u32| process.get(&tid).copied().unwrap_or(tid);
+        let files_before = &self.files;
+        let replay = self.sequence.map(|sequence| {
+            sequence
+                .finish(|name| files_before.get(name).filter(|f| f.made == Made::Existing).and_then(|f| f.size_at_open))
+        });
         let mut unwritten = self.only_read.len() as u64;
         let mut files = Vec::new();
         for (path, file) in self.files {
@@ -573,6 +562,7 @@ impl Fold {
             seconds: (self.last - start).max(0.0),
             calls: self.calls,
             exit: self.exit,
+            replay,
         }
     }
 }

@@ -18,8 +18,10 @@ pub fn plain_path(path: &str) -> String {
 }
 
 /// Pipes, sockets, terminals and the kernel's own files: written to, but no file.
+/// /dev/shm is a tmpfs of regular files, not a device.
 pub fn pseudo(path: &str) -> bool {
-    !path.starts_with('/') || ["/dev/", "/proc/", "/sys/"].iter().any(|p| path.starts_with(p))
+    !path.starts_with('/')
+        || !path.starts_with("/dev/shm/") && ["/dev/", "/proc/", "/sys/"].iter().any(|p| path.starts_with(p))
 }
 
 /// The directory of a path.
@@ -58,6 +60,7 @@ mod tests {
         assert_eq!(parent("/a"), "/");
         assert_eq!(plain_path("/w/#12 (deleted)"), "/w/#12");
         assert!(pseudo("pipe:[12]") && pseudo("/dev/null") && pseudo("/proc/self/status") && !pseudo("/w/a"));
+        assert!(!pseudo("/dev/shm/data"), "a file in /dev/shm is a file");
         assert_eq!(at_fdcwd("AT_FDCWD</w>").as_deref(), Some("/w"));
         assert_eq!(at_fdcwd("3</w>"), None);
     }

@@ -119,17 +119,24 @@ pub fn find_program(name: &str) -> Result<PathBuf, String> {
 }
 
 /// Runs `command` under strace in the current directory, folding its calls as they come;
-/// `keep_log` also writes strace's lines to that file.
-pub fn run(command: &[String], tracer: String, keep_log: Option<&Path>) -> Result<Traced, String> {
+/// `keep_log` also writes strace's lines to that file; `replay`: the calls are kept for
+/// a replay, up to that many bytes written.
+pub fn run(command: &[String], tracer: String, keep_log: Option<&Path>, replay: Option<u64>) -> Result<Traced, String> {
     let private = private_directory()?;
     let fifo = private.join("strace.log");
-    let result = run_through(command, tracer, keep_log, &fifo);
+    let result = run_through(command, tracer, keep_log, replay, &fifo);
     let _ = std::fs::remove_file(&fifo);
     let _ = std::fs::remove_dir(&private);
     result
 }
 
-fn run_through(command: &[String], tracer: String, keep_log: Option<&Path>, fifo: &Path) -> Result<Traced, String> {
+fn run_through(
+    command: &[String],
+    tracer: String,
+    keep_log: Option<&Path>,
+    replay: Option<u64>,
+    fifo: &Path,
+) -> Result<Traced, String> {
     let c_path = std::ffi::CString::new(fifo.as_os_str().as_encoded_bytes()).map_err(|e| e.to_string())?;
     // SAFETY: a valid C string; mkfifo has no other precondition.
     if unsafe { libc::mkfifo(c_path.as_ptr(), 0o600) } != 0 {
@@ -156,6 +163,9 @@ fn run_through(command: &[String], tracer: String, keep_log: Option<&Path>, fifo
         let file = File::open(&reader_fifo).map_err(|e| error::plain(&e))?;
         let mut lines = Reader::default();
         let mut fold = Fold::new(Some(&cwd_text)).inheriting(outputs);
+        if let Some(limit) = replay {
+            fold = fold.recording(Some(limit));
+        }
         for line in BufReader::with_capacity(1 << 20, file).lines() {
             let line = line.map_err(|e| error::plain(&e))?;
             if let Some(kept) = kept.as_mut() {
@@ -280,10 +290,13 @@ fn private_directory() -> Result<PathBuf, String> {
 
 /// Reads an existing strace log (`--from-log`), made with `-f -yy` at least for paths,
 /// in the directory it ran in (`cwd`, where the log does not say).
-pub fn read_log(path: &Path, cwd: Option<&str>) -> Result<Folded, String> {
+pub fn read_log(path: &Path, cwd: Option<&str>, replay: Option<u64>) -> Result<Folded, String> {
     let file = File::open(path).map_err(|e| format!("--from-log {}: {}", path.display(), error::plain(&e)))?;
     let mut lines = Reader::default();
     let mut fold = Fold::new(cwd);
+    if let Some(limit) = replay {
+        fold = fold.recording(Some(limit));
+    }
     for line in BufReader::new(file).lines() {
         let line = line.map_err(|e| format!("--from-log {}: {}", path.display(), error::plain(&e)))?;
         if let Some(event) = lines.line(&line) {
