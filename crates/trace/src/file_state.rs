@@ -10,9 +10,10 @@ use result::trace::{
 
 use crate::spread::Counts;
 
-/// The ends of this many recent writes are remembered: a write that starts at one
-/// continues a stream (two threads each writing their half sequentially are two).
-const STREAMS: usize = 16;
+/// The ends of this many streams are remembered: a write that starts where one ends
+/// continues it (two threads each writing their half sequentially are two), however
+/// many writes of the others came between; the stream used least recently is forgotten.
+const STREAMS: usize = 64;
 
 #[derive(Debug, Default)]
 struct Kind {
@@ -145,7 +146,9 @@ impl FileState {
         }
         if let Some(at) = offset {
             self.last_offset = Some(at);
-            if self.ends.len() == STREAMS {
+            if let Some(continued) = self.ends.iter().position(|&end| end == at) {
+                self.ends.remove(continued);
+            } else if self.ends.len() == STREAMS {
                 self.ends.pop_front();
             }
             self.ends.push_back(at + bytes);
@@ -343,10 +346,14 @@ mod tests {
         file.write(write(5, Some(10), false)); // where the last started: the same place
         file.write(write(5, Some(15), false)); // where one ended, inside: sequential
         file.write(write(1, Some(3), false)); // elsewhere
+        for i in 0..100 {
+            file.write(write(1, Some(1000 + i), false)); // another stream, long
+        }
+        file.write(write(1, Some(4), false)); // the stream of the write at 3, after all that
         file.write(write(7, None, true)); // O_APPEND
         let o = &file.offsets;
-        assert_eq!((o.append, o.same_place, o.sequential, o.random, o.unknown), (3, 1, 1, 1, 0));
-        assert_eq!(file.size, Some(27));
+        assert_eq!((o.append, o.same_place, o.sequential, o.random, o.unknown), (102, 1, 2, 2, 0));
+        assert_eq!(file.size, Some(1107));
         let mut unknown = FileState::opened(&flags(&["O_CREAT"]));
         unknown.write(write(4, Some(100), false));
         assert_eq!(unknown.offsets.unknown, 1, "no size known: an offset alone says nothing");
