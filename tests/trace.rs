@@ -94,6 +94,37 @@ fn a_python_logger_appending_300_byte_records_with_an_fsync_each() {
     assert!(replay["commits_per_second"]["mean"].as_f64().unwrap() > 0.0, "{replay}");
     assert!(replay["commit_p99"].as_f64().unwrap() >= replay["commit_p50"].as_f64().unwrap());
     assert!(stdout.contains("Your way, replayed on"), "{stdout}");
+    // The other ways, raced against it: the same promise first, then the different ones
+    // with what they risk, each by the Answer's test.
+    let alternatives = replay["alternatives"].as_array().unwrap();
+    let changes: Vec<String> = alternatives.iter().map(|a| a["change"].to_string()).collect();
+    assert_eq!(changes, [r#""fdatasync""#, r#""odsync""#, r#""preallocate""#, r#"{"group":8}"#, r#""sync-at-end""#]);
+    for alternative in alternatives {
+        let (factor, low, high) = (
+            alternative["factor"].as_f64().unwrap(),
+            alternative["low"].as_f64().unwrap(),
+            alternative["high"].as_f64().unwrap(),
+        );
+        assert!(low <= factor && factor <= high, "{alternative}");
+        let shown = alternative["shown"].as_str().unwrap();
+        let expected = if low > 1.0 {
+            "faster"
+        } else if high < 1.0 {
+            "slower"
+        } else if low >= 1.0 / 1.05 && high <= 1.05 {
+            "as-fast"
+        } else {
+            "not-settled"
+        };
+        assert_eq!(shown, expected, "{alternative}");
+    }
+    let commits: Vec<u64> = alternatives.iter().map(|a| a["commits"].as_u64().unwrap()).collect();
+    assert_eq!(commits, [200, 200, 200, 25, 1], "O_DSYNC writes are commits; grouped, 200 / 8; one at the end");
+    assert_eq!(
+        alternatives.iter().map(|a| a["same_promise"].as_bool().unwrap()).collect::<Vec<_>>(),
+        [true, true, true, false, false]
+    );
+    assert!(stdout.contains("Instead: a sync after every 8th of its syncs only (a different promise: a crash may lose the last 7 commits"), "{stdout}");
     assert_eq!(common::entries(dir.path()), ["app.log", "pattern.json"], "the replay's scratch directory is gone");
 }
 
@@ -119,6 +150,9 @@ fn a_c_program_writing_a_new_file_in_4_kib_fwrite_calls_with_one_fsync() {
     assert_eq!((replay["bytes"].as_u64(), replay["commits"].as_u64()), (Some(8 << 20), Some(1)));
     assert!(replay["bytes_per_second"]["mean"].as_f64().unwrap() > 0.0);
     assert!(replay.get("commits_per_second").is_some(), "one commit, but a rate all the same");
+    let changes: Vec<&str> =
+        replay["alternatives"].as_array().unwrap().iter().map(|a| a["change"].as_str().unwrap()).collect();
+    assert_eq!(changes, ["fdatasync", "larger-calls"], "one sync: nothing to group; 4 KiB calls: larger ones");
 }
 
 #[test]

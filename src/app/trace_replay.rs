@@ -1,8 +1,10 @@
-//! `writebench trace`'s replay (docs/trace.md, "Replay"): the traced calls made again in
-//! a scratch directory on the path asked for (or the directory that received most of
-//! the program's bytes), one untimed warm-up and then timed runs, each file brought back
-//! to how it stood before the program between runs; the figures summarized as `run`
-//! summarizes a case's runs.
+//! `writebench trace`'s replay (docs/trace.md, "Replay", "Alternatives"): the traced
+//! calls made again in a scratch directory on the path asked for (or the directory that
+//! received most of the program's bytes), with every other way of making them that
+//! applies (`plan::replay_changes`), in alternating rounds after an untimed warm-up, each
+//! file brought back to how it stood before the program between runs; the program's way
+//! summarized as `run` summarizes a case's runs, each other way against it by the
+//! Answer's test.
 
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
@@ -11,9 +13,11 @@ use crate::cli::UsageError;
 use crate::executors::replay;
 use crate::measure::target::Scratch;
 use crate::plan::replay::Replay;
+use crate::plan::replay_changes::{Change, changes};
 use crate::result::Summary;
-use crate::result::trace::{FilePattern, ReplayFigures};
+use crate::result::trace::{Alternative, FilePattern, ReplayFigures, Shown};
 use crate::stats::Summarize;
+use crate::stats::significance::Verdict;
 
 /// The directory that received most of the program's bytes.
 pub(super) fn busiest_directory(files: &[FilePattern]) -> Option<PathBuf> {
@@ -26,55 +30,119 @@ pub(super) fn busiest_directory(files: &[FilePattern]) -> Option<PathBuf> {
     bytes.into_iter().filter(|(dir, _)| dir.is_dir()).max_by_key(|(_, bytes)| *bytes).map(|(dir, _)| dir)
 }
 
-/// Replays `calls` `runs` times (after a warm-up) in a scratch directory under `on`.
+/// One way of making the calls, and its runs.
+struct Candidate {
+    change: Option<Change>,
+    calls: Replay,
+    seconds: Vec<f64>,
+    commit_seconds: Vec<f64>,
+    commits: u64,
+    bytes: u64,
+}
+
+/// Replays `calls` (the program's way) and every change that applies, in alternating
+/// rounds: one untimed warm-up round, then `runs` timed ones, each candidate once a
+/// round, the order turned by one each round, so that drift falls on all alike.
 pub(super) fn replay_on(calls: &Replay, on: &Path, runs: usize, seed: u64) -> Result<ReplayFigures, UsageError> {
     crate::measure::signals::install()
         .map_err(|e| UsageError(format!("cannot install signal handlers: {}", crate::error::plain(&e))))?;
     let scratch = crate::measure::signals::create_scratch(|| Scratch::create(on), Scratch::path).map_err(|e| {
         UsageError(format!("cannot make a scratch directory in {}: {}", on.display(), crate::error::plain(&e)))
     })?;
-    let mut seconds = Vec::new();
-    let mut commit_seconds = Vec::new();
-    let mut commits = 0;
-    let mut bytes = 0;
-    for run in 0..=runs {
-        eprint!(
-            "\rwritebench trace: replaying on {}: run {run} of {runs}{}",
-            on.display(),
-            if run == 0 { " (warm-up)" } else { "" }
-        );
-        replay::prepare(calls, &scratch, seed).map_err(|e| UsageError(format!("the replay's files: {e}")))?;
-        let done = replay::run(calls, &scratch, seed).map_err(|e| UsageError(format!("the replay failed: {e}")))?;
-        if run > 0 {
-            seconds.push(done.seconds);
-            commit_seconds.extend(done.commit_seconds);
-            (commits, bytes) = (done.commits, done.bytes);
+    let mut candidates: Vec<Candidate> = std::iter::once((None, calls.clone()))
+        .chain(changes(calls).into_iter().map(|(change, calls)| (Some(change), calls)))
+        .map(|(change, calls)| Candidate {
+            change,
+            calls,
+            seconds: Vec::new(),
+            commit_seconds: Vec::new(),
+            commits: 0,
+            bytes: 0,
+        })
+        .collect();
+    let n = candidates.len();
+    for round in 0..=runs {
+        for k in 0..n {
+            let candidate = &mut candidates[(round + k) % n];
+            eprint!(
+                "\rwritebench trace: replaying on {}: round {round} of {runs}{}, {} ways    ",
+                on.display(),
+                if round == 0 { " (warm-up)" } else { "" },
+                n
+            );
+            replay::prepare(&candidate.calls, &scratch, seed)
+                .map_err(|e| UsageError(format!("the replay's files: {e}")))?;
+            let done = replay::run(&candidate.calls, &scratch, seed)
+                .map_err(|e| UsageError(format!("the replay failed: {e}")))?;
+            if round > 0 {
+                candidate.seconds.push(done.seconds);
+                candidate.commit_seconds.extend(done.commit_seconds);
+                (candidate.commits, candidate.bytes) = (done.commits, done.bytes);
+            }
         }
     }
     eprintln!();
+    let yours = candidates.remove(0);
+    let mut alternatives: Vec<Alternative> = candidates.iter().filter_map(|c| against(&yours, c)).collect();
+    alternatives.sort_by_key(|a| !a.same_promise);
+    Ok(figures(yours, calls, on, runs, alternatives))
+}
+
+/// An alternative against the program's way, by the Answer's test.
+fn against(yours: &Candidate, other: &Candidate) -> Option<Alternative> {
+    let change = other.change?;
+    let factor = crate::stats::significance::factor(&yours.seconds, &other.seconds)?;
+    let shown = match factor.verdict(crate::stats::significance::EQUIVALENCE) {
+        Verdict::Faster => Shown::Faster,
+        Verdict::Slower => Shown::Slower,
+        Verdict::Tied => Shown::AsFast,
+        Verdict::Undecided => Shown::NotSettled,
+    };
+    Some(Alternative {
+        change,
+        same_promise: change.same_promise(),
+        commits: other.commits,
+        seconds: Summary::of(&other.seconds)?,
+        factor: factor.factor,
+        low: factor.low,
+        high: factor.high,
+        shown,
+    })
+}
+
+fn figures(
+    mut yours: Candidate,
+    calls: &Replay,
+    on: &Path,
+    runs: usize,
+    alternatives: Vec<Alternative>,
+) -> ReplayFigures {
+    let seconds = &yours.seconds;
     let summary = |values: &[f64]| Summary::of(values).expect("finite run times");
     let per_second = |count: u64| -> Option<Summary> {
         let rates: Vec<f64> = seconds.iter().map(|s| count as f64 / s.max(1e-9)).collect();
         Summary::of(&rates)
     };
-    commit_seconds.sort_by(f64::total_cmp);
+    yours.commit_seconds.sort_by(f64::total_cmp);
+    let commit_seconds = &yours.commit_seconds;
     let quantile = |q: f64| -> Option<f64> {
         (!commit_seconds.is_empty()).then(|| commit_seconds[((commit_seconds.len() - 1) as f64 * q).round() as usize])
     };
-    Ok(ReplayFigures {
+    ReplayFigures {
         on: on.display().to_string(),
         fs_type: crate::context::fstype::resolve(crate::context::fstype::magic_of(on), None),
         runs,
         files: calls.files.len(),
         threads: calls.threads.len(),
         calls: calls.threads.iter().map(Vec::len).sum(),
-        bytes,
-        commits,
+        bytes: yours.bytes,
+        commits: yours.commits,
         cut: calls.cut,
-        seconds: summary(&seconds),
-        bytes_per_second: Summary::throughput(bytes as f64, &seconds).unwrap_or_else(|| summary(&seconds)),
-        commits_per_second: (commits > 0).then(|| per_second(commits)).flatten(),
+        seconds: summary(seconds),
+        bytes_per_second: Summary::throughput(yours.bytes as f64, seconds).unwrap_or_else(|| summary(seconds)),
+        commits_per_second: (yours.commits > 0).then(|| per_second(yours.commits)).flatten(),
         commit_p50: quantile(0.5),
         commit_p99: quantile(0.99),
-    })
+        alternatives,
+    }
 }

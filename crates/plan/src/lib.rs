@@ -12,6 +12,7 @@ pub mod latency;
 pub mod numbers;
 pub mod pattern;
 pub mod replay;
+pub mod replay_changes;
 pub mod suites;
 pub mod units;
 

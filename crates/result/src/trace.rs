@@ -5,6 +5,8 @@
 
 use serde::{Deserialize, Serialize};
 
+use plan::replay_changes::Change;
+
 use super::{Summary, Tool};
 
 pub const TRACE_SCHEMA: &str = "writebench.trace.v1";
@@ -75,6 +77,42 @@ pub struct ReplayFigures {
     pub commit_p50: Option<f64>,
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub commit_p99: Option<f64>,
+    /// The other ways raced against the program's, in alternating rounds, each against
+    /// it by the Answer's test (docs/answer.md): same promise first.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub alternatives: Vec<Alternative>,
+}
+
+/// One other way to make the program's writes, raced against its own.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct Alternative {
+    pub change: Change,
+    /// Keeps the program's promise (else: what it risks is said with it).
+    pub same_promise: bool,
+    /// Commits (durable syncs, O_SYNC/O_DSYNC writes) of one run: fewer for a different
+    /// promise.
+    pub commits: u64,
+    /// A run's time.
+    pub seconds: Summary,
+    /// How many times faster than the program's way (its mean time over this one's),
+    /// with the 95 % interval.
+    pub factor: f64,
+    pub low: f64,
+    pub high: f64,
+    pub shown: Shown,
+}
+
+/// What the race showed of an alternative against the program's way, at 95 % and the
+/// equivalence margin (5 %).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum Shown {
+    Faster,
+    Slower,
+    /// Within the margin either way.
+    AsFast,
+    /// Neither: more runs would tell.
+    NotSettled,
 }
 
 /// How a file came to be, from its first open for writing.
