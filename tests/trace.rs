@@ -125,6 +125,15 @@ fn a_python_logger_appending_300_byte_records_with_an_fsync_each() {
         [true, true, true, false, false]
     );
     assert!(stdout.contains("Instead: a sync after every 8th of its syncs only (a different promise: a crash may lose the last 7 commits"), "{stdout}");
+    // The Answer, first, in the program's terms.
+    let answer = stdout.split("\nAnswer\n").nth(1).expect("an Answer").split("\n\n").next().unwrap();
+    let lines: Vec<&str> = answer.lines().collect();
+    assert!(
+        lines[0].starts_with("  Your way: 300 B appends to app.log (write), a new file, an fsync after each: "),
+        "{answer}"
+    );
+    assert!(lines[1].starts_with("  The same promise"), "{answer}");
+    assert!(lines.len() <= 3, "{answer}");
     assert_eq!(common::entries(dir.path()), ["app.log", "pattern.json"], "the replay's scratch directory is gone");
 }
 

@@ -309,7 +309,8 @@ fn the_trace_page_loads_cleanly_with_a_table_for_each_file() {
     assert_eq!(visit.errors, Vec::<String>::new(), "console errors");
     assert_eq!(visit.requests, Vec::<String>::new(), "requests besides the page itself");
     let headings: Vec<&str> = visit.dom["headings"].as_array().unwrap().iter().filter_map(|h| h.as_str()).collect();
-    assert_eq!(headings.len(), 2, "{headings:?}");
+    assert_eq!(headings.len(), 3, "{headings:?}");
+    assert_eq!(headings[0], "Answer", "the Answer first");
     assert!(headings.iter().any(|h| h.ends_with("/two <&>: 3 B in 1 write call")), "{headings:?}");
     assert!(visit.dom["cells"].as_u64().unwrap() >= 12, "{}", visit.dom);
 }

@@ -21,6 +21,8 @@ pub mod table;
 pub mod table_compact;
 pub mod text;
 pub mod trace;
+pub mod trace_answer;
+pub mod trace_words;
 pub mod wording;
 
 use std::io::{self, Write};

@@ -10,18 +10,25 @@ use std::io::{self, Write};
 use html_escape::encode_text as text;
 
 use plan::numbers::{gbps, per_second, seconds, thousands};
-use plan::replay_changes::{Change, LARGER};
 use plan::units::format_size;
-use result::Summary;
-use result::trace::{
-    Alternative, FilePattern, Made, Offsets, ReplayFigures, Shown, Spread, SyncCall, TraceReport, WriteCall,
-};
+use result::trace::{FilePattern, Made, Offsets, ReplayFigures, Spread, SyncCall, TraceReport};
+
+pub use crate::trace_answer::{alternative_line, answer};
+use crate::trace_words::{COMMITS, call_name, plural, sync_name, with_range};
 
 /// Files shown on the terminal; the exports hold every one.
 const SHOWN: usize = 10;
 
 pub fn render_text(report: &TraceReport, out: &mut dyn Write) -> io::Result<()> {
     writeln!(out, "{}\n", header(report))?;
+    let answer = answer(report);
+    if !answer.is_empty() {
+        writeln!(out, "Answer")?;
+        for line in &answer {
+            writeln!(out, "  {line}")?;
+        }
+        writeln!(out)?;
+    }
     if report.files.is_empty() {
         writeln!(out, "The program wrote no file.")?;
     }
@@ -55,6 +62,14 @@ pub fn render_json(report: &TraceReport, out: &mut dyn Write) -> io::Result<()> 
 
 pub fn render_markdown(report: &TraceReport, out: &mut dyn Write) -> io::Result<()> {
     writeln!(out, "# How the program writes\n\n{}\n", header(report))?;
+    let answer = answer(report);
+    if !answer.is_empty() {
+        writeln!(out, "## Answer\n")?;
+        for line in &answer {
+            writeln!(out, "- {line}")?;
+        }
+        writeln!(out)?;
+    }
     if report.files.is_empty() {
         writeln!(out, "The program wrote no file.\n")?;
     }
@@ -80,6 +95,14 @@ pub fn render_html(report: &TraceReport, out: &mut dyn Write) -> io::Result<()> 
          td,th{{border:1px solid #ccc;padding:.2em .5em;text-align:left;vertical-align:top}}</style></head><body>"
     )?;
     writeln!(out, "<h1>How the program writes</h1>\n<p>{}</p>", text(&header(report)))?;
+    let answer = answer(report);
+    if !answer.is_empty() {
+        writeln!(out, "<section id=\"answer\"><h2>Answer</h2><ul>")?;
+        for line in &answer {
+            writeln!(out, "<li>{}</li>", text(line))?;
+        }
+        writeln!(out, "</ul></section>")?;
+    }
     if report.files.is_empty() {
         writeln!(out, "<p>The program wrote no file.</p>")?;
     }
@@ -133,10 +156,6 @@ fn shown_command(command: &[String]) -> String {
 fn title(file: &FilePattern) -> String {
     let calls: u64 = file.calls.iter().map(|c| c.calls).sum();
     format!("{}: {} in {} write call{}", file.path, format_size(file.bytes), thousands(calls), plural(calls))
-}
-
-fn plural(n: u64) -> &'static str {
-    if n == 1 { "" } else { "s" }
 }
 
 /// The labelled lines of one file's pattern.
@@ -197,19 +216,6 @@ fn made(file: &FilePattern) -> String {
         line += "; removed before the program ended";
     }
     line
-}
-
-fn call_name(call: WriteCall) -> &'static str {
-    match call {
-        WriteCall::Write => "write",
-        WriteCall::Pwrite => "pwrite",
-        WriteCall::Writev => "writev",
-        WriteCall::Pwritev => "pwritev",
-        WriteCall::Pwritev2 => "pwritev2",
-        WriteCall::CopyFileRange => "copy_file_range",
-        WriteCall::Sendfile => "sendfile",
-        WriteCall::Splice => "splice",
-    }
 }
 
 /// "301 B" when every value was the same, else "median 4 KiB (10–90 %: 512 B–64 KiB;
@@ -281,18 +287,6 @@ fn offsets(offsets: &Offsets) -> String {
         .join("; ")
 }
 
-fn sync_name(call: SyncCall) -> &'static str {
-    match call {
-        SyncCall::Fsync => "fsync",
-        SyncCall::Fdatasync => "fdatasync",
-        SyncCall::SyncFileRange => "sync_file_range",
-        SyncCall::Msync => "msync",
-        SyncCall::OSync => "writes through O_SYNC (or RWF_SYNC)",
-        SyncCall::ODsync => "writes through O_DSYNC (or RWF_DSYNC)",
-        SyncCall::Whole => "sync or syncfs",
-    }
-}
-
 fn syncs(file: &FilePattern) -> String {
     let Some(cadence) = &file.cadence else {
         let started = if file.syncs.iter().any(|s| s.call == SyncCall::SyncFileRange) {
@@ -338,17 +332,6 @@ fn preallocation(file: &FilePattern) -> Option<String> {
     (!parts.is_empty()).then(|| parts.join("; "))
 }
 
-/// "2,210 (2,150–2,270)": a summary's mean and its 95 % interval, in `unit`.
-fn with_range(summary: &Summary, unit: fn(f64) -> String) -> String {
-    match (summary.ci95_low, summary.ci95_high) {
-        (Some(low), Some(high)) => format!("{} ({}–{})", unit(summary.mean), unit(low), unit(high)),
-        _ => unit(summary.mean),
-    }
-}
-
-/// From this many commits a run, a replay's figure is its commits a second.
-const COMMITS: u64 = 10;
-
 /// The replay of the program's calls, in one sentence.
 pub fn replay_line(replay: &ReplayFigures) -> String {
     // A program that commits often is read in commits a second; one that syncs once or
@@ -390,46 +373,6 @@ pub fn replay_line(replay: &ReplayFigures) -> String {
         thousands(replay.commits),
         plural(replay.commits)
     )
-}
-
-/// What a change does, in words.
-fn change_words(change: Change) -> String {
-    match change {
-        Change::Fdatasync => "fdatasync instead of fsync".to_string(),
-        Change::Odsync => "the file opened with O_DSYNC, no sync call after each write".to_string(),
-        Change::LargerCalls => format!("the writes between two syncs in calls of up to {}", format_size(LARGER)),
-        Change::Preallocate => "the bytes it appends reserved first (fallocate, FALLOC_FL_KEEP_SIZE)".to_string(),
-        Change::Group(n) => format!("a sync after every {n}th of its syncs only"),
-        Change::SyncAtEnd => "one sync at the end only".to_string(),
-    }
-}
-
-/// What a change of promise risks, in words.
-fn risk(change: Change) -> Option<String> {
-    match change {
-        Change::Group(n) => Some(format!("a crash may lose the last {} commits the program had made durable", n - 1)),
-        Change::SyncAtEnd => Some("a crash before the end may lose everything it wrote".to_string()),
-        _ => None,
-    }
-}
-
-/// One alternative against the program's way.
-pub fn alternative_line(alternative: &Alternative, runs: usize) -> String {
-    let range =
-        format!("{}–{}x", plan::numbers::three_digits(alternative.low), plan::numbers::three_digits(alternative.high));
-    let shown = match alternative.shown {
-        Shown::Faster => format!("{} faster ({range})", plan::numbers::factor(alternative.factor)),
-        Shown::Slower => format!("slower: {} ({range})", plan::numbers::factor(alternative.factor)),
-        Shown::AsFast => format!("as fast, within 5 % ({range})"),
-        Shown::NotSettled => {
-            format!("not settled: {range} (more runs would tell: --runs {})", (runs * 4).min(1000))
-        }
-    };
-    let promise = match risk(alternative.change) {
-        None => "the same promise".to_string(),
-        Some(risk) => format!("a different promise: {risk}"),
-    };
-    format!("{} ({promise}): {shown}", change_words(alternative.change))
 }
 
 /// What the trace could not see, and what it left out.

@@ -1,7 +1,10 @@
 //! trace's words on doctored patterns (`export::trace`).
 
-use result::Tool;
-use result::trace::{Cadence, IoUringUse, LeftOut, Mapped, Rename, SyncCalls, TRACE_SCHEMA, WriteCalls};
+use plan::replay_changes::Change;
+use result::trace::{
+    Alternative, Cadence, IoUringUse, LeftOut, Mapped, Rename, Shown, SyncCalls, TRACE_SCHEMA, WriteCall, WriteCalls,
+};
+use result::{Summary, Tool};
 
 use super::*;
 
@@ -120,26 +123,82 @@ fn spreads_cadences_renames_and_the_unsynced() {
 }
 
 #[test]
-fn alternatives_say_their_promise_and_what_the_race_showed() {
-    let alternative = |change, shown, low, high| Alternative {
+fn the_answer_says_the_programs_way_the_best_same_promise_and_the_different_one() {
+    let yours = ReplayFigures {
+        on: "/data".into(),
+        fs_type: "ext4".into(),
+        runs: 5,
+        files: 1,
+        threads: 1,
+        calls: 2000,
+        bytes: 300_000,
+        commits: 1000,
+        cut: false,
+        seconds: summary(0.5, None),
+        bytes_per_second: summary(600_000.0, None),
+        commits_per_second: Some(summary(2000.0, Some((1900.0, 2100.0)))),
+        commit_p50: Some(0.0004),
+        commit_p99: Some(0.0012),
+        alternatives: vec![
+            alternative(Change::Fdatasync, Shown::NotSettled, 0.9, 1.3),
+            alternative(Change::Odsync, Shown::NotSettled, 0.95, 1.2),
+            alternative(Change::Group(8), Shown::Faster, 6.0, 7.0),
+            alternative(Change::SyncAtEnd, Shown::Faster, 40.0, 50.0),
+        ],
+    };
+    let traced = TraceReport { replay: Some(yours.clone()), ..report(vec![logger()]) };
+    assert_eq!(
+        answer(&traced),
+        [
+            "Your way: 300 B appends to <app>.log (write), a new file, an fsync after each: 2000 (1900–2100) commits/s, \
+             p99 1.20 ms, on /data (ext4).",
+            "The same promise: none shown faster yet; fdatasync instead of fsync: not settled: 0.900–1.30x (more runs \
+             would tell: --runs 20).",
+            "A different promise: a sync after every 8th of its syncs only: 6.5x faster (6.00–7.00x); but a crash may \
+             lose the last 7 commits the program had made durable.",
+        ],
+        "the open one named is the one with the largest possible gain; the least risky different promise"
+    );
+    let mut settled = yours;
+    settled.alternatives[1] = alternative(Change::Odsync, Shown::Faster, 1.3, 1.5);
+    settled.alternatives[0] = alternative(Change::Fdatasync, Shown::Faster, 1.1, 1.9);
+    let report = TraceReport { replay: Some(settled), ..report(vec![logger()]) };
+    assert_eq!(
+        answer(&report)[1],
+        "The same promise, faster: the file opened with O_DSYNC, no sync call after each write: 1.40x faster (1.30–1.50x).",
+        "the surest gain"
+    );
+    assert!(answer(&TraceReport { replay: None, ..traced }).is_empty(), "no replay, no answer");
+}
+
+fn summary(mean: f64, range: Option<(f64, f64)>) -> Summary {
+    Summary {
+        n: 5,
+        min: mean,
+        max: mean,
+        mean,
+        stddev: 0.0,
+        median: mean,
+        ci95_low: range.map(|r| r.0),
+        ci95_high: range.map(|r| r.1),
+    }
+}
+
+fn alternative(change: Change, shown: Shown, low: f64, high: f64) -> Alternative {
+    Alternative {
         change,
         same_promise: change.same_promise(),
         commits: 1,
-        seconds: Summary {
-            n: 5,
-            min: 1.0,
-            max: 1.0,
-            mean: 1.0,
-            stddev: 0.0,
-            median: 1.0,
-            ci95_low: None,
-            ci95_high: None,
-        },
+        seconds: summary(1.0, None),
         factor: (low + high) / 2.0,
         low,
         high,
         shown,
-    };
+    }
+}
+
+#[test]
+fn alternatives_say_their_promise_and_what_the_race_showed() {
     assert_eq!(
         alternative_line(&alternative(Change::Fdatasync, Shown::Faster, 1.4, 1.6), 5),
         "fdatasync instead of fsync (the same promise): 1.50x faster (1.40–1.60x)"
