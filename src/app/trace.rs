@@ -35,20 +35,27 @@ pub(super) fn trace(args: &TraceArgs) -> Result<ExitCode, UsageError> {
     let calls = folded.replay.clone();
     let mut report = report(folded, command, tracer, directory, ended.as_ref());
     let stopped = ended.as_ref().is_some_and(|e| e.interrupted.is_some());
+    // A replay that fails (a full disk, a call the target refuses) leaves the pattern to
+    // print, and ends with status 1.
+    let mut replay_failed = false;
     if let (Some(plan), Some(calls), false) = (replay_plan, calls, stopped) {
         let on = plan.on.or_else(|| trace_replay::busiest_directory(&report.files));
         match on {
             _ if calls.bytes == 0 && calls.syncs == 0 => {}
-            Some(on) => {
-                report.replay = Some(trace_replay::replay_on(&calls, &on, plan.runs, crate::plan::DEFAULT_SEED)?)
-            }
+            Some(on) => match trace_replay::replay_on(&calls, &on, plan.runs, crate::plan::DEFAULT_SEED) {
+                Ok(figures) => report.replay = Some(figures),
+                Err(UsageError(why)) => {
+                    eprintln!("writebench: {why}");
+                    replay_failed = true;
+                }
+            },
             None => eprintln!("writebench trace: no replay: the directories the program wrote in are gone (--on DIR)"),
         }
     }
     let mut stdout = std::io::stdout().lock();
     let _ = crate::export::trace::render_text(&report, &mut stdout);
     let written = crate::export::write_files(crate::export::TRACE_FORMATS, &report, &args.export.paths());
-    let Some(ended) = ended else { return Ok(ExitCode::from(if written { 0 } else { 1 })) };
+    let Some(ended) = ended else { return Ok(ExitCode::from(if written && !replay_failed { 0 } else { 1 })) };
     if let Some(signal) = ended.interrupted {
         return Ok(ExitCode::from(128 + signal as u8));
     }
@@ -58,7 +65,7 @@ pub(super) fn trace(args: &TraceArgs) -> Result<ExitCode, UsageError> {
         eprintln!("writebench: the program {words}; what it wrote until then is above");
         return Ok(ExitCode::from(1));
     }
-    Ok(ExitCode::from(if written { 0 } else { 1 }))
+    Ok(ExitCode::from(if written && !replay_failed { 0 } else { 1 }))
 }
 
 /// How the traced program ended.

@@ -70,10 +70,13 @@ pub(super) fn replay_on(calls: &Replay, on: &Path, runs: usize, seed: u64) -> Re
                 if round == 0 { " (warm-up)" } else { "" },
                 n
             );
-            replay::prepare(&candidate.calls, &scratch, seed)
-                .map_err(|e| UsageError(format!("the replay's files: {e}")))?;
-            let done = replay::run(&candidate.calls, &scratch, seed)
-                .map_err(|e| UsageError(format!("the replay failed: {e}")))?;
+            // The progress line ends before a failure's own line.
+            let failed = |what: &str, e: crate::error::CallError| {
+                eprintln!();
+                UsageError(format!("{what}: {e}"))
+            };
+            replay::prepare(&candidate.calls, &scratch, seed).map_err(|e| failed("the replay's files", e))?;
+            let done = replay::run(&candidate.calls, &scratch, seed).map_err(|e| failed("the replay failed", e))?;
             if round > 0 {
                 candidate.seconds.push(done.seconds);
                 candidate.commit_seconds.extend(done.commit_seconds);
