@@ -417,3 +417,34 @@ fn a_replay_that_fails_keeps_the_pattern() {
     assert!(!stdout.contains("Answer"), "no replay, no Answer: {stdout}");
     assert_eq!(common::entries(&small.path()), Vec::<String>::new(), "the scratch directory is gone");
 }
+
+/// `--with-gaps` keeps the program's pauses between its calls (its own work, its waits);
+/// without it the calls run at full speed.
+#[test]
+fn with_gaps_the_replay_keeps_the_programs_pauses() {
+    let dir = tempfile::tempdir().unwrap();
+    let program = ["sh", "-c", "echo a > f; sleep 0.4; echo b >> f"];
+    let seconds = |extra: &[&str]| {
+        let mut command: Vec<&str> = vec!["--runs", "2"];
+        command.extend_from_slice(extra);
+        let json = dir.path().join("gaps.json");
+        let output = Command::new(env!("CARGO_BIN_EXE_writebench"))
+            .current_dir(dir.path())
+            .args(["trace", "--export-json", json.to_str().unwrap()])
+            .args(&command)
+            .arg("--")
+            .args(program)
+            .output()
+            .unwrap();
+        assert!(output.status.success(), "{}", String::from_utf8_lossy(&output.stderr));
+        let pattern = read_json(&json);
+        (pattern["replay"]["seconds"]["min"].as_f64().unwrap(), pattern["replay"]["with_gaps"].as_bool())
+    };
+    let (paced, flag) = seconds(&["--with-gaps"]);
+    assert!(paced >= 0.4, "the 0.4 s pause kept: {paced} s");
+    assert_eq!(flag, Some(true));
+    // Full speed: the writes alone, far below the pause however busy the machine is.
+    let (full, flag) = seconds(&[]);
+    assert!(full < paced, "{full} s at full speed, {paced} s with the pauses");
+    assert_eq!(flag, None, "with_gaps is left out when false");
+}

@@ -42,13 +42,15 @@ pub(super) fn trace(args: &TraceArgs) -> Result<ExitCode, UsageError> {
         let on = plan.on.or_else(|| trace_replay::busiest_directory(&report.files));
         match on {
             _ if calls.bytes == 0 && calls.syncs == 0 => {}
-            Some(on) => match trace_replay::replay_on(&calls, &on, plan.runs, crate::plan::DEFAULT_SEED) {
-                Ok(figures) => report.replay = Some(figures),
-                Err(UsageError(why)) => {
-                    eprintln!("writebench: {why}");
-                    replay_failed = true;
+            Some(on) => {
+                match trace_replay::replay_on(&calls, &on, plan.runs, crate::plan::DEFAULT_SEED, plan.with_gaps) {
+                    Ok(figures) => report.replay = Some(figures),
+                    Err(UsageError(why)) => {
+                        eprintln!("writebench: {why}");
+                        replay_failed = true;
+                    }
                 }
-            },
+            }
             None => eprintln!("writebench trace: no replay: the directories the program wrote in are gone (--on DIR)"),
         }
     }

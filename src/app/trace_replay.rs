@@ -43,7 +43,13 @@ struct Candidate {
 /// Replays `calls` (the program's way) and every change that applies, in alternating
 /// rounds: one untimed warm-up round, then `runs` timed ones, each candidate once a
 /// round, the order turned by one each round, so that drift falls on all alike.
-pub(super) fn replay_on(calls: &Replay, on: &Path, runs: usize, seed: u64) -> Result<ReplayFigures, UsageError> {
+pub(super) fn replay_on(
+    calls: &Replay,
+    on: &Path,
+    runs: usize,
+    seed: u64,
+    gaps: bool,
+) -> Result<ReplayFigures, UsageError> {
     crate::measure::signals::install()
         .map_err(|e| UsageError(format!("cannot install signal handlers: {}", crate::error::plain(&e))))?;
     let scratch = crate::measure::signals::create_scratch(|| Scratch::create(on), Scratch::path).map_err(|e| {
@@ -76,7 +82,8 @@ pub(super) fn replay_on(calls: &Replay, on: &Path, runs: usize, seed: u64) -> Re
                 UsageError(format!("{what}: {e}"))
             };
             replay::prepare(&candidate.calls, &scratch, seed).map_err(|e| failed("the replay's files", e))?;
-            let done = replay::run(&candidate.calls, &scratch, seed).map_err(|e| failed("the replay failed", e))?;
+            let done =
+                replay::run(&candidate.calls, &scratch, seed, gaps).map_err(|e| failed("the replay failed", e))?;
             if round > 0 {
                 candidate.seconds.push(done.seconds);
                 candidate.commit_seconds.extend(done.commit_seconds);
@@ -88,7 +95,7 @@ pub(super) fn replay_on(calls: &Replay, on: &Path, runs: usize, seed: u64) -> Re
     let yours = candidates.remove(0);
     let mut alternatives: Vec<Alternative> = candidates.iter().filter_map(|c| against(&yours, c)).collect();
     alternatives.sort_by_key(|a| !a.same_promise);
-    Ok(figures(yours, calls, on, runs, alternatives))
+    Ok(ReplayFigures { with_gaps: gaps, ..figures(yours, calls, on, runs, alternatives) })
 }
 
 /// An alternative against the program's way, by the Answer's test.
@@ -147,5 +154,6 @@ fn figures(
         commit_p50: quantile(0.5),
         commit_p99: quantile(0.99),
         alternatives,
+        with_gaps: false,
     }
 }

@@ -52,8 +52,13 @@ pub struct TraceArgs {
     pub size: String,
 
     /// Only the pattern: no replay.
-    #[arg(long, conflicts_with_all = ["on"])]
+    #[arg(long, conflicts_with_all = ["on", "with_gaps"])]
     pub no_replay: bool,
+
+    /// Replay with the program's recorded pauses between its calls (its own work, its
+    /// waits), not at full speed.
+    #[arg(long)]
+    pub with_gaps: bool,
 
     #[command(flatten)]
     pub export: ExportArgs<TraceExports>,
@@ -70,6 +75,7 @@ pub struct ReplayPlan {
     pub on: Option<PathBuf>,
     pub runs: usize,
     pub size: u64,
+    pub with_gaps: bool,
 }
 
 /// What to trace, validated.
@@ -94,7 +100,7 @@ impl TraceArgs {
         if size == 0 {
             return Err(UsageError("--size: give more than 0 bytes".into()));
         }
-        Ok(Some(ReplayPlan { on: self.on.clone(), runs: self.runs as usize, size }))
+        Ok(Some(ReplayPlan { on: self.on.clone(), runs: self.runs as usize, size, with_gaps: self.with_gaps }))
     }
 
     pub fn source(&self) -> Result<TraceSource, UsageError> {

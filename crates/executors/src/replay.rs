@@ -162,8 +162,10 @@ struct Shared<'a> {
 }
 
 /// Makes the calls of `replay` in `scratch` (prepared by [`prepare`]); the files are left
-/// for the caller to remove or check.
-pub fn run(replay: &Replay, scratch: &Scratch, seed: u64) -> Result<ReplayRun, CallError> {
+/// for the caller to remove or check. With `gaps`, each call waits until as long after
+/// the start line as it came after the trace's first (the program's pauses kept).
+pub fn run(replay: &Replay, scratch: &Scratch, seed: u64, gaps: bool) -> Result<ReplayRun, CallError> {
+    let origin = replay.threads.iter().flatten().map(|c| c.at).fold(f64::INFINITY, f64::min);
     let slots = replay.threads.iter().flatten().filter_map(|c| c.op.slot()).max().map_or(0, |s| s as usize + 1);
     let largest = replay
         .threads
@@ -193,8 +195,13 @@ pub fn run(replay: &Replay, scratch: &Scratch, seed: u64) -> Result<ReplayRun, C
                 let (shared, waits, start_line) = (&shared, &waits, &start_line);
                 scope.spawn(move || {
                     start_line.wait();
+                    let begun = Instant::now();
                     let mut run = ReplayRun::default();
                     for (i, call) in shared.replay.threads[t].iter().enumerate() {
+                        if gaps {
+                            let due = begun + std::time::Duration::from_secs_f64((call.at - origin).max(0.0));
+                            std::thread::sleep(due.saturating_duration_since(Instant::now()));
+                        }
                         if let Err(error) =
                             shared.call(&call.op, waits.structural[t][i], waits.slot_before[t][i], &mut run)
                         {
@@ -410,7 +417,7 @@ mod tests {
     use super::*;
 
     fn calls(ops: Vec<(u64, Op)>) -> Vec<Call> {
-        ops.into_iter().map(|(order, op)| Call { order, op }).collect()
+        ops.into_iter().map(|(order, op)| Call { order, at: 0.0, op }).collect()
     }
 
     fn write(slot: u32, kind: WriteKind, bytes: u64, offset: Option<u64>) -> Op {
@@ -444,7 +451,7 @@ mod tests {
         for _ in 0..2 {
             prepare(&replay, &scratch, 7).unwrap();
             assert_eq!(std::fs::metadata(scratch.path().join("f1")).unwrap().len(), 100, "as it stood before");
-            let run = run(&replay, &scratch, 7).unwrap();
+            let run = run(&replay, &scratch, 7, false).unwrap();
             assert_eq!((run.bytes, run.commits, run.commit_seconds.len()), (510, 1, 1));
             assert!(run.seconds > 0.0);
             assert!(!scratch.path().join("f0").exists(), "renamed");
@@ -481,7 +488,7 @@ mod tests {
         };
         for _ in 0..20 {
             prepare(&replay, &scratch, 1).unwrap();
-            let run = run(&replay, &scratch, 1).unwrap();
+            let run = run(&replay, &scratch, 1, false).unwrap();
             assert_eq!((run.bytes, run.commits), (32 * chunk, 1));
             assert_eq!(std::fs::metadata(scratch.path().join("f0")).unwrap().len(), 32 * chunk);
         }
@@ -503,7 +510,7 @@ mod tests {
             cut: false,
         };
         prepare(&replay, &scratch, 1).unwrap();
-        let error = run(&replay, &scratch, 1).unwrap_err().to_string();
+        let error = run(&replay, &scratch, 1, false).unwrap_err().to_string();
         assert!(error.contains("open f0"), "{error}");
     }
 }

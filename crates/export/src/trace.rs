@@ -358,9 +358,14 @@ pub fn replay_line(replay: &ReplayFigures) -> String {
         }
     };
     let cut = if replay.cut { ", the program's calls up to --size" } else { "" };
+    let pace = if replay.with_gaps {
+        "with its recorded pauses between them"
+    } else {
+        "at full speed, its own work between them left out"
+    };
     format!(
-        "Your way, replayed on {} ({}): {rate}. The program's calls made again at full speed, its own work \
-         between them left out: {} runs of {} calls on {} file{} by {} thread{} ({}, {} commit{}{cut}).",
+        "Your way, replayed on {} ({}): {rate}. The program's calls made again {pace}: {} runs of {} calls on \
+         {} file{} by {} thread{} ({}, {} commit{}{cut}).",
         replay.on,
         replay.fs_type,
         replay.runs,

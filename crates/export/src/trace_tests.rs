@@ -145,6 +145,7 @@ fn the_answer_says_the_programs_way_the_best_same_promise_and_the_different_one(
             alternative(Change::Group(8), Shown::Faster, 6.0, 7.0),
             alternative(Change::SyncAtEnd, Shown::Faster, 40.0, 50.0),
         ],
+        with_gaps: false,
     };
     let traced = TraceReport { replay: Some(yours.clone()), ..report(vec![logger()]) };
     assert_eq!(

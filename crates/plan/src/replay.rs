@@ -39,6 +39,8 @@ pub struct ReplayFile {
 #[derive(Debug, Clone, PartialEq)]
 pub struct Call {
     pub order: u64,
+    /// When it was made, in seconds from the trace's first call (`--with-gaps`).
+    pub at: f64,
     pub op: Op,
 }
 

@@ -227,11 +227,11 @@ fn preallocate(replay: &mut Replay) -> bool {
                 Op::Open { slot, .. } => grows.remove(&slot).filter(|&bytes| bytes > 0).map(|bytes| (slot, bytes)),
                 _ => None,
             };
-            let order = call.order;
+            let (order, at) = (call.order, call.at);
             with.push(call);
             if let Some((slot, length)) = reserve {
                 // Right after its open, in the same place of the trace's order.
-                with.push(Call { order, op: Op::Allocate { slot, keep_size: true, offset: 0, length } });
+                with.push(Call { order, at, op: Op::Allocate { slot, keep_size: true, offset: 0, length } });
                 any = true;
             }
         }
@@ -277,13 +277,13 @@ mod tests {
     /// A logger: open O_APPEND, then `records` × (a 300 B write, an fsync), close.
     fn logger(records: u64) -> Replay {
         let mut calls =
-            vec![Call { order: 0, op: Op::Open { file: 0, slot: 0, flags: libc::O_CREAT | libc::O_APPEND } }];
+            vec![Call { order: 0, at: 0.0, op: Op::Open { file: 0, slot: 0, flags: libc::O_CREAT | libc::O_APPEND } }];
         for r in 0..records {
             let write = Op::Write { slot: 0, kind: WriteKind::Write, bytes: 300, offset: None, buffers: 1, rwf: 0 };
-            calls.push(Call { order: 1 + 2 * r, op: write });
-            calls.push(Call { order: 2 + 2 * r, op: Op::Sync { slot: 0, kind: SyncKind::Fsync } });
+            calls.push(Call { order: 1 + 2 * r, at: 0.0, op: write });
+            calls.push(Call { order: 2 + 2 * r, at: 0.0, op: Op::Sync { slot: 0, kind: SyncKind::Fsync } });
         }
-        calls.push(Call { order: 1000, op: Op::Close { slot: 0 } });
+        calls.push(Call { order: 1000, at: 0.0, op: Op::Close { slot: 0 } });
         Replay {
             files: vec![ReplayFile { name: "/log".into(), before: 0 }],
             threads: vec![calls],
@@ -333,10 +333,10 @@ mod tests {
         };
         let mut calls = vec![replay.threads[0][0].clone()];
         for i in 0..4 {
-            calls.push(Call { order: 1 + i, op: write(i * 4096) });
+            calls.push(Call { order: 1 + i, at: 0.0, op: write(i * 4096) });
         }
-        calls.push(Call { order: 10, op: write(100_000) });
-        calls.push(Call { order: 11, op: Op::Sync { slot: 0, kind: SyncKind::Fsync } });
+        calls.push(Call { order: 10, at: 0.0, op: write(100_000) });
+        calls.push(Call { order: 11, at: 0.0, op: Op::Sync { slot: 0, kind: SyncKind::Fsync } });
         replay.threads[0] = calls;
         let larger = apply(&replay, Change::LargerCalls).unwrap();
         let writes: Vec<(u64, Option<u64>)> = larger.threads[0]

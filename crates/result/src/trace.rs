@@ -77,6 +77,10 @@ pub struct ReplayFigures {
     pub commit_p50: Option<f64>,
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub commit_p99: Option<f64>,
+    /// The calls kept the program's recorded pauses between them (`--with-gaps`); else
+    /// they ran at full speed.
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub with_gaps: bool,
     /// The other ways raced against the program's, in alternating rounds, each against
     /// it by the Answer's test (docs/answer.md): same promise first.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]

@@ -105,7 +105,10 @@ impl Fold {
 
     fn call(&mut self, call: &Call) {
         let time = call.time.unwrap_or(0.0);
-        self.first.get_or_insert((time, call.tid));
+        let (start, _) = *self.first.get_or_insert((time, call.tid));
+        if let Some(sequence) = &mut self.sequence {
+            sequence.now = time - start;
+        }
         self.last = self.last.max(time + call.seconds.unwrap_or(0.0));
         self.calls += 1;
         // Every AT_FDCWD strace names is the process's working directory at that call.

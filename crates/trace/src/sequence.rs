@@ -19,6 +19,8 @@ pub struct Sequence {
     bytes: u64,
     syncs: u64,
     cut: bool,
+    /// When the call being read was made, from the trace's first (set by the fold).
+    pub now: f64,
 }
 
 /// The open flags a replay makes again, from strace's names.
@@ -52,8 +54,8 @@ impl Sequence {
             return;
         }
         self.order += 1;
-        let order = self.order;
-        self.threads.entry(tid).or_default().push(Call { order, op });
+        let (order, at) = (self.order, self.now);
+        self.threads.entry(tid).or_default().push(Call { order, at, op });
     }
 
     fn file(&mut self, path: &str) -> FileId {
