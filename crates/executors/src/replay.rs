@@ -123,17 +123,10 @@ struct Waits {
 }
 
 fn waits(replay: &Replay, slots: usize) -> Waits {
-    let mut all: Vec<(u64, usize, usize)> = Vec::new();
-    for (t, calls) in replay.threads.iter().enumerate() {
-        for (i, call) in calls.iter().enumerate() {
-            all.push((call.order, t, i));
-        }
-    }
-    all.sort_unstable();
     let mut structural: Vec<Vec<u64>> = replay.threads.iter().map(|c| vec![0; c.len()]).collect();
     let mut slot_before: Vec<Vec<u64>> = structural.clone();
     let (mut ordering, mut per_slot) = (0u64, vec![0u64; slots]);
-    for (_, t, i) in all {
+    for (t, i) in replay.in_order() {
         let op = &replay.threads[t][i].op;
         structural[t][i] = ordering;
         if op.orders() {

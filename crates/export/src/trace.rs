@@ -9,12 +9,12 @@ use std::io::{self, Write};
 
 use html_escape::encode_text as text;
 
-use plan::numbers::{gbps, per_second, seconds, thousands};
+use plan::numbers::{seconds, thousands};
 use plan::units::format_size;
 use result::trace::{FilePattern, Made, Offsets, ReplayFigures, Spread, SyncCall, TraceReport};
 
 pub use crate::trace_answer::{alternative_line, answer};
-use crate::trace_words::{COMMITS, call_name, plural, sync_name, with_range};
+use crate::trace_words::{call_name, plural, rate, sync_name};
 
 /// Files shown on the terminal; the exports hold every one.
 const SHOWN: usize = 10;
@@ -334,29 +334,7 @@ fn preallocation(file: &FilePattern) -> Option<String> {
 
 /// The replay of the program's calls, in one sentence.
 pub fn replay_line(replay: &ReplayFigures) -> String {
-    // A program that commits often is read in commits a second; one that syncs once or
-    // a few times, in bytes a second (the syncs inside its time).
-    let rate = match replay.commits_per_second.as_ref().filter(|_| replay.commits >= COMMITS) {
-        Some(commits) => {
-            let p99 = replay.commit_p99.map(|p| format!(", p99 {}", seconds(p))).unwrap_or_default();
-            let p50 = replay.commit_p50.map(|p| format!(", a commit {}{p99}", seconds(p))).unwrap_or_default();
-            format!("{} commits/s{p50}; {}", with_range(commits, per_second), gbps(replay.bytes_per_second.mean))
-        }
-        None => {
-            let rate = &replay.bytes_per_second;
-            match (rate.ci95_low, rate.ci95_high) {
-                (Some(low), Some(high)) => {
-                    format!(
-                        "{} ({}–{})",
-                        gbps(rate.mean),
-                        plan::numbers::three_digits(low / 1e9),
-                        plan::numbers::three_digits(high / 1e9)
-                    )
-                }
-                _ => gbps(rate.mean),
-            }
-        }
-    };
+    let figure = rate(replay, true);
     let cut = if replay.cut { ", the program's calls up to --size" } else { "" };
     let pace = if replay.with_gaps {
         "with its recorded pauses between them"
@@ -364,7 +342,7 @@ pub fn replay_line(replay: &ReplayFigures) -> String {
         "at full speed, its own work between them left out"
     };
     format!(
-        "Your way, replayed on {} ({}): {rate}. The program's calls made again {pace}: {} runs of {} calls on \
+        "Your way, replayed on {} ({}): {figure}. The program's calls made again {pace}: {} runs of {} calls on \
          {} file{} by {} thread{} ({}, {} commit{}{cut}).",
         replay.on,
         replay.fs_type,

@@ -2,12 +2,12 @@
 //! program's way in a phrase with its replayed rate, each other way with its promise
 //! (or what it risks) and what the race showed of it.
 
-use plan::numbers::{factor, gbps, per_second, seconds, thousands, three_digits};
+use plan::numbers::{factor, thousands, three_digits};
 use plan::replay_changes::{Change, LARGER};
 use plan::units::format_size;
-use result::trace::{Alternative, FilePattern, Made, ReplayFigures, Shown, SyncCall, TraceReport};
+use result::trace::{Alternative, FilePattern, Made, Shown, SyncCall, TraceReport};
 
-use crate::trace_words::{COMMITS, call_name, plural, sync_name, with_range};
+use crate::trace_words::{call_name, plural, rate, sync_name};
 
 /// The Answer in the program's terms (docs/trace.md): its way and its rate here; the
 /// best way shown that keeps its promise (or why none is); the best that does not, with
@@ -18,8 +18,13 @@ pub fn answer(report: &TraceReport) -> Vec<String> {
         1 => String::new(),
         n => format!(" (and {} more file{})", thousands(n as u64 - 1), plural(n as u64 - 1)),
     };
-    let mut lines =
-        vec![format!("Your way: {}{more}: {}, on {} ({}).", what(main), rate(replay), replay.on, replay.fs_type)];
+    let mut lines = vec![format!(
+        "Your way: {}{more}: {}, on {} ({}).",
+        what(main),
+        rate(replay, false),
+        replay.on,
+        replay.fs_type
+    )];
     let same: Vec<&Alternative> = replay.alternatives.iter().filter(|a| a.same_promise).collect();
     let faster = same.iter().filter(|a| a.shown == Shown::Faster).max_by(|a, b| a.low.total_cmp(&b.low));
     let open = same.iter().filter(|a| a.shown == Shown::NotSettled).max_by(|a, b| a.high.total_cmp(&b.high));
@@ -79,17 +84,6 @@ fn what(file: &FilePattern) -> String {
     };
     let threads = if file.threads > 1 { format!(" by {} threads", file.threads) } else { String::new() };
     format!("{size} {place} ({call}){threads}{new}, {sync}")
-}
-
-/// The replay's figure: commits a second for a program that commits often, else bytes.
-fn rate(replay: &ReplayFigures) -> String {
-    match replay.commits_per_second.as_ref().filter(|_| replay.commits >= COMMITS) {
-        Some(commits) => {
-            let p99 = replay.commit_p99.map(|p| format!(", p99 {}", seconds(p))).unwrap_or_default();
-            format!("{} commits/s{p99}", with_range(commits, per_second))
-        }
-        None => gbps(replay.bytes_per_second.mean),
-    }
 }
 
 /// What a change does, in words.

@@ -1,8 +1,9 @@
 //! The names and small forms `writebench trace`'s words share (`export::trace`, its
 //! pattern; `export::trace_answer`, its Answer and race).
 
+use plan::numbers::{gbps, per_second, seconds, three_digits};
 use result::Summary;
-use result::trace::{SyncCall, WriteCall};
+use result::trace::{ReplayFigures, SyncCall, WriteCall};
 
 pub(crate) fn call_name(call: WriteCall) -> &'static str {
     match call {
@@ -43,3 +44,33 @@ pub(crate) fn with_range(summary: &Summary, unit: fn(f64) -> String) -> String {
 
 /// From this many commits a run, a replay's figure is its commits a second.
 pub(crate) const COMMITS: u64 = 10;
+
+/// The replay's figure: a program that commits often (10 times a run or more) is read in
+/// commits a second with its p99 (and, `detail`, the median commit and the bytes); one
+/// that syncs once or a few times in bytes a second, the syncs inside its time (with its
+/// interval, `detail`).
+pub(crate) fn rate(replay: &ReplayFigures, detail: bool) -> String {
+    match replay.commits_per_second.as_ref().filter(|_| replay.commits >= COMMITS) {
+        Some(commits) => {
+            let p99 = replay.commit_p99.map(|p| format!(", p99 {}", seconds(p))).unwrap_or_default();
+            match (detail, replay.commit_p50) {
+                (true, Some(p50)) => format!(
+                    "{} commits/s, a commit {}{p99}; {}",
+                    with_range(commits, per_second),
+                    seconds(p50),
+                    gbps(replay.bytes_per_second.mean)
+                ),
+                _ => format!("{} commits/s{p99}", with_range(commits, per_second)),
+            }
+        }
+        None => {
+            let bytes = &replay.bytes_per_second;
+            match (detail, bytes.ci95_low, bytes.ci95_high) {
+                (true, Some(low), Some(high)) => {
+                    format!("{} ({}–{})", gbps(bytes.mean), three_digits(low / 1e9), three_digits(high / 1e9))
+                }
+                _ => gbps(bytes.mean),
+            }
+        }
+    }
+}

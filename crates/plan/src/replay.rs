@@ -9,6 +9,20 @@
 //! Writes and syncs of different threads otherwise run as they come: two threads that
 //! wrote at once write at once.
 
+impl Replay {
+    /// Every call in the trace's order, as (thread, index in the thread).
+    pub fn in_order(&self) -> Vec<(usize, usize)> {
+        let mut all: Vec<(u64, usize, usize)> = Vec::new();
+        for (t, calls) in self.threads.iter().enumerate() {
+            for (i, call) in calls.iter().enumerate() {
+                all.push((call.order, t, i));
+            }
+        }
+        all.sort_unstable();
+        all.into_iter().map(|(_, t, i)| (t, i)).collect()
+    }
+}
+
 /// One file of the program's, by index.
 pub type FileId = u32;
 /// One open of a file (a descriptor), by index: every open is a slot of its own.

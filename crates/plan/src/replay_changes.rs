@@ -98,24 +98,12 @@ fn map_ops(replay: &mut Replay, change: impl Fn(&Op) -> Option<Op>) -> bool {
     any
 }
 
-/// Every call in the trace's order, as (thread, index).
-fn in_order(replay: &Replay) -> Vec<(usize, usize)> {
-    let mut all: Vec<(u64, usize, usize)> = Vec::new();
-    for (t, calls) in replay.threads.iter().enumerate() {
-        for (i, call) in calls.iter().enumerate() {
-            all.push((call.order, t, i));
-        }
-    }
-    all.sort_unstable();
-    all.into_iter().map(|(_, t, i)| (t, i)).collect()
-}
-
 /// O_DSYNC for each descriptor whose every durable sync follows exactly one write, and
 /// that was not already synced by its flags.
 fn odsync(replay: &mut Replay) -> bool {
     let mut writes_since: HashMap<Slot, u32> = HashMap::new();
     let mut fits: HashMap<Slot, bool> = HashMap::new();
-    for (t, i) in in_order(replay) {
+    for (t, i) in replay.in_order() {
         match &replay.threads[t][i].op {
             Op::Open { slot, flags, .. } => {
                 fits.insert(*slot, flags & (libc::O_SYNC | libc::O_DSYNC) == 0);
@@ -204,7 +192,7 @@ fn larger_calls(replay: &mut Replay) -> bool {
 fn preallocate(replay: &mut Replay) -> bool {
     let mut grows: HashMap<Slot, u64> = HashMap::new();
     let mut appends: HashMap<Slot, bool> = HashMap::new();
-    for (t, i) in in_order(replay) {
+    for (t, i) in replay.in_order() {
         match &replay.threads[t][i].op {
             Op::Open { slot, flags, .. } => {
                 appends.insert(*slot, flags & libc::O_APPEND != 0);
@@ -253,7 +241,7 @@ fn thin_syncs(replay: &mut Replay, keep: impl Fn(usize, usize) -> bool) -> bool 
     }
     let mut seen: HashMap<Slot, usize> = HashMap::new();
     let mut drop: Vec<(usize, usize)> = Vec::new();
-    for (t, i) in in_order(replay) {
+    for (t, i) in replay.in_order() {
         if let Op::Sync { slot, kind: SyncKind::Fsync | SyncKind::Fdatasync } = replay.threads[t][i].op {
             let index = seen.entry(slot).or_default();
             if !keep(*index, count[&slot]) {
