@@ -138,6 +138,27 @@ fn preallocation_unnamed_files_mappings_and_io_uring() {
 }
 
 #[test]
+fn a_replay_keeps_a_prefix_of_the_calls() {
+    let mut log =
+        String::from("1 1.0 openat(AT_FDCWD</w>, \"f\", O_WRONLY|O_CREAT|O_TRUNC, 0644) = 3</w/f> <0.00001>\n");
+    for i in 0..10 {
+        log += &format!("1 1.{i} write(3</w/f>, \"\"..., 100) = 100 <0.00001>\n1 1.{i}5 fsync(3</w/f>) = 0 <0.001>\n");
+    }
+    let mut reader = Reader::default();
+    let mut fold = Fold::new(Some("/w")).recording(Some(450));
+    for line in log.lines() {
+        if let Some(event) = reader.line(line) {
+            fold.event(event);
+        }
+    }
+    let folded = fold.finish();
+    let replay = folded.replay.unwrap();
+    assert!(replay.cut);
+    assert_eq!((replay.bytes, replay.syncs), (500, 5), "the write that reached --size is the last");
+    assert_eq!(folded.files[0].bytes, 1000, "the pattern has them all");
+}
+
+#[test]
 fn processes_offsets_after_seeks_and_a_stdout_redirected_to_a_file() {
     let folded = fold(
         r#"1 1.0 clone(child_stack=NULL, flags=CLONE_CHILD_CLEARTID|CLONE_CHILD_SETTID|SIGCHLD, child_tidptr=0x7f) = 2 <0.0001>

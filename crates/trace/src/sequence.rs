@@ -7,6 +7,10 @@ use std::collections::{BTreeMap, BTreeSet, HashMap};
 use plan::replay::{Call, FileId, Op, Replay, ReplayFile, Slot, SyncKind, WriteKind};
 use result::trace::WriteCall;
 
+/// The most calls a replay keeps, whatever `--size` allows: a program of 1-byte writes
+/// would otherwise hold hundreds of millions (each call is about 48 bytes here).
+pub const MAX_CALLS: u64 = 4_000_000;
+
 #[derive(Debug, Default)]
 pub struct Sequence {
     limit: Option<u64>,
@@ -50,6 +54,9 @@ impl Sequence {
     }
 
     fn push(&mut self, tid: u32, op: Op) {
+        if self.order >= MAX_CALLS {
+            self.cut = true;
+        }
         if self.cut {
             return;
         }
