@@ -18,6 +18,7 @@ use std::time::Instant;
 use error::CallError;
 use measure::source::{PERIOD, Source};
 use measure::target::Scratch;
+use plan::FileState;
 use plan::replay::{Op, Replay, SyncKind, WriteKind};
 
 /// One replay's figures.
@@ -85,31 +86,14 @@ impl Drop for Data {
 }
 
 /// Brings each file to its size before the program (untimed): absent, or written and
-/// synced; the directory synced.
+/// synced as a run's `overwrite` file is (`Scratch::prepare`); the directory synced.
 pub fn prepare(replay: &Replay, scratch: &Scratch, seed: u64) -> Result<(), CallError> {
-    let largest = replay.files.iter().map(|f| f.before).max().unwrap_or(0).min(PERIOD as u64);
-    let data = Data::new(seed, largest);
     for (id, file) in replay.files.iter().enumerate() {
         let name = name(id as u32);
         scratch.remove(&name).map_err(|e| CallError::new(format!("unlink {name}"), e))?;
-        if file.before == 0 {
-            continue;
+        if file.before > 0 {
+            scratch.prepare(&name, FileState::Overwrite, file.before, seed)?;
         }
-        let fd = scratch.create_empty(&name).map_err(|e| CallError::new(format!("create {name}"), e))?;
-        let mut written = 0u64;
-        while written < file.before {
-            let n = (file.before - written).min(PERIOD as u64) as usize;
-            // SAFETY: `n` bytes from the data buffer into our own descriptor.
-            let done = unsafe {
-                libc::pwrite(std::os::fd::AsRawFd::as_raw_fd(&fd), data.at(written).cast(), n, written as i64)
-            };
-            if done <= 0 {
-                return Err(failed(&format!("pwrite {name}")));
-            }
-            written += done as u64;
-        }
-        measure::fd::fsync(std::os::fd::AsRawFd::as_raw_fd(&fd))
-            .map_err(|e| CallError::new(format!("fsync {name}"), e))?;
     }
     scratch.sync_dir().map_err(|e| CallError::new("fsync of the scratch directory".to_string(), e))
 }
