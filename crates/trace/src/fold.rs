@@ -69,6 +69,8 @@ pub struct Fold {
     exit: Option<String>,
     /// Where writebench's own standard output and error go: the program inherits them.
     outputs: Vec<String>,
+    /// The directories of the files written, under every name they had.
+    directories: BTreeSet<String>,
     sequence: Option<Sequence>,
 }
 
@@ -252,6 +254,7 @@ impl Fold {
         }
         let shaping: BTreeSet<String> = flags.into_iter().filter(|f| SHAPING.contains(&f.as_str())).collect();
         self.only_read.remove(&path);
+        self.directories.insert(parent(&path).to_string());
         if let Some(sequence) = &mut self.sequence {
             sequence.open(call.tid, key, &path, &shaping);
         }
@@ -363,6 +366,9 @@ impl Fold {
                 sequence.synced_write();
             }
         }
+        if !self.directories.contains(parent(&path)) {
+            self.directories.insert(parent(&path).to_string());
+        }
         // A descriptor the program had before the trace began: never opened here.
         let file = self.files.entry(path).or_insert_with(FileState::open_before);
         file.write(Write {
@@ -392,9 +398,12 @@ impl Fold {
             return;
         }
         let Some(path) = self.path_of(call, 0) else { return };
-        let directory = self.fds.get(&self.key(call, 0)).is_some_and(|fd| fd.directory)
-            || self.files.keys().any(|file| parent(file) == path)
-            || std::path::Path::new(&path).is_dir();
+        // Known from its open where it was opened in the trace; a directory a written file
+        // is in, even one gone since (a log read elsewhere).
+        let directory = match self.fds.get(&self.key(call, 0)) {
+            Some(fd) => fd.directory,
+            None => std::path::Path::new(&path).is_dir(),
+        } || self.directories.contains(&path);
         let key = self.key(call, 0);
         let known = self.files.contains_key(&path);
         if let Some(sequence) = self.sequence.as_mut().filter(|_| directory || known) {

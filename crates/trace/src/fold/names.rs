@@ -4,6 +4,7 @@
 use result::trace::Made;
 
 use super::Fold;
+use crate::paths::parent;
 use crate::strace::{Call, string};
 
 impl Fold {
@@ -48,6 +49,7 @@ impl Fold {
         if let Some(sequence) = &mut self.sequence {
             sequence.rename(tid, from, to);
         }
+        self.directories.insert(parent(to).to_string());
         for fd in self.fds.values_mut().filter(|fd| fd.path == from) {
             fd.path = to.to_string();
         }
