@@ -129,10 +129,6 @@ fn figures(
 ) -> ReplayFigures {
     let seconds = &yours.seconds;
     let summary = |values: &[f64]| Summary::of(values).expect("finite run times");
-    let per_second = |count: u64| -> Option<Summary> {
-        let rates: Vec<f64> = seconds.iter().map(|s| count as f64 / s.max(1e-9)).collect();
-        Summary::of(&rates)
-    };
     yours.commit_seconds.sort_by(f64::total_cmp);
     let commit_seconds = &yours.commit_seconds;
     let quantile = |q: f64| -> Option<f64> {
@@ -150,7 +146,8 @@ fn figures(
         cut: calls.cut,
         seconds: summary(seconds),
         bytes_per_second: Summary::throughput(yours.bytes as f64, seconds).unwrap_or_else(|| summary(seconds)),
-        commits_per_second: (yours.commits > 0).then(|| per_second(yours.commits)).flatten(),
+        // Commits over the mean run time, as bytes are (`Summarize::throughput`).
+        commits_per_second: (yours.commits > 0).then(|| Summary::throughput(yours.commits as f64, seconds)).flatten(),
         commit_p50: quantile(0.5),
         commit_p99: quantile(0.99),
         alternatives,
