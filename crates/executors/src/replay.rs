@@ -166,7 +166,7 @@ pub fn run(replay: &Replay, scratch: &Scratch, seed: u64, gaps: bool) -> Result<
     };
     let waits = waits(replay, slots);
     let start_line = Barrier::new(replay.threads.len() + 1);
-    let (started, runs) = std::thread::scope(|scope| {
+    let runs = std::thread::scope(|scope| {
         let handles: Vec<_> = (0..replay.threads.len())
             .map(|t| {
                 let (shared, waits, start_line) = (&shared, &waits, &start_line);
@@ -186,13 +186,12 @@ pub fn run(replay: &Replay, scratch: &Scratch, seed: u64, gaps: bool) -> Result<
                             break;
                         }
                     }
-                    (Instant::now(), run)
+                    (begun, Instant::now(), run)
                 })
             })
             .collect();
         start_line.wait();
-        let started = Instant::now();
-        (started, handles.into_iter().map(|h| h.join().expect("a replay thread")).collect::<Vec<_>>())
+        handles.into_iter().map(|h| h.join().expect("a replay thread")).collect::<Vec<_>>()
     });
     for fd in &shared.fds {
         let fd = fd.swap(-1, Ordering::SeqCst);
@@ -204,8 +203,11 @@ pub fn run(replay: &Replay, scratch: &Scratch, seed: u64, gaps: bool) -> Result<
     if let Some(error) = shared.error.into_inner().unwrap() {
         return Err(error);
     }
+    // From the first thread past the start line to the last one done: each thread reads
+    // the clock itself, since this thread may be descheduled past a short replay's end.
+    let Some(started) = runs.iter().map(|(begun, _, _)| *begun).min() else { return Ok(ReplayRun::default()) };
     let mut total = ReplayRun::default();
-    for (ended, run) in runs {
+    for (_, ended, run) in runs {
         total.seconds = total.seconds.max(ended.duration_since(started).as_secs_f64());
         total.bytes += run.bytes;
         total.commits += run.commits;
