@@ -448,3 +448,50 @@ fn with_gaps_the_replay_keeps_the_programs_pauses() {
     assert!(full < paced, "{full} s at full speed, {paced} s with the pauses");
     assert_eq!(flag, None, "with_gaps is left out when false");
 }
+
+/// `--crash-check` (docs/trace.md, "Crash check"): each way of making the logger's calls
+/// recorded on a new ext4 and judged by the logger's own promises in simulated power
+/// losses. Its way and fdatasync keep every promise; one sync at the end loses records.
+/// Needs root and /dev/fuse (CI has both): without them it fails, saying so.
+#[test]
+fn the_crash_check_shows_which_ways_keep_the_loggers_promises() {
+    let dir = tempfile::tempdir().unwrap();
+    let json = dir.path().join("pattern.json");
+    let logger = examples().join("logger.py");
+    let output = Command::new(env!("CARGO_BIN_EXE_writebench"))
+        .current_dir(dir.path())
+        .args(["trace", "--crash-check", "--runs", "1", "--export-json", json.to_str().unwrap(), "--"])
+        .args(["python3", logger.to_str().unwrap(), "app.log", "40"])
+        .output()
+        .unwrap();
+    let stderr = String::from_utf8_lossy(&output.stderr);
+    assert!(output.status.success(), "{stderr}");
+    let pattern = read_json(&json);
+    let crash = &pattern["crash"];
+    assert_eq!((crash["fs"].as_str(), crash["promises"].as_u64()), (Some("ext4"), Some(40)), "{crash}");
+    let ways = crash["ways"].as_array().unwrap();
+    let way = |change: Option<&str>| {
+        let found = ways.iter().find(|w| w["change"].as_str() == change);
+        &found.unwrap_or_else(|| panic!("{change:?} not among {ways:?}"))["check"]
+    };
+    for kept in [None, Some("fdatasync")] {
+        let check = way(kept);
+        assert!(check["states"].as_u64().unwrap() >= 10, "{kept:?}: {check}");
+        assert_eq!(check["broken"], 0, "{kept:?}: {check}");
+    }
+    let lost = way(Some("sync-at-end"));
+    assert!(lost["broken"].as_u64().unwrap() > 0, "{lost}");
+    let example = lost["examples"][0].as_str().unwrap();
+    assert!(example.contains("/app.log holds ") && example.contains("bytes promised"), "{example}");
+    let stdout = String::from_utf8_lossy(&output.stdout);
+    assert!(stdout.contains("Crash-checked on ext4: your way and the "), "{stdout}");
+    assert!(stdout.contains("one sync at the end only lost some in "), "{stdout}");
+    assert!(
+        !std::env::temp_dir()
+            .read_dir()
+            .unwrap()
+            .any(|e| { e.unwrap().file_name().to_string_lossy().ends_with(".crash") }),
+        "the ways' files are removed"
+    );
+    assert_eq!(leftovers(), Vec::<String>::new());
+}

@@ -24,6 +24,7 @@ mod report;
 mod run;
 mod start;
 mod trace;
+mod trace_crash;
 mod trace_replay;
 
 /// Runs `command`: its exit status, or the one line of a refusal (exit status 2).
@@ -38,6 +39,7 @@ pub fn dispatch(command: Command) -> Result<ExitCode, UsageError> {
         Command::Lab(args) => lab::lab(&args),
         Command::Crash(args) => crash::crash(&args),
         Command::Trace(args) => trace::trace(&args),
+        Command::TraceCrashReplay(args) => trace_crash::replay_part(&args),
         Command::Completions(args) => Ok(manual::completions(args.shell)),
         Command::Man => Ok(manual::man()),
         Command::Clean(args) => clean::clean(&args),

@@ -15,7 +15,8 @@ use super::trace_replay;
 pub(super) fn trace(args: &TraceArgs) -> Result<ExitCode, UsageError> {
     let replay_plan = args.replay()?;
     let source = args.source()?;
-    let limit = replay_plan.as_ref().map(|plan| plan.size);
+    let crash_fs = if args.crash_check { Some(super::trace_crash::ready()?) } else { None };
+    let limit = args.prefix()?;
     let directory = std::env::current_dir().map(|d| d.to_string_lossy().into_owned()).unwrap_or_default();
     let (folded, command, tracer, directory, ended) = match source {
         TraceSource::Program { command, tracer } => {
@@ -38,12 +39,12 @@ pub(super) fn trace(args: &TraceArgs) -> Result<ExitCode, UsageError> {
     // A replay that fails (a full disk, a call the target refuses) leaves the pattern to
     // print, and ends with status 1.
     let mut replay_failed = false;
-    if let (Some(plan), Some(calls), false) = (replay_plan, calls, stopped) {
+    if let (Some(plan), Some(calls), false) = (replay_plan, &calls, stopped) {
         let on = plan.on.or_else(|| trace_replay::busiest_directory(&report.files));
         match on {
             _ if calls.bytes == 0 && calls.syncs == 0 => {}
             Some(on) => {
-                match trace_replay::replay_on(&calls, &on, plan.runs, crate::plan::DEFAULT_SEED, plan.with_gaps) {
+                match trace_replay::replay_on(calls, &on, plan.runs, crate::plan::DEFAULT_SEED, plan.with_gaps) {
                     Ok(figures) => report.replay = Some(figures),
                     Err(UsageError(why)) => {
                         eprintln!("writebench: {why}");
@@ -52,6 +53,15 @@ pub(super) fn trace(args: &TraceArgs) -> Result<ExitCode, UsageError> {
                 }
             }
             None => eprintln!("writebench trace: no replay: the directories the program wrote in are gone (--on DIR)"),
+        }
+    }
+    if let (Some(fs), Some(calls), false) = (crash_fs, &calls, stopped) {
+        match super::trace_crash::check(fs, calls, crate::plan::DEFAULT_SEED) {
+            Ok(crash) => report.crash = crash,
+            Err(UsageError(why)) => {
+                eprintln!("writebench: {why}");
+                replay_failed = true;
+            }
         }
     }
     let mut stdout = std::io::stdout().lock();
@@ -100,5 +110,6 @@ fn report(
         whole_syncs: folded.whole_syncs,
         complete: ended.is_none_or(|e| e.interrupted.is_none()),
         replay: None,
+        crash: None,
     }
 }

@@ -181,6 +181,7 @@ impl CrashArgs {
                 run_limit: limit("--timeout", &self.timeout)?,
                 check_limit: limit("--check-timeout", &self.check_timeout)?,
                 from: std::env::current_dir().unwrap_or_else(|_| "/".into()),
+                label: None,
             }));
         }
         self.export.check()?;

@@ -133,6 +133,10 @@ pub enum Command {
     /// syncs and what lay between them). Needs strace.
     #[command(after_help = trace::EXAMPLES)]
     Trace(trace::TraceArgs),
+    /// The replay `trace --crash-check` runs in each filesystem it records, and the
+    /// checker of each crash state.
+    #[command(hide = true, name = "trace-crash-replay")]
+    TraceCrashReplay(trace::CrashReplayArgs),
     /// Print a shell completion script: `writebench completions bash > /etc/bash_completion.d/writebench`.
     Completions(CompletionsArgs),
     /// Print the manual page (roff): `writebench man > writebench.1; man -l writebench.1`.

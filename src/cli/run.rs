@@ -597,6 +597,7 @@ mod tests {
             | Command::Lab(_)
             | Command::Crash(_)
             | Command::Trace(_)
+            | Command::TraceCrashReplay(_)
             | Command::Completions(_)
             | Command::Man => {
                 unreachable!("the argv says run")

@@ -13,6 +13,7 @@ Examples:
   writebench trace --export-json pattern.json -- ./mydb load 1GiB
   writebench trace -- sh -c 'gzip -c big > big.gz'      a pipeline: every process is followed
   writebench trace --from-log app.strace                a log of strace -f -yy -ttt -T -o FILE
+  writebench trace --crash-check -- python3 app.py      and every way under simulated power loss (root)
 
 The program runs once, as given (its directory, environment and arguments), under strace,
 which records the calls that shape how it writes: opens and their flags, every write
@@ -47,7 +48,8 @@ pub struct TraceArgs {
     #[arg(long, value_name = "N", default_value_t = 5, value_parser = clap::value_parser!(u32).range(1..=1000))]
     pub runs: u32,
 
-    /// Replay the program's calls up to this many bytes written (a long program's prefix).
+    /// Replay (and crash-check) the program's calls up to this many bytes written (a long
+    /// program's prefix).
     #[arg(long, value_name = "SIZE", default_value = "256MiB")]
     pub size: String,
 
@@ -59,6 +61,12 @@ pub struct TraceArgs {
     /// waits), not at full speed.
     #[arg(long)]
     pub with_gaps: bool,
+
+    /// Also check the program's way and every other way under simulated power loss on
+    /// a new ext4 (as `crash --run`): each is judged by the program's own promises, what
+    /// was durable after each of its syncs. Needs root.
+    #[arg(long)]
+    pub crash_check: bool,
 
     #[command(flatten)]
     pub export: ExportArgs<TraceExports>,
@@ -90,17 +98,28 @@ pub enum TraceSource {
 impl TraceArgs {
     /// The replay asked for (None with --no-replay).
     pub fn replay(&self) -> Result<Option<ReplayPlan>, UsageError> {
+        let size = self.prefix()?;
         if self.no_replay {
             return Ok(None);
         }
         if let Some(on) = self.on.as_ref().filter(|on| !on.is_dir()) {
             return Err(UsageError(format!("--on {}: not a directory", on.display())));
         }
+        let size = size.expect("a prefix for a replay");
+        Ok(Some(ReplayPlan { on: self.on.clone(), runs: self.runs as usize, size, with_gaps: self.with_gaps }))
+    }
+
+    /// The bytes of the program's calls kept as a sequence to make again (the replay's
+    /// and the crash check's): None when neither is asked.
+    pub fn prefix(&self) -> Result<Option<u64>, UsageError> {
+        if self.no_replay && !self.crash_check {
+            return Ok(None);
+        }
         let size = crate::plan::units::parse_size(&self.size).map_err(|e| UsageError(format!("--size: {e}")))?;
         if size == 0 {
             return Err(UsageError("--size: give more than 0 bytes".into()));
         }
-        Ok(Some(ReplayPlan { on: self.on.clone(), runs: self.runs as usize, size, with_gaps: self.with_gaps }))
+        Ok(Some(size))
     }
 
     pub fn source(&self) -> Result<TraceSource, UsageError> {
@@ -127,4 +146,20 @@ impl TraceArgs {
         crate::trace::record::find_program(program).map_err(UsageError)?;
         Ok(TraceSource::Program { command: self.command.clone(), tracer })
     }
+}
+
+/// `trace --crash-check`'s own replay under the crash check, run by it (hidden).
+#[derive(Debug, Args)]
+pub struct CrashReplayArgs {
+    /// `run`: make the calls and print the promises; `check`: read them back.
+    #[arg(value_enum)]
+    pub part: CrashReplayPart,
+    /// The calls, the promises and the seed (JSON, written by `trace --crash-check`).
+    pub file: PathBuf,
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
+pub enum CrashReplayPart {
+    Run,
+    Check,
 }

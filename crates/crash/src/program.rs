@@ -23,6 +23,9 @@ pub struct Program {
     /// The directory writebench was started in (`WB_CRASH_FROM`), where a command's own
     /// scripts are: `--run 'python3 "$WB_CRASH_FROM/app.py"'`.
     pub from: PathBuf,
+    /// What the progress lines call it, when not its command (`trace --crash-check`'s
+    /// ways of making a program's calls).
+    pub label: Option<String>,
 }
 
 /// How the program's recording ended, for the report.

@@ -24,7 +24,7 @@ impl Subject {
     pub fn shown(&self) -> String {
         match self {
             Subject::Workload(workload) => workload.name.clone(),
-            Subject::Program(program) => format!("`{}`", program.run),
+            Subject::Program(program) => program.label.clone().unwrap_or_else(|| format!("`{}`", program.run)),
         }
     }
 }

@@ -8,4 +8,5 @@ pub mod case_runs;
 pub mod op_loops;
 pub mod ranks;
 pub mod replay;
+pub mod replay_check;
 pub mod runtimes;

@@ -10,7 +10,7 @@
 //! last call, and each commit (a durable sync, or a write through O_SYNC/O_DSYNC).
 
 use std::ffi::CString;
-use std::os::fd::RawFd;
+use std::os::fd::{AsRawFd, RawFd};
 use std::sync::atomic::{AtomicBool, AtomicI32, AtomicU64, Ordering};
 use std::sync::{Barrier, Mutex};
 use std::time::Instant;
@@ -18,7 +18,6 @@ use std::time::Instant;
 use error::CallError;
 use measure::source::{PERIOD, Source};
 use measure::target::Scratch;
-use plan::FileState;
 use plan::replay::{Op, Replay, SyncKind, WriteKind};
 
 /// One replay's figures.
@@ -85,15 +84,31 @@ impl Drop for Data {
     }
 }
 
-/// Brings each file to its size before the program (untimed): absent, or written and
-/// synced as a run's `overwrite` file is (`Scratch::prepare`); the directory synced.
+/// Brings each file to its size before the program (untimed): absent, or written with
+/// the replay's own data (the pattern at each offset's place, so that every byte of a
+/// file is what the crash check reads back: `replay_check`) and synced; the directory
+/// synced.
 pub fn prepare(replay: &Replay, scratch: &Scratch, seed: u64) -> Result<(), CallError> {
+    const PIECE: u64 = 1 << 20;
+    let data = Data::new(seed, PIECE);
     for (id, file) in replay.files.iter().enumerate() {
         let name = name(id as u32);
         scratch.remove(&name).map_err(|e| CallError::new(format!("unlink {name}"), e))?;
-        if file.before > 0 {
-            scratch.prepare(&name, FileState::Overwrite, file.before, seed)?;
+        if file.before == 0 {
+            continue;
         }
+        let made = scratch.create_empty(&name).map_err(|e| CallError::new(format!("create {name}"), e))?;
+        let mut at = 0;
+        while at < file.before {
+            let n = (file.before - at).min(PIECE);
+            // SAFETY: `n` bytes from `at`'s place lie inside the data; the descriptor is ours.
+            let done = unsafe { libc::pwrite(made.as_raw_fd(), data.at(at).cast(), n as usize, at as i64) };
+            if done <= 0 {
+                return Err(failed(&format!("write {name}")));
+            }
+            at += done as u64;
+        }
+        measure::fd::fsync(made.as_raw_fd()).map_err(|e| CallError::new(format!("fsync {name}"), e))?;
     }
     scratch.sync_dir().map_err(|e| CallError::new("fsync of the scratch directory".to_string(), e))
 }
@@ -136,12 +151,30 @@ struct Shared<'a> {
     ordered: AtomicU64,
     stop: AtomicBool,
     error: Mutex<Option<CallError>>,
+    /// Each append writes the data of the place it lands (see [`run_with`]).
+    exact_appends: bool,
 }
 
 /// Makes the calls of `replay` in `scratch` (prepared by [`prepare`]); the files are left
 /// for the caller to remove or check. With `gaps`, each call waits until as long after
 /// the start line as it came after the trace's first (the program's pauses kept).
 pub fn run(replay: &Replay, scratch: &Scratch, seed: u64, gaps: bool) -> Result<ReplayRun, CallError> {
+    run_with(replay, scratch, seed, gaps, None)
+}
+
+/// Called before each call with its place in the trace's order (`Call::order`).
+pub type BeforeCall<'a> = &'a (dyn Fn(u64) + Sync);
+
+/// [`run`], calling `before` before each call (the crash check's replay, `replay_check`,
+/// which also needs each append's bytes to be the data of the place it lands: each
+/// append then asks the file's end first, a call more than the program made).
+pub(crate) fn run_with(
+    replay: &Replay,
+    scratch: &Scratch,
+    seed: u64,
+    gaps: bool,
+    before: Option<BeforeCall>,
+) -> Result<ReplayRun, CallError> {
     let origin = replay.threads.iter().flatten().map(|c| c.at).fold(f64::INFINITY, f64::min);
     let slots = replay.threads.iter().flatten().filter_map(|c| c.op.slot()).max().map_or(0, |s| s as usize + 1);
     let largest = replay
@@ -163,6 +196,7 @@ pub fn run(replay: &Replay, scratch: &Scratch, seed: u64, gaps: bool) -> Result<
         ordered: AtomicU64::new(0),
         stop: AtomicBool::new(false),
         error: Mutex::new(None),
+        exact_appends: before.is_some(),
     };
     let waits = waits(replay, slots);
     let start_line = Barrier::new(replay.threads.len() + 1);
@@ -178,6 +212,9 @@ pub fn run(replay: &Replay, scratch: &Scratch, seed: u64, gaps: bool) -> Result<
                         if gaps {
                             let due = begun + std::time::Duration::from_secs_f64((call.at - origin).max(0.0));
                             std::thread::sleep(due.saturating_duration_since(Instant::now()));
+                        }
+                        if let Some(before) = before {
+                            before(call.order);
                         }
                         if let Err(error) =
                             shared.call(&call.op, waits.structural[t][i], waits.slot_before[t][i], &mut run)
@@ -324,7 +361,15 @@ impl Shared<'_> {
         let fd = self.fd(slot);
         let append = self.appends[slot as usize].load(Ordering::SeqCst);
         let position = &self.positions[slot as usize];
-        let at = offset.unwrap_or_else(|| position.load(Ordering::SeqCst));
+        let mut at = offset.unwrap_or_else(|| position.load(Ordering::SeqCst));
+        if append && self.exact_appends {
+            // SAFETY: lseek on the replay's own descriptor.
+            let end = unsafe { libc::lseek(fd, 0, libc::SEEK_END) };
+            if end < 0 {
+                return Err(failed("lseek"));
+            }
+            at = end as u64;
+        }
         let positional = matches!(kind, WriteKind::Pwrite | WriteKind::Pwritev | WriteKind::Pwritev2);
         // The program's write at a place its descriptor was not: it had seeked there.
         if !positional && !append && offset.is_some_and(|o| o != position.load(Ordering::SeqCst)) {

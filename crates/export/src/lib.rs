@@ -22,6 +22,7 @@ pub mod table_compact;
 pub mod text;
 pub mod trace;
 pub mod trace_answer;
+pub mod trace_crash;
 pub mod trace_words;
 pub mod wording;
 

@@ -367,6 +367,9 @@ pub fn notes(report: &TraceReport) -> Vec<String> {
             notes.push(format!("  Instead: {}.", alternative_line(alternative, replay.runs)));
         }
     }
+    if let Some(crash) = &report.crash {
+        notes.extend(crate::trace_crash::crash_lines(crash));
+    }
     if let Some(uring) = &report.io_uring {
         notes.push(format!(
             "io_uring: {} ring{} set up, {} io_uring_enter calls; what went through it is not seen by a system-call \

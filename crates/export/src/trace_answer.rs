@@ -3,11 +3,11 @@
 //! (or what it risks) and what the race showed of it.
 
 use plan::numbers::{factor, thousands, three_digits};
-use plan::replay_changes::{Change, LARGER};
+use plan::replay_changes::Change;
 use plan::units::format_size;
 use result::trace::{Alternative, FilePattern, Made, Shown, SyncCall, TraceReport};
 
-use crate::trace_words::{call_name, plural, rate, sync_name};
+use crate::trace_words::{call_name, change_words, plural, rate, sync_name};
 
 /// The Answer in the program's terms (docs/trace.md): its way and its rate here; the
 /// best way shown that keeps its promise (or why none is); the best that does not, with
@@ -45,6 +45,7 @@ pub fn answer(report: &TraceReport) -> Vec<String> {
         let risk = risk(other.change).unwrap_or_default();
         lines.push(format!("A different promise: {}: {}; but {risk}.", change_words(other.change), shown(other, runs)));
     }
+    lines.extend(report.crash.as_ref().and_then(crate::trace_crash::answer_line));
     lines
 }
 
@@ -84,18 +85,6 @@ fn what(file: &FilePattern) -> String {
     };
     let threads = if file.threads > 1 { format!(" by {} threads", file.threads) } else { String::new() };
     format!("{size} {place} ({call}){threads}{new}, {sync}")
-}
-
-/// What a change does, in words.
-fn change_words(change: Change) -> String {
-    match change {
-        Change::Fdatasync => "fdatasync instead of fsync".to_string(),
-        Change::Odsync => "the file opened with O_DSYNC, no sync call after each write".to_string(),
-        Change::LargerCalls => format!("the writes between two syncs in calls of up to {}", format_size(LARGER)),
-        Change::Preallocate => "the bytes it appends reserved first (fallocate, FALLOC_FL_KEEP_SIZE)".to_string(),
-        Change::Group(n) => format!("a sync after every {n}th of its syncs only"),
-        Change::SyncAtEnd => "one sync at the end only".to_string(),
-    }
 }
 
 /// What a change of promise risks, in words.

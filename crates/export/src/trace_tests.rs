@@ -55,6 +55,7 @@ fn report(files: Vec<FilePattern>) -> TraceReport {
         whole_syncs: 0,
         complete: true,
         replay: None,
+        crash: None,
     }
 }
 

@@ -2,6 +2,8 @@
 //! pattern; `export::trace_answer`, its Answer and race).
 
 use plan::numbers::{gbps, per_second, seconds, three_digits};
+use plan::replay_changes::{Change, LARGER};
+use plan::units::format_size;
 use result::Summary;
 use result::trace::{ReplayFigures, SyncCall, WriteCall};
 
@@ -72,5 +74,17 @@ pub(crate) fn rate(replay: &ReplayFigures, detail: bool) -> String {
                 _ => gbps(bytes.mean),
             }
         }
+    }
+}
+
+/// What a change does, in words.
+pub fn change_words(change: Change) -> String {
+    match change {
+        Change::Fdatasync => "fdatasync instead of fsync".to_string(),
+        Change::Odsync => "the file opened with O_DSYNC, no sync call after each write".to_string(),
+        Change::LargerCalls => format!("the writes between two syncs in calls of up to {}", format_size(LARGER)),
+        Change::Preallocate => "the bytes it appends reserved first (fallocate, FALLOC_FL_KEEP_SIZE)".to_string(),
+        Change::Group(n) => format!("a sync after every {n}th of its syncs only"),
+        Change::SyncAtEnd => "one sync at the end only".to_string(),
     }
 }

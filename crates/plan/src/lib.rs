@@ -13,6 +13,7 @@ pub mod numbers;
 pub mod pattern;
 pub mod replay;
 pub mod replay_changes;
+pub mod replay_promises;
 pub mod suites;
 pub mod units;
 

@@ -9,6 +9,8 @@
 //! Writes and syncs of different threads otherwise run as they come: two threads that
 //! wrote at once write at once.
 
+use serde::{Deserialize, Serialize};
+
 impl Replay {
     /// Every call in the trace's order, as (thread, index in the thread).
     pub fn in_order(&self) -> Vec<(usize, usize)> {
@@ -28,7 +30,7 @@ pub type FileId = u32;
 /// One open of a file (a descriptor), by index: every open is a slot of its own.
 pub type Slot = u32;
 
-#[derive(Debug, Clone, PartialEq)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct Replay {
     pub files: Vec<ReplayFile>,
     /// Each writing thread's calls, in its order; `Call::order` is the trace's order.
@@ -41,7 +43,7 @@ pub struct Replay {
     pub cut: bool,
 }
 
-#[derive(Debug, Clone, PartialEq)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct ReplayFile {
     /// The program's own path, for words only: the replay writes `f<id>` in its directory.
     pub name: String,
@@ -50,7 +52,7 @@ pub struct ReplayFile {
 }
 
 /// A call and its place in the trace's order.
-#[derive(Debug, Clone, PartialEq)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct Call {
     pub order: u64,
     /// When it was made, in seconds from the trace's first call (`--with-gaps`).
@@ -59,7 +61,7 @@ pub struct Call {
 }
 
 /// The write calls a replay makes, as the program made them.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
 pub enum WriteKind {
     Write,
     Pwrite,
@@ -69,7 +71,7 @@ pub enum WriteKind {
 }
 
 /// The sync calls a replay makes.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
 pub enum SyncKind {
     Fsync,
     Fdatasync,
@@ -77,7 +79,7 @@ pub enum SyncKind {
     SyncFileRange,
 }
 
-#[derive(Debug, Clone, PartialEq)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub enum Op {
     /// Open `file` as `slot` with the flags that shape writing (`libc::O_*`: O_CREAT,
     /// O_EXCL, O_TRUNC, O_APPEND, O_SYNC, O_DSYNC, O_DIRECT).

@@ -47,6 +47,35 @@ pub struct TraceReport {
     /// "Your way": the traced calls made again on a path, timed (absent with --no-replay).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub replay: Option<ReplayFigures>,
+    /// The program's way and the others under simulated power loss (`--crash-check`).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub crash: Option<TraceCrash>,
+}
+
+/// The crash check of the program's way and of each other way (docs/trace.md, "Crash
+/// check"): each judged by the program's own promises, what was durable after each of
+/// its syncs.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct TraceCrash {
+    /// The filesystem and mount options ("" for the defaults).
+    pub fs: String,
+    pub mount_options: String,
+    /// The program's promises in the calls checked, and in all of its calls: a long
+    /// program is checked on a prefix.
+    pub promises: usize,
+    pub promises_in_all: usize,
+    /// The calls read were a prefix (`--size`): the program made more promises after.
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub more: bool,
+    /// The program's way first (`change` None), then the others as raced.
+    pub ways: Vec<CrashedWay>,
+}
+
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct CrashedWay {
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub change: Option<Change>,
+    pub check: super::crash::CrashCheck,
 }
 
 /// The program's calls replayed at full speed in a scratch directory (docs/trace.md,
