@@ -40,19 +40,20 @@ pub(super) fn crash(args: &CrashArgs) -> Result<ExitCode, UsageError> {
         // Said on stderr, in one line: an empty table would add nothing.
         return Ok(ExitCode::from(1));
     }
-    let mut stdout = std::io::stdout().lock();
-    let _ = crate::export::crash::render_text(&report, &mut stdout);
-    let written = crate::export::write_files(crate::export::CRASH_FORMATS, &report, &args.export.paths());
-    if let Some(signal) = interrupt::received() {
-        return Ok(ExitCode::from(128 + signal as u8));
-    }
     // A checker that could judge no state of a filesystem checked nothing there: an
-    // error, not a pass.
+    // error, not a pass, and the report is not complete.
     let mut unjudged = false;
     for entry in report.crash.iter().filter(|e| e.states > 0 && e.checker_failed == e.states) {
         let why = entry.checker_failure.as_deref().unwrap_or_default();
         eprintln!("writebench: your checker judged none of the {} states on {}: {why}", entry.states, entry.fs);
         unjudged = true;
+    }
+    report.complete &= !unjudged;
+    let mut stdout = std::io::stdout().lock();
+    let _ = crate::export::crash::render_text(&report, &mut stdout);
+    let written = crate::export::write_files(crate::export::CRASH_FORMATS, &report, &args.export.paths());
+    if let Some(signal) = interrupt::received() {
+        return Ok(ExitCode::from(128 + signal as u8));
     }
     Ok(ExitCode::from(if checked.failed || !written || unjudged { 1 } else { 0 }))
 }

@@ -221,6 +221,12 @@ fn time_limits_a_missing_command_and_a_background_writer_leave_nothing_behind() 
     let entry = checked.entry("ext4");
     assert!(count(entry, "states") >= 1 && count(entry, "checker_failed") == count(entry, "states"), "{entry}");
     assert!(entry["checker_failure"].as_str().unwrap().contains("did not finish within 0.3 s"), "{entry}");
+    assert_eq!(checked.json["complete"], false, "nothing judged is not a complete check");
+    assert!(
+        checked.stdout.contains("not complete: your checker judged none of the states on ext4"),
+        "{}",
+        checked.stdout
+    );
     assert_eq!(leftovers_of(checked.pid), Vec::<String>::new());
     assert!(!still_running(&sleep), "the background writer was ended");
 }

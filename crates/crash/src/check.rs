@@ -65,7 +65,7 @@ pub fn check(
     };
     if let Some(ended) = &recorded.ended {
         entry.program_exit = Some(ended.status.clone());
-        entry.program_stderr = Some(ended.stderr.clone()).filter(|s| !s.is_empty());
+        entry.program_stderr = Some(ended.stderr.clone());
     }
     if budget.show_log {
         entry.log = super::log_text::log_lines(entries, &recorded.acks);

@@ -134,14 +134,18 @@ pub fn build(base: &Image, entries: &[Entry], state: &CrashState) -> Image {
     image
 }
 
-/// The state in words: "after flush 3 of 5 (log record 1,234), 2 of the 4 writes after it kept".
+/// The state in words: "after flush 3 of 5 (log record 1,234), 2 of the 4 writes after it
+/// kept", the log record being the flush's own, as `--show-log` numbers it.
 pub fn describe(state: &CrashState, entries: &[Entry]) -> String {
     let flushes = entries.iter().filter(|e| **e == Entry::Flush).count();
     let pending = state.end - state.start;
     let (when, since) = if state.epoch == 0 {
         ("before the first flush".to_string(), "since the recording began")
     } else {
-        (format!("after flush {} of {flushes} (log record {})", state.epoch, thousands(state.start as u64)), "after it")
+        (
+            format!("after flush {} of {flushes} (log record {})", state.epoch, thousands(state.start as u64 - 1)),
+            "after it",
+        )
     };
     let kept = match (state.kept.len(), pending) {
         (_, 0) => format!("nothing written {since}"),
@@ -201,7 +205,10 @@ mod tests {
         let zeroed = vec![write(0, 1), Entry::Zero { offset: 0, len: 4096 }];
         let all = CrashState { epoch: 0, start: 0, end: 2, kept: vec![0, 1] };
         assert_eq!(build(&base, &zeroed, &all).read(0, 4096), vec![0; 4096]);
-        assert_eq!(describe(&state, &entries), "after flush 1 of 2 (log record 3), 1 of the 3 writes after it kept");
+        assert_eq!(describe(&state, &entries), "after flush 1 of 2 (log record 2), 1 of the 3 writes after it kept");
+        // `--show-log` numbers the same record the same flush.
+        let log = super::super::log_text::log_lines(&entries, &[]);
+        assert_eq!(log[2].trim(), "2  flush 1", "{log:?}");
     }
 
     #[test]

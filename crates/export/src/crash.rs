@@ -160,7 +160,17 @@ pub fn render_text(report: &CrashReport, out: &mut dyn Write) -> io::Result<()> 
         }
     }
     if !report.complete {
-        writeln!(out, "\ninterrupted: the entries above are those done before it")?;
+        let unjudged: Vec<&str> = report
+            .crash
+            .iter()
+            .filter(|e| e.states > 0 && e.checker_failed == e.states)
+            .map(|e| e.fs.as_str())
+            .collect();
+        if unjudged.is_empty() {
+            writeln!(out, "\ninterrupted: the entries above are those done before it")?;
+        } else {
+            writeln!(out, "\nnot complete: your checker judged none of the states on {}", unjudged.join(", "))?;
+        }
     }
     Ok(())
 }

@@ -44,14 +44,16 @@ pub struct CrashCheck {
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub repair_example: Option<String>,
     /// States the user's checker could not judge (it crashed, timed out or could not
-    /// start): counted neither kept nor broken; the first, in words.
-    #[serde(default, skip_serializing_if = "is_zero")]
+    /// start): counted neither kept nor broken; the first, in words. Always written, as
+    /// docs/crash.md lists them (0 and null for the built-in workloads).
+    #[serde(default)]
     pub checker_failed: usize,
-    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[serde(default)]
     pub checker_failure: Option<String>,
     /// How the user's program ended ("exit status 0") and the end of its standard error.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub program_exit: Option<String>,
+    /// Empty when it wrote none; absent for the built-in workloads.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub program_stderr: Option<String>,
     /// Wall time of the recording and the states' checks.
@@ -59,10 +61,6 @@ pub struct CrashCheck {
     /// The log in words, with the calls that returned (`--show-log`).
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub log: Vec<String>,
-}
-
-fn is_zero(n: &usize) -> bool {
-    *n == 0
 }
 
 /// The file `crash --export-json` writes.
