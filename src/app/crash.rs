@@ -22,7 +22,7 @@ use crate::result::crash::{CRASH_SCHEMA, CrashCheck, CrashReport};
 pub(super) fn crash(args: &CrashArgs) -> Result<ExitCode, UsageError> {
     let plan = args.plan()?;
     preflight(&plan.configs)?;
-    let budget = Budget { states: plan.states, seed: plan.seed, show_log: plan.show_log };
+    let budget = Budget { states: plan.states, seed: plan.seed, show_log: plan.show_log, linger: plan.linger };
     let mut report = CrashReport {
         schema: CRASH_SCHEMA.to_string(),
         tool: Tool::this(),
@@ -106,8 +106,13 @@ pub(super) fn check_all(
     let plural = |n: usize, word: &str| {
         format!("{} {word}{}", crate::plan::numbers::thousands(n as u64), if n == 1 { "" } else { "s" })
     };
+    let linger = if budget.linger.is_zero() {
+        String::new()
+    } else {
+        format!(", recording {} after each ends (--linger)", crate::plan::numbers::seconds(budget.linger.as_secs_f64()))
+    };
     eprintln!(
-        "writebench crash: {} ({} x {}), at most {} each",
+        "writebench crash: {} ({} x {}), at most {} each{linger}",
         plural(total, "recording"),
         plural(configs.len(), "filesystem configuration"),
         plural(
@@ -242,7 +247,7 @@ pub(super) fn check_cases(
         eprintln!("writebench: --crash-check: no case measured a durable mode; nothing to check");
         return Ok(Vec::new());
     }
-    let budget = Budget { states: 24, seed, show_log: false };
+    let budget = Budget { states: 24, seed, show_log: false, linger: std::time::Duration::ZERO };
     let subjects: Vec<Subject> = workloads.into_iter().map(Subject::Workload).collect();
     let checked = check_all(&[config], &subjects, &budget)?;
     if let Some(signal) = interrupt::received() {

@@ -86,7 +86,8 @@ pub(super) fn check(fs: &'static CrashFs, calls: &Replay, seed: u64) -> Result<O
             label: Some(change.map_or("your way".to_string(), crate::export::trace_words::change_words)),
         }));
     }
-    let budget = Budget { states: STATES, seed, show_log: false };
+    // No lingering: every promise of a replay comes with a sync it waits for.
+    let budget = Budget { states: STATES, seed, show_log: false, linger: Duration::ZERO };
     let done = super::crash::check_all(&[(fs, String::new())], &subjects, &budget)?;
     if done.failed || done.entries.len() != ways.len() {
         return Err(UsageError("--crash-check: the crash check could not check every way (said above)".into()));

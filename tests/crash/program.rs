@@ -35,11 +35,15 @@ fn count(entry: &Value, field: &str) -> u64 {
     entry[field].as_u64().unwrap_or(0)
 }
 
-/// `writebench crash --run RUN --check CHECK ARGS --export-json`, from /.
+/// `writebench crash --run RUN --check CHECK ARGS --export-json`, from /; `--linger 0`
+/// unless ARGS say otherwise (what the kernel writes after the program exits is tested
+/// on its own, for CI's time).
 fn crash_run(run: &str, check: &str, args: &[&str]) -> Checked {
     let dir = tempfile::tempdir().unwrap();
     let json = dir.path().join("crash.json");
+    let linger: &[&str] = if args.contains(&"--linger") { &[] } else { &["--linger", "0"] };
     let child = crash_command(&["--run", run, "--check", check, "--export-json", json.to_str().unwrap()])
+        .args(linger)
         .args(args)
         .stdout(Stdio::piped())
         .stderr(Stdio::piped())
@@ -354,4 +358,39 @@ fn sigint_while_the_program_runs_ends_it_and_tears_everything_down() {
     assert!(stderr.contains("interrupted by SIGINT"), "{stderr}");
     assert_eq!(leftovers_of(pid), Vec::<String>::new());
     assert!(!still_running(&sleep), "what the program started was ended");
+}
+
+/// `--linger`: the recording goes on after the program exits, so what the kernel then
+/// writes by itself is recorded and has crash states of its own. ext4 mounted
+/// `commit=1` commits the new file's inode and name a second after; with `--linger 0`
+/// nothing after the exit is recorded. SIGINT while it lingers ends the check at once.
+#[test]
+fn the_recording_lingers_after_the_program_exits() {
+    let run = "head -c 65536 /dev/urandom > data; echo written";
+    let args = ["--fs", "ext4", "--mount-opt", "ext4=commit=1", "--states", "40"];
+    let lingered = crash_run(run, "true", &[&args[..], &["--linger", "6s"]].concat());
+    assert_eq!(lingered.code, Some(0), "{}", lingered.stderr);
+    assert!(lingered.stderr.contains("recording 6.00 s after each ends (--linger)"), "{}", lingered.stderr);
+    let entry = lingered.entry("ext4");
+    assert_eq!(entry["linger_seconds"], 6.0);
+    let last = entry["last_write_after_end"].as_f64().unwrap_or_else(|| panic!("nothing after the exit: {entry}"));
+    assert!(last > 0.0 && last < 6.0, "{entry}");
+    let at_once = crash_run(run, "true", &args);
+    let entry_at_once = at_once.entry("ext4");
+    assert!(entry_at_once.get("last_write_after_end").is_none(), "{entry_at_once}");
+    assert!(count(entry, "writes") > count(entry_at_once, "writes"), "{entry}\n{entry_at_once}");
+
+    let child = crash_command(&["--run", run, "--check", "true", "--fs", "ext4", "--linger", "10m"])
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    let pid = child.id();
+    std::thread::sleep(std::time::Duration::from_secs(3));
+    // SAFETY: kill of our own child.
+    unsafe { libc::kill(pid as i32, libc::SIGINT) };
+    let output = child.wait_with_output().unwrap();
+    let stderr = String::from_utf8_lossy(&output.stderr);
+    assert_eq!(output.status.code(), Some(130), "{stderr}");
+    assert_eq!(leftovers_of(pid), Vec::<String>::new());
 }

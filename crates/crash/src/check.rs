@@ -24,6 +24,9 @@ pub struct Budget {
     pub seed: u64,
     /// Keep the log in words in the entry.
     pub show_log: bool,
+    /// How long the recording goes on after the workload or program ended, for what the
+    /// kernel writes by itself (journal commits, writeback): `--linger`.
+    pub linger: std::time::Duration,
 }
 
 /// Records and checks `subject` on `fs` mounted with `options`. `stop` is asked
@@ -47,7 +50,7 @@ pub fn check(
         entry.command = Some(program.run.clone());
         entry.check_command = Some(program.check.clone());
     }
-    let recorded = match record::record(fs, options, subject, names)? {
+    let recorded = match record::record(fs, options, subject, names, budget.linger, stop)? {
         Recording::Refused(why) => {
             entry.refused = Some(why);
             return Ok(entry);
@@ -63,6 +66,8 @@ pub fn check(
         Subject::Workload(_) => recorded.acks.iter().filter(|a| a.position > 0).count(),
         Subject::Program(_) => recorded.acks.len(),
     };
+    entry.linger_seconds = budget.linger.as_secs_f64();
+    entry.last_write_after_end = recorded.last_write_after_end;
     if let Some(ended) = &recorded.ended {
         entry.program_exit = Some(ended.status.clone());
         entry.program_stderr = Some(ended.stderr.clone());

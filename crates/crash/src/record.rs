@@ -6,6 +6,7 @@
 
 use std::os::fd::AsRawFd;
 use std::path::{Path, PathBuf};
+use std::time::{Duration, Instant};
 
 use super::filesystems::CrashFs;
 use super::image::Image;
@@ -29,6 +30,9 @@ pub struct Recorded {
     pub commands: Vec<String>,
     /// How the user's program ended (None for a workload).
     pub ended: Option<Ended>,
+    /// Seconds from the end of the workload or program to the last record the device
+    /// received while the recording lingered (None: none came).
+    pub last_write_after_end: Option<f64>,
 }
 
 #[derive(Debug)]
@@ -62,7 +66,14 @@ pub fn mount_step(fs: &CrashFs, options: &str, device: &str, at: &Path) -> Step 
 
 /// Records `subject` on a new `fs` mounted with `options`. The lab's mount root for
 /// `names` must exist.
-pub fn record(fs: &CrashFs, options: &str, subject: &Subject, names: Names) -> Result<Recording, String> {
+pub fn record(
+    fs: &CrashFs,
+    options: &str,
+    subject: &Subject,
+    names: Names,
+    linger: Duration,
+    stop: &dyn Fn() -> Option<String>,
+) -> Result<Recording, String> {
     // Dropped last to first: the filesystem and loop device, then the recorder, then
     // its directory.
     let mut outer = Objects::default();
@@ -107,9 +118,38 @@ pub fn record(fs: &CrashFs, options: &str, subject: &Subject, names: Names) -> R
         Ok(ran) => ran,
         Err(error) => return Err(fail(error, inner, recorder, outer)),
     };
+    let last_write_after_end = match keep_recording(&position, linger, stop) {
+        Ok(last) => last,
+        Err(why) => return Err(fail(why, inner, recorder, outer)),
+    };
     let entries = recorder.entries(0);
     finish(inner, recorder, outer)?;
-    Ok(Recording::Done(Recorded { base, entries, acks, commands: log.lines, ended }))
+    Ok(Recording::Done(Recorded { base, entries, acks, commands: log.lines, ended, last_write_after_end }))
+}
+
+/// Lets the recording go on for `linger` with nothing running: what the kernel writes by
+/// itself after a program exits (ext4's journal commit every 5 s, writeback of data
+/// dirty for 30 s, btrfs's commit every 30 s) is recorded as a machine that keeps running
+/// would write it. The seconds from the start to the last record received; Err when a
+/// signal came.
+fn keep_recording(
+    position: &dyn Fn() -> usize,
+    linger: Duration,
+    stop: &dyn Fn() -> Option<String>,
+) -> Result<Option<f64>, String> {
+    let started = Instant::now();
+    let (mut seen, mut last) = (position(), None);
+    while started.elapsed() < linger {
+        if let Some(why) = stop() {
+            return Err(why);
+        }
+        std::thread::sleep(Duration::from_millis(100).min(linger.saturating_sub(started.elapsed())));
+        let now = position();
+        if now != seen {
+            (seen, last) = (now, Some(started.elapsed().as_secs_f64()));
+        }
+    }
+    Ok(last)
 }
 
 /// syncfs of the filesystem at `dir`: this filesystem only, never a global sync.

@@ -56,6 +56,12 @@ pub struct CrashCheck {
     /// Empty when it wrote none; absent for the built-in workloads.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub program_stderr: Option<String>,
+    /// How long the recording went on after the workload or program ended (`--linger`),
+    /// and when, in that time, the device received its last record (absent: nothing).
+    #[serde(default)]
+    pub linger_seconds: f64,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub last_write_after_end: Option<f64>,
     /// Wall time of the recording and the states' checks.
     pub seconds: f64,
     /// The log in words, with the calls that returned (`--show-log`).
