@@ -51,6 +51,9 @@ pub(super) fn crash(args: &CrashArgs) -> Result<ExitCode, UsageError> {
     report.complete &= !unjudged;
     let mut stdout = std::io::stdout().lock();
     let _ = crate::export::crash::render_text(&report, &mut stdout);
+    if args.show_states {
+        let _ = crate::export::crash::states_text(&report.crash, &mut stdout);
+    }
     let written = crate::export::write_files(crate::export::CRASH_FORMATS, &report, &args.export.paths());
     if let Some(signal) = interrupt::received() {
         return Ok(ExitCode::from(128 + signal as u8));

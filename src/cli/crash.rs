@@ -92,6 +92,10 @@ pub struct CrashArgs {
     #[arg(long, value_name = "N", default_value_t = 1)]
     pub seed: u64,
 
+    /// Print every state checked and what was found in it (the JSON has them always).
+    #[arg(long)]
+    pub show_states: bool,
+
     /// Print each recording's log: every block write (what it holds) and flush, and
     /// where each call returned.
     #[arg(long)]

@@ -394,3 +394,34 @@ fn the_recording_lingers_after_the_program_exits() {
     assert_eq!(output.status.code(), Some(130), "{stderr}");
     assert_eq!(leftovers_of(pid), Vec::<String>::new());
 }
+
+/// Every distinct finding is told, not only the first: a checker that says two different
+/// things (one corrupt, exit status 2; one a lost promise, with a number that differs
+/// from state to state) gives two findings, the corrupt one first, with their counts; the
+/// JSON holds every state.
+#[test]
+fn each_distinct_finding_is_told_with_its_count_corrupt_first() {
+    let run = "echo x > a; sync a; echo one; echo y > b; sync b; echo two";
+    let check = r#"if [ -e b ]; then echo "b is there at $(date +%N)"; exit 1; else echo "b missing"; exit 2; fi"#;
+    let checked = crash_run(run, check, &["--fs", "ext4", "--show-states"]);
+    assert_eq!(checked.code, Some(0), "{}", checked.stderr);
+    let entry = checked.entry("ext4");
+    let every = checked.stdout.lines().skip_while(|l| !l.starts_with("every state of ext4 (defaults)"));
+    assert_eq!(
+        every.skip(1).take_while(|l| l.starts_with("  ")).count() as u64,
+        count(entry, "states"),
+        "{}",
+        checked.stdout
+    );
+    let findings = entry["findings"].as_array().unwrap();
+    let shown: Vec<(&str, &str)> =
+        findings.iter().map(|f| (f["kind"].as_str().unwrap(), f["pattern"].as_str().unwrap())).collect();
+    assert_eq!(shown, [("corrupt", "b missing"), ("lost", "b is there at N")], "{entry}");
+    let grouped: u64 = findings.iter().map(|f| f["states"].as_u64().unwrap()).sum();
+    assert_eq!(grouped, count(entry, "broken"), "{entry}");
+    let all = entry["all_states"].as_array().unwrap();
+    assert_eq!(all.len() as u64, count(entry, "states"));
+    assert!(all.iter().any(|s| s["found"] == "corrupt") && all.iter().any(|s| s["found"] == "lost"), "{entry}");
+    assert!(checked.stdout.contains("2 distinct findings in"), "{}", checked.stdout);
+    assert!(checked.stdout.contains("  - corrupt, in "), "{}", checked.stdout);
+}

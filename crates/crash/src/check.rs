@@ -5,6 +5,7 @@
 use std::time::Instant;
 
 use super::filesystems::CrashFs;
+use super::findings::Findings;
 use super::program::Verdict;
 use super::promise::{Ack, Promise};
 use super::record::{self, Recording};
@@ -12,7 +13,7 @@ use super::replay::{self, Judged, Replayer};
 use super::states::{self, CrashState};
 use super::subject::Subject;
 use lab::names::Names;
-use result::crash::CrashCheck;
+use result::crash::{CrashCheck, FindingKind, Found, StateSeen};
 
 /// How many broken promises an entry tells in words.
 const EXAMPLES: usize = 3;
@@ -83,6 +84,7 @@ pub fn check(
     let chosen = states::choose(entries, &said, budget.states, budget.seed);
     let replayer = Replayer::new(fs, options, names);
     let promises_file = names.mount_root().join("promises");
+    let mut findings = Findings::default();
     for state in &chosen {
         if let Some(why) = stop() {
             return Err(why);
@@ -90,7 +92,9 @@ pub fn check(
         let image = states::build(&recorded.base, entries, state);
         let words = states::describe(state, entries);
         let judge = |root: &std::path::Path| match subject {
-            Subject::Workload(_) => Ok(Judged { broken: replay::judge(&recorded.acks, state.end, root), failed: None }),
+            Subject::Workload(_) => {
+                Ok(Judged { broken: replay::judge(&recorded.acks, state.end, root), ..Judged::default() })
+            }
             Subject::Program(program) => {
                 let made = made_before(&recorded.acks, state);
                 let hide = vec![replayer.image.clone()];
@@ -100,9 +104,27 @@ pub fn check(
         };
         let outcome = replayer.check(&image, &judge)?;
         entry.states += 1;
+        let found = if outcome.repair.is_some() || (outcome.broken.is_some() && outcome.corrupt) {
+            Found::Corrupt
+        } else if outcome.broken.is_some() {
+            Found::Lost
+        } else if outcome.failed.is_some() {
+            Found::Unjudged
+        } else {
+            Found::Kept
+        };
+        let seen = StateSeen {
+            state: words.clone(),
+            found,
+            words: outcome.broken.clone().or_else(|| outcome.failed.clone()),
+            repair: outcome.repair.clone(),
+        };
         if let Some(repair) = outcome.repair {
             entry.repairs += 1;
-            entry.repair_example.get_or_insert(repair);
+            entry.repair_example.get_or_insert(repair.clone());
+            findings.add(FindingKind::Corrupt, &format!("needed repair: {repair}"), || {
+                format!("power lost {words}: the filesystem's checker found it in need of repair: {repair}")
+            });
         }
         if let Some(failed) = outcome.failed {
             entry.checker_failed += 1;
@@ -110,12 +132,17 @@ pub fn check(
         }
         if let Some(broken) = outcome.broken {
             entry.broken += 1;
-            let example = format!("power lost {words}: {broken}");
-            if entry.examples.len() < EXAMPLES && !entry.examples.iter().any(|e| e.ends_with(&broken)) {
-                entry.examples.push(example);
-            }
+            let kind = if outcome.corrupt { FindingKind::Corrupt } else { FindingKind::Lost };
+            let key = outcome.key.as_deref().unwrap_or(&broken);
+            findings.add(kind, key, || format!("power lost {words}: {broken}"));
         }
+        entry.all_states.push(seen);
     }
+    entry.findings = findings.sorted();
+    // The first state of each of the first findings, lost promises before repairs (whose
+    // own words are `repair_example`), as the tables show them.
+    let lost_first = entry.findings.iter().filter(|f| !f.pattern.starts_with("needed repair: "));
+    entry.examples = lost_first.take(EXAMPLES).map(|f| f.first.clone()).collect();
     entry.seconds = started.elapsed().as_secs_f64();
     Ok(entry)
 }
@@ -135,15 +162,15 @@ fn made_before<'a>(acks: &'a [Ack], state: &CrashState) -> Vec<&'a str> {
 /// A user checker's verdict as the table counts it; a broken state's words name the
 /// last promise made.
 fn judged(verdict: Verdict, last: Option<&str>) -> Judged {
-    match verdict {
-        Verdict::Kept => Judged::default(),
-        Verdict::Broken(words) => {
-            let broken = match last {
-                Some(line) => format!("after \"{line}\", the checker said: {words}"),
-                None => format!("before any promise, the checker said: {words}"),
-            };
-            Judged { broken: Some(broken), failed: None }
-        }
-        Verdict::Failed(why) => Judged { broken: None, failed: Some(why) },
-    }
+    let (words, corrupt) = match verdict {
+        Verdict::Kept => return Judged::default(),
+        Verdict::Failed(why) => return Judged { failed: Some(why), ..Judged::default() },
+        Verdict::Broken(words) => (words, false),
+        Verdict::Corrupt(words) => (words, true),
+    };
+    let broken = match last {
+        Some(line) => format!("after \"{line}\", the checker said: {words}"),
+        None => format!("before any promise, the checker said: {words}"),
+    };
+    Judged { broken: Some(broken), failed: None, corrupt, key: Some(words) }
 }

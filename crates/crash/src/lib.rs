@@ -10,6 +10,7 @@
 
 pub mod check;
 pub mod filesystems;
+pub mod findings;
 pub mod image;
 pub mod log_text;
 pub mod program;

@@ -43,6 +43,9 @@ pub enum Verdict {
     Kept,
     /// The checker's first line of output (or its exit status when it said nothing).
     Broken(String),
+    /// Exit status 2: the data is corrupt, not only short of a promise (docs/crash.md,
+    /// "Writing a checker"); its first line.
+    Corrupt(String),
     /// It could not say: it crashed, timed out or could not start (why).
     Failed(String),
 }
@@ -157,6 +160,7 @@ fn verdict(end: &End, lines: &[String], stderr: &str, limit: Duration) -> Verdic
             Some(code @ 129..=192) => {
                 Verdict::Failed(why(format!("the checker was killed by signal {} (exit status {code})", code - 128)))
             }
+            Some(2) => Verdict::Corrupt(said("the checker ended with exit status 2 (corrupt)".to_string())),
             Some(_) => Verdict::Broken(said(format!("the checker ended with {}", sandbox::status_words(status)))),
             None => Verdict::Failed(why(format!("the checker was {}", sandbox::status_words(status)))),
         },
@@ -193,7 +197,8 @@ mod tests {
         assert_eq!(verdict(&exited(0), &lines, "", limit), Verdict::Kept);
         assert_eq!(verdict(&exited(1), &lines, "", limit), Verdict::Broken("17 rows, 18 promised".into()));
         assert_eq!(verdict(&exited(1), &[], "Traceback\n", limit), Verdict::Broken("Traceback".into()));
-        assert_eq!(verdict(&exited(2), &[], "", limit), Verdict::Broken("the checker ended with exit status 2".into()));
+        assert_eq!(verdict(&exited(3), &[], "", limit), Verdict::Broken("the checker ended with exit status 3".into()));
+        assert_eq!(verdict(&exited(2), &lines, "", limit), Verdict::Corrupt("17 rows, 18 promised".into()));
         assert_eq!(
             verdict(&exited(127), &[], "sh: 1: mycheck: not found\n", limit),
             Verdict::Failed("the checker could not run (exit status 127): sh: 1: mycheck: not found".into())

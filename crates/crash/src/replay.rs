@@ -25,6 +25,12 @@ pub struct Outcome {
     pub broken: Option<String>,
     /// Why the judge could not say (a user's checker that crashed or timed out).
     pub failed: Option<String>,
+    /// The broken state is corrupt (it did not mount, or a user's checker said so with
+    /// exit status 2), not only short of a promise.
+    pub corrupt: bool,
+    /// What groups a broken state with others: the judge's own words, without the
+    /// promise they were said after.
+    pub key: Option<String>,
 }
 
 /// What the judge of a state found in the mounted filesystem.
@@ -32,6 +38,9 @@ pub struct Outcome {
 pub struct Judged {
     pub broken: Option<String>,
     pub failed: Option<String>,
+    pub corrupt: bool,
+    /// See [`Outcome::key`] (the broken words when None).
+    pub key: Option<String>,
 }
 
 /// Where states are checked: one image file and one mount point, reused state after state.
@@ -61,7 +70,11 @@ impl<'a> Replayer<'a> {
         let mut log = Log::default();
         let device = self.fs.attach(&self.image, &mut objects, &mut log)?;
         let judged = match mount_step(self.fs, &self.options, &device, &self.mount).run() {
-            Err(error) => Judged { broken: Some(format!("the filesystem did not mount: {error}")), failed: None },
+            Err(error) => Judged {
+                broken: Some(format!("the filesystem did not mount: {error}")),
+                corrupt: true,
+                ..Judged::default()
+            },
             Ok(_) => {
                 let mut mounted = Objects::default();
                 mounted.push(Object::Mount(self.mount.clone()));
@@ -72,7 +85,8 @@ impl<'a> Replayer<'a> {
         };
         let repair = run_checker(self.fs, &device)?;
         objects.teardown().map_err(|failures| failures.join("; "))?;
-        Ok(Outcome { repair, broken: judged.broken, failed: judged.failed })
+        let key = judged.key.or_else(|| judged.broken.clone());
+        Ok(Outcome { repair, broken: judged.broken, failed: judged.failed, corrupt: judged.corrupt, key })
     }
 }
 

@@ -8,7 +8,7 @@ use std::io::{self, Write};
 
 use html_escape::encode_text as text;
 
-use result::crash::{CrashCheck, CrashReport};
+use result::crash::{CrashCheck, CrashReport, Finding, FindingKind, Found};
 
 fn options(entry: &CrashCheck) -> &str {
     if entry.mount_options.is_empty() { "defaults" } else { &entry.mount_options }
@@ -117,15 +117,22 @@ fn workloads(n: usize) -> String {
     format!("{n} workload{}", if n == 1 { "" } else { "s" })
 }
 
-/// The examples of broken promises, one block per entry that has them; a user's
-/// checker's first failure and how the program ended, where it did not end well.
-fn examples(entries: &[CrashCheck]) -> Vec<(String, Vec<String>)> {
+/// The findings of each entry that has them (every distinct one, corrupt first, with
+/// its count and first state; a result saved before findings were grouped has up to three
+/// examples); a user's checker's first failure and how the program ended, where it did
+/// not end well. With how many of each list the terminal shows.
+fn examples(entries: &[CrashCheck]) -> Vec<(String, Vec<String>, usize)> {
     let mut out = Vec::new();
     for e in entries {
-        if !e.examples.is_empty() {
+        if !e.findings.is_empty() {
+            let n = e.findings.len();
+            let distinct = if n == 1 { "1 finding".to_string() } else { format!("{n} distinct findings") };
+            let title = format!("{} ({}) {}: {distinct} in {} states", e.fs, options(e), workload(e), e.states);
+            out.push((title, e.findings.iter().map(finding_line).collect(), FINDINGS_SHOWN));
+        } else if !e.examples.is_empty() {
             let title =
                 format!("{} ({}) {}: {} of {} states, for example", e.fs, options(e), workload(e), e.broken, e.states);
-            out.push((title, e.examples.clone()));
+            out.push((title, e.examples.clone(), 1));
         }
         if let Some(failure) = &e.checker_failure {
             let title = format!(
@@ -136,7 +143,7 @@ fn examples(entries: &[CrashCheck]) -> Vec<(String, Vec<String>)> {
                 e.checker_failed,
                 e.states
             );
-            out.push((title, vec![failure.clone()]));
+            out.push((title, vec![failure.clone()], 1));
         }
         if let Some(exit) = e.program_exit.as_ref().filter(|exit| *exit != "exit status 0") {
             let title = format!("{} ({}) {}: the program ended with {exit}", e.fs, options(e), workload(e));
@@ -144,10 +151,43 @@ fn examples(entries: &[CrashCheck]) -> Vec<(String, Vec<String>)> {
             out.push((
                 title,
                 stderr.map(|line| format!("its standard error ended: {}", line.trim())).into_iter().collect(),
+                1,
             ));
         }
     }
     out
+}
+
+/// Every state of every entry, as checked (`crash --show-states`).
+pub fn states_text(entries: &[CrashCheck], out: &mut dyn Write) -> io::Result<()> {
+    for e in entries.iter().filter(|e| !e.all_states.is_empty()) {
+        writeln!(out, "\nevery state of {} ({}) {}:", e.fs, options(e), workload(e))?;
+        for seen in &e.all_states {
+            let found = match seen.found {
+                Found::Kept => "kept",
+                Found::Lost => "lost",
+                Found::Corrupt => "corrupt",
+                Found::Unjudged => "unjudged",
+            };
+            let mut said: Vec<String> = seen.words.iter().cloned().collect();
+            said.extend(seen.repair.as_ref().map(|repair| format!("needs repair: {repair}")));
+            let words = if said.is_empty() { String::new() } else { format!(": {}", said.join("; ")) };
+            writeln!(out, "  {found:<9}{}{words}", seen.state)?;
+        }
+    }
+    Ok(())
+}
+
+/// Findings of one entry the terminal shows; the files and `--show-states` hold all.
+const FINDINGS_SHOWN: usize = 5;
+
+/// "corrupt, in 3 states: power lost after …" or "lost, in 12 states: power lost after …".
+fn finding_line(finding: &Finding) -> String {
+    let states = if finding.states == 1 { "1 state".to_string() } else { format!("{} states", finding.states) };
+    match finding.kind {
+        FindingKind::Corrupt => format!("corrupt, in {states}: {}", finding.first),
+        FindingKind::Lost => format!("lost, in {states}: {}", finding.first),
+    }
 }
 
 /// The table for the terminal (stdout).
@@ -208,10 +248,10 @@ pub fn text_table(entries: &[CrashCheck], out: &mut dyn Write) -> io::Result<()>
             writeln!(out, "{}{part}", if i == 0 { "" } else { "  " })?;
         }
     }
-    // One example each on the terminal; the files have up to three.
-    for (title, list) in examples(entries) {
+    // The first findings of each entry on the terminal; the files have them all.
+    for (title, list, shown) in examples(entries) {
         writeln!(out, "\n{title}:")?;
-        for example in list.iter().take(1) {
+        for example in list.iter().take(shown) {
             for (i, part) in super::text::wrap(example, 96).iter().enumerate() {
                 writeln!(out, "{}{part}", if i == 0 { "  - " } else { "    " })?;
             }
@@ -248,7 +288,7 @@ pub fn markdown_table(entries: &[CrashCheck], out: &mut dyn Write) -> io::Result
     for verdict in verdicts(entries) {
         writeln!(out, "- {verdict}")?;
     }
-    for (title, list) in examples(entries) {
+    for (title, list, _) in examples(entries) {
         writeln!(out, "\n**{title}**:\n")?;
         for example in list {
             writeln!(out, "- {example}")?;
@@ -299,7 +339,7 @@ pub fn html_section(entries: &[CrashCheck], facts: &str, out: &mut dyn Write) ->
         writeln!(out, "<li>{}</li>", text(&verdict))?;
     }
     writeln!(out, "</ul>")?;
-    for (title, list) in examples(entries) {
+    for (title, list, _) in examples(entries) {
         writeln!(out, "<h3>{}</h3><ul>", text(&title))?;
         for example in list {
             writeln!(out, "<li>{}</li>", text(&example))?;

@@ -38,8 +38,17 @@ pub struct CrashCheck {
     pub repairs: usize,
     /// States in which a promise was broken.
     pub broken: usize,
-    /// For broken promises: up to three, in plain words.
+    /// For broken promises: up to three, in plain words (the first state of each of the
+    /// first three findings).
     pub examples: Vec<String>,
+    /// Every distinct finding: the broken states grouped by what their judge said
+    /// (numbers, long hexadecimal strings and path components made placeholders), corrupt
+    /// ones first, then by how many states.
+    #[serde(default)]
+    pub findings: Vec<Finding>,
+    /// Every state checked, in the order checked.
+    #[serde(default)]
+    pub all_states: Vec<StateSeen>,
     /// For repairs: the checker's first complaint, once.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub repair_example: Option<String>,
@@ -67,6 +76,51 @@ pub struct CrashCheck {
     /// The log in words, with the calls that returned (`--show-log`).
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub log: Vec<String>,
+}
+
+/// Broken states that said the same thing.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Finding {
+    pub kind: FindingKind,
+    /// What groups them: the judge's words with placeholders (`N` a number, `#` a
+    /// hexadecimal string of 7 or more, `*` a path component).
+    pub pattern: String,
+    pub states: usize,
+    /// The first of them, in words.
+    pub first: String,
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Serialize, Deserialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum FindingKind {
+    /// The data is corrupt: the filesystem did not mount or needed repair, or the user's
+    /// checker said so (exit status 2).
+    Corrupt,
+    /// A promise was broken.
+    Lost,
+}
+
+/// One state and what was found in it.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct StateSeen {
+    /// "after flush 3 of 9 (log record 120), 2 of the 5 writes after it kept".
+    pub state: String,
+    pub found: Found,
+    /// The judge's words (broken or unjudged), and the filesystem checker's complaint.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub words: Option<String>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub repair: Option<String>,
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum Found {
+    Kept,
+    Lost,
+    Corrupt,
+    /// The user's checker could not judge it.
+    Unjudged,
 }
 
 /// The file `crash --export-json` writes.
