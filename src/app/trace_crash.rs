@@ -83,6 +83,7 @@ pub(super) fn check(fs: &'static CrashFs, calls: &Replay, seed: u64) -> Result<O
             run_limit: Duration::from_secs(120),
             check_limit: Duration::from_secs(20),
             from: folder.path.clone(),
+            prefix: None,
             label: Some(change.map_or("your way".to_string(), crate::export::trace_words::change_words)),
         }));
     }

@@ -67,6 +67,12 @@ pub struct CrashArgs {
     #[arg(long, value_name = "CMD", requires = "run")]
     pub check: Option<String>,
 
+    /// Only the lines of --run's standard output that start with TEXT are promises (its
+    /// other output is not). A program may instead write its promises, a line each, to
+    /// the descriptor WB_CRASH_PROMISE_FD (3): once it does, only those lines are.
+    #[arg(long, value_name = "TEXT", requires = "run")]
+    pub promise_prefix: Option<String>,
+
     /// How long --run may take on one filesystem.
     #[arg(long, value_name = "DURATION", default_value = "60s", requires = "run")]
     pub timeout: String,
@@ -212,6 +218,7 @@ impl CrashArgs {
                 check_limit: limit("--check-timeout", &self.check_timeout)?,
                 from: std::env::current_dir().unwrap_or_else(|_| "/".into()),
                 label: None,
+                prefix: self.promise_prefix.clone(),
             }));
         }
         self.export.check()?;

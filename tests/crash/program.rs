@@ -454,3 +454,26 @@ fn git_leaves_a_corrupt_repository_only_a_machine_that_keeps_running_shows() {
     let findings = entry["findings"].as_array().unwrap();
     assert!(count(entry, "broken") > 0 && findings.iter().all(|f| f["kind"] == "lost"), "{entry}");
 }
+
+/// Promises that cannot be confused with the program's other output: with
+/// `--promise-prefix` only the lines that start with it are promises; a program that
+/// writes its promises to `WB_CRASH_PROMISE_FD` is judged on those lines alone.
+#[test]
+fn only_the_program_s_promises_are_promises() {
+    let check = r#"case "$WB_CRASH_PROMISE" in "") ;; *"a written") [ -s a ] || { echo "a empty"; exit 1; } ;; *) echo "judged on: $WB_CRASH_PROMISE"; exit 1 ;; esac"#;
+    let prefixed = "echo Initialized; echo x > a; sync a; echo 'promise: a written'; echo OK";
+    let with_prefix = crash_run(prefixed, check, &["--fs", "ext4", "--promise-prefix", "promise:"]);
+    assert_eq!(with_prefix.code, Some(0), "{}", with_prefix.stderr);
+    let entry = with_prefix.entry("ext4");
+    assert_eq!((count(entry, "promises"), count(entry, "broken")), (1, 0), "{entry}");
+    let without = crash_run(prefixed, check, &["--fs", "ext4"]);
+    let entry = without.entry("ext4");
+    assert_eq!(count(entry, "promises"), 3, "every line, without the prefix: {entry}");
+    assert!(count(entry, "broken") > 0, "judged on \"OK\": {entry}");
+
+    let on_fd = r#"echo Initialized; echo x > a; sync a; echo 'a written' >&"$WB_CRASH_PROMISE_FD"; echo OK"#;
+    let checked = crash_run(on_fd, check, &["--fs", "ext4"]);
+    assert_eq!(checked.code, Some(0), "{}", checked.stderr);
+    let entry = checked.entry("ext4");
+    assert_eq!((count(entry, "promises"), count(entry, "broken")), (1, 0), "{entry}");
+}

@@ -23,6 +23,9 @@ pub struct Program {
     /// The directory writebench was started in (`WB_CRASH_FROM`), where a command's own
     /// scripts are: `--run 'python3 "$WB_CRASH_FROM/app.py"'`.
     pub from: PathBuf,
+    /// Only the standard output's lines that start with it are promises
+    /// (`--promise-prefix`): the program's other output is not.
+    pub prefix: Option<String>,
     /// What the progress lines call it, when not its command (`trace --crash-check`'s
     /// ways of making a program's calls).
     pub label: Option<String>,
@@ -64,15 +67,27 @@ impl Program {
         let spec = Spec {
             command: &self.run,
             dir,
-            env: vec![("WB_CRASH_DIR", dir.display().to_string()), ("WB_CRASH_FROM", self.from.display().to_string())],
+            env: vec![
+                ("WB_CRASH_DIR", dir.display().to_string()),
+                ("WB_CRASH_FROM", self.from.display().to_string()),
+                ("WB_CRASH_PROMISE_FD", sandbox::PROMISE_FD.to_string()),
+            ],
             hide,
             limit: self.run_limit,
+            promise_fd: true,
         };
-        let ran = sandbox::run(&spec, &|line| Ack {
+        let mut ran = sandbox::run(&spec, &|line| Ack {
             position: position(),
             what: format!("the program said \"{line}\""),
             promise: Promise::Said(line),
         })?;
+        // Once the program writes to its promise descriptor, only those lines are
+        // promises; else its standard output's (those with the prefix, if one is given).
+        if !ran.promise_lines.is_empty() {
+            ran.lines = std::mem::take(&mut ran.promise_lines);
+        } else if let Some(prefix) = &self.prefix {
+            ran.lines.retain(|ack| matches!(&ack.promise, Promise::Said(line) if line.starts_with(prefix.as_str())));
+        }
         let first_error = || first_line(&ran.stderr).map(|line| format!(": {line}")).unwrap_or_default();
         let status = match &ran.end {
             End::Exited(status) => *status,
@@ -126,6 +141,7 @@ impl Program {
             ],
             hide,
             limit: self.check_limit,
+            promise_fd: false,
         };
         let ran = sandbox::run(&spec, &|line| line);
         let _ = std::fs::remove_file(promises_file);

@@ -31,7 +31,13 @@ pub struct Spec<'a> {
     /// (covered with /dev/null).
     pub hide: Vec<PathBuf>,
     pub limit: Duration,
+    /// Give it [`PROMISE_FD`], a pipe whose lines are read as its standard output's are.
+    pub promise_fd: bool,
 }
+
+/// The descriptor a program may write its promises to, one line each
+/// (`WB_CRASH_PROMISE_FD`, docs/crash.md).
+pub const PROMISE_FD: libc::c_int = 3;
 
 /// How it ended.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -50,6 +56,8 @@ pub struct Ran<T> {
     pub end: End,
     /// What `on_line` made of each line of its standard output, in order.
     pub lines: Vec<T>,
+    /// And of each line written to [`PROMISE_FD`].
+    pub promise_lines: Vec<T>,
     /// Its standard error (the last 16 KiB).
     pub stderr: String,
 }
@@ -63,6 +71,9 @@ pub fn run<T: Send>(spec: &Spec, on_line: &(dyn Fn(String) -> T + Sync)) -> Resu
     let (master, slave) = terminal().map_err(|e| format!("cannot open a terminal for its output: {}", plain(&e)))?;
     let (err_read, err_write) = pipe().map_err(|e| format!("cannot make a pipe: {}", plain(&e)))?;
     let hide = Hidden::new(&spec.hide)?;
+    let promises =
+        if spec.promise_fd { Some(pipe().map_err(|e| format!("cannot make a pipe: {}", plain(&e)))?) } else { None };
+    let promise_writer = promises.as_ref().map(|(_, write)| write.as_raw_fd());
     let mut command = Command::new("/bin/sh");
     command
         .arg("-c")
@@ -82,6 +93,12 @@ pub fn run<T: Send>(spec: &Spec, on_line: &(dyn Fn(String) -> T + Sync)) -> Resu
     unsafe {
         command.pre_exec(move || {
             hide.apply()?;
+            // dup2 leaves the copy open across the exec (the pipe's own end is O_CLOEXEC).
+            if let Some(writer) = promise_writer {
+                if libc::dup2(writer, PROMISE_FD) < 0 {
+                    return Err(io::Error::last_os_error());
+                }
+            }
             send_namespace(theirs_fd)
         });
     }
@@ -91,6 +108,8 @@ pub fn run<T: Send>(spec: &Spec, on_line: &(dyn Fn(String) -> T + Sync)) -> Resu
     // every process holding them is gone, the reads below end.
     drop(command);
     drop(theirs);
+    let (promise_reader, promise_writer) = promises.unzip();
+    drop(promise_writer);
     // The command's namespace, sent by the child before its exec, held open until
     // everything in it is gone: a namespace's number is reused once it is freed, and a
     // number alone could then name another command's (another check beside this one);
@@ -110,6 +129,7 @@ pub fn run<T: Send>(spec: &Spec, on_line: &(dyn Fn(String) -> T + Sync)) -> Resu
     }
     std::thread::scope(|scope| {
         let output = scope.spawn(move || read_lines(master, on_line));
+        let promised = scope.spawn(move || promise_reader.map(|from| read_lines(from, on_line)).unwrap_or_default());
         let errors = scope.spawn(move || read_tail(err_read));
         let end = wait(&mut child, started, spec.limit, namespace.as_deref());
         // What it left running (a background writer) goes with it.
@@ -118,8 +138,9 @@ pub fn run<T: Send>(spec: &Spec, on_line: &(dyn Fn(String) -> T + Sync)) -> Resu
         }
         drop(held);
         let lines = output.join().unwrap_or_default();
+        let promise_lines = promised.join().unwrap_or_default();
         let stderr = errors.join().unwrap_or_default();
-        Ok(Ran { end, lines, stderr })
+        Ok(Ran { end, lines, promise_lines, stderr })
     })
 }
 
@@ -418,7 +439,7 @@ mod tests {
     use super::*;
 
     fn spec<'a>(command: &'a str, dir: &'a Path) -> Spec<'a> {
-        Spec { command, dir, env: Vec::new(), hide: Vec::new(), limit: Duration::from_secs(20) }
+        Spec { command, dir, env: Vec::new(), hide: Vec::new(), limit: Duration::from_secs(20), promise_fd: false }
     }
 
     /// Needs root (a mount namespace), as `writebench crash` does.
