@@ -477,3 +477,35 @@ fn only_the_program_s_promises_are_promises() {
     let entry = checked.entry("ext4");
     assert_eq!((count(entry, "promises"), count(entry, "broken")), (1, 0), "{entry}");
 }
+
+/// Promises counted as a reader counts them: which ones each filesystem lost, not ratios
+/// of states (which differ with how often each flushed). The save by rename without
+/// syncs keeps its promises on ext4's defaults and not on xfs; a program that never
+/// syncs loses every promise on each.
+#[test]
+fn the_promises_each_filesystem_lost_are_named() {
+    let run = format!("sh {} nosync", example("save-by-rename.sh").display());
+    let check = format!("sh {}", example("save-by-rename-check.sh").display());
+    let saves = crash_run(&run, &check, &["--fs", "ext4,xfs", "--states", "60"]);
+    assert_eq!(saves.code, Some(0), "{}", saves.stderr);
+    let lost = |checked: &Checked, fs: &str| -> Vec<String> {
+        let entry = checked.entry(fs);
+        entry["promises_broken"].as_array().unwrap().iter().map(|p| p.as_str().unwrap().to_string()).collect()
+    };
+    assert_eq!(lost(&saves, "ext4"), Vec::<String>::new());
+    assert!(!lost(&saves, "xfs").is_empty(), "{}", saves.entry("xfs"));
+    // The verdicts wrap at 100 columns, continued two spaces in.
+    let unwrapped = |text: &str| text.replace("\n  ", " ");
+    let said = unwrapped(&saves.stdout);
+    assert!(said.contains("Promises lost, by filesystem: ext4 (defaults): none; xfs (defaults): \""), "{said}");
+
+    let never = "for i in 1 2 3; do echo $i > f$i; echo \"file $i\"; done";
+    let check = r#"n=${WB_CRASH_PROMISE#file }; [ -z "$WB_CRASH_PROMISE" ] && exit 0; for i in $(seq 1 $n); do [ -s f$i ] || { echo "f$i missing, $n promised"; exit 1; }; done"#;
+    let unsynced = crash_run(never, check, &["--fs", "ext4,xfs"]);
+    assert_eq!(unsynced.code, Some(0), "{}", unsynced.stderr);
+    for fs in ["ext4", "xfs"] {
+        assert_eq!(lost(&unsynced, fs), ["file 1", "file 2", "file 3"], "{}", unsynced.entry(fs));
+    }
+    let said = unwrapped(&unsynced.stdout);
+    assert!(said.contains("promises ever broken: 3 of 3 (\"file 1\", \"file 2\", \"file 3\")"), "{said}");
+}

@@ -304,7 +304,14 @@ fn a_state_with_broken_metadata_is_reported_by_the_checker() {
     let _ = std::fs::remove_dir(&root);
     assert_eq!(
         clean.unwrap(),
-        writebench::crash::replay::Outcome { repair: None, broken: None, failed: None, corrupt: false, key: None }
+        writebench::crash::replay::Outcome {
+            repair: None,
+            broken: None,
+            failed: None,
+            corrupt: false,
+            key: None,
+            promises: Vec::new()
+        }
     );
     let corrupt = corrupt.unwrap();
     assert!(corrupt.repair.as_deref().is_some_and(|r| r.contains("e2fsck")), "{corrupt:?}");

@@ -85,6 +85,7 @@ pub fn check(
     let replayer = Replayer::new(fs, options, names);
     let promises_file = names.mount_root().join("promises");
     let mut findings = Findings::default();
+    let mut broken_promises: std::collections::HashSet<String> = std::collections::HashSet::new();
     for state in &chosen {
         if let Some(why) = stop() {
             return Err(why);
@@ -92,14 +93,17 @@ pub fn check(
         let image = states::build(&recorded.base, entries, state);
         let words = states::describe(state, entries);
         let judge = |root: &std::path::Path| match subject {
-            Subject::Workload(_) => {
-                Ok(Judged { broken: replay::judge(&recorded.acks, state.end, root), ..Judged::default() })
-            }
+            Subject::Workload(_) => Ok(replay::judge(&recorded.acks, state.end, root)),
             Subject::Program(program) => {
                 let made = made_before(&recorded.acks, state);
-                let hide = vec![replayer.image.clone()];
-                let verdict = program.judge(root, hide, &made, &words, &promises_file)?;
-                Ok(judged(verdict, made.last().copied()))
+                let hide = || vec![replayer.image.clone()];
+                let verdict = program.judge(root, hide(), &made, &words, &promises_file)?;
+                let mut judged = judged(verdict, made.last().copied());
+                if judged.broken.is_some() {
+                    let judge_up_to = |n: usize| program.judge(root, hide(), &made[..n], &words, &promises_file);
+                    judged.promises = broken_since(&made, &broken_promises, &judge_up_to)?;
+                }
+                Ok(judged)
             }
         };
         let outcome = replayer.check(&image, &judge)?;
@@ -135,10 +139,21 @@ pub fn check(
             let kind = if outcome.corrupt { FindingKind::Corrupt } else { FindingKind::Lost };
             let key = outcome.key.as_deref().unwrap_or(&broken);
             findings.add(kind, key, || format!("power lost {words}: {broken}"));
+            broken_promises.extend(outcome.promises);
         }
         entry.all_states.push(seen);
     }
     entry.findings = findings.sorted();
+    // In the order they were made, each once.
+    for ack in &recorded.acks {
+        let name = match (&ack.promise, subject) {
+            (Promise::Said(line), Subject::Program(_)) => line.clone(),
+            _ => ack.what.clone(),
+        };
+        if broken_promises.remove(&name) {
+            entry.promises_broken.push(name);
+        }
+    }
     // The first state of each of the first findings, lost promises before repairs (whose
     // own words are `repair_example`), as the tables show them.
     let lost_first = entry.findings.iter().filter(|f| !f.pattern.starts_with("needed repair: "));
@@ -172,5 +187,64 @@ fn judged(verdict: Verdict, last: Option<&str>) -> Judged {
         Some(line) => format!("after \"{line}\", the checker said: {words}"),
         None => format!("before any promise, the checker said: {words}"),
     };
-    Judged { broken: Some(broken), failed: None, corrupt, key: Some(words) }
+    Judged {
+        broken: Some(broken),
+        failed: None,
+        corrupt,
+        key: Some(words),
+        promises: last.map(str::to_string).into_iter().collect(),
+    }
+}
+
+/// The promises a state broke, from the last one made (which its checker found broken)
+/// back to the first it breaks, found by asking the checker again with fewer promises
+/// (a binary search: a checker that counts judges each promise with the ones before
+/// it). Only where it can name a promise not yet known broken in another state.
+fn broken_since(
+    made: &[&str],
+    known: &std::collections::HashSet<String>,
+    judge_up_to: &dyn Fn(usize) -> Result<Verdict, String>,
+) -> Result<Vec<String>, String> {
+    let Some((last, before)) = made.split_last() else { return Ok(Vec::new()) };
+    if before.iter().all(|p| known.contains(*p)) {
+        return Ok(vec![last.to_string()]);
+    }
+    // `made[hi]` is broken; those before `lo` are kept.
+    let (mut lo, mut hi) = (0, before.len());
+    while lo < hi {
+        let mid = (lo + hi) / 2;
+        match judge_up_to(mid + 1)? {
+            Verdict::Broken(_) | Verdict::Corrupt(_) => hi = mid,
+            // Kept, or it could not say: not counted broken.
+            Verdict::Kept | Verdict::Failed(_) => lo = mid + 1,
+        }
+    }
+    Ok(made[hi..].iter().map(|p| p.to_string()).collect())
+}
+
+#[cfg(test)]
+mod tests {
+    use std::cell::Cell;
+    use std::collections::HashSet;
+
+    use super::*;
+
+    #[test]
+    fn the_promises_a_state_broke_are_found_back_to_the_first() {
+        let made = ["commit 1", "commit 2", "commit 3", "commit 4"];
+        let asked = Cell::new(0);
+        // The repository holds one commit: commits 2 to 4 are lost.
+        let judge = |n: usize| {
+            asked.set(asked.get() + 1);
+            Ok(if n >= 2 { Verdict::Broken("1 commit".into()) } else { Verdict::Kept })
+        };
+        let none = HashSet::new();
+        assert_eq!(broken_since(&made, &none, &judge).unwrap(), ["commit 2", "commit 3", "commit 4"]);
+        assert!(asked.get() <= 2, "a binary search: {} questions", asked.get());
+        asked.set(0);
+        let known: HashSet<String> = ["commit 1", "commit 2", "commit 3"].map(String::from).into();
+        assert_eq!(broken_since(&made, &known, &judge).unwrap(), ["commit 4"]);
+        assert_eq!(asked.get(), 0, "nothing new to learn");
+        assert_eq!(broken_since(&[], &none, &judge).unwrap(), Vec::<String>::new());
+    }
 }

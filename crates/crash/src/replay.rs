@@ -31,6 +31,8 @@ pub struct Outcome {
     /// What groups a broken state with others: the judge's own words, without the
     /// promise they were said after.
     pub key: Option<String>,
+    /// The promises the state broke (see [`Judged::promises`]).
+    pub promises: Vec<String>,
 }
 
 /// What the judge of a state found in the mounted filesystem.
@@ -41,6 +43,9 @@ pub struct Judged {
     pub corrupt: bool,
     /// See [`Outcome::key`] (the broken words when None).
     pub key: Option<String>,
+    /// The promises broken: a workload's call that returned ("the fsync at the end"), or
+    /// the lines a program said before the power went that its checker finds broken.
+    pub promises: Vec<String>,
 }
 
 /// Where states are checked: one image file and one mount point, reused state after state.
@@ -86,13 +91,14 @@ impl<'a> Replayer<'a> {
         let repair = run_checker(self.fs, &device)?;
         objects.teardown().map_err(|failures| failures.join("; "))?;
         let key = judged.key.or_else(|| judged.broken.clone());
-        Ok(Outcome { repair, broken: judged.broken, failed: judged.failed, corrupt: judged.corrupt, key })
+        let Judged { broken, failed, corrupt, promises, .. } = judged;
+        Ok(Outcome { repair, broken, failed, corrupt, key, promises })
     }
 }
 
 /// The first promise made at a position up to `end` that the files under `root` break:
 /// "the fsync at the end returned, but data: bytes 0–16,383 were zeros".
-pub fn judge(acks: &[Ack], end: usize, root: &Path) -> Option<String> {
+pub fn judge(acks: &[Ack], end: usize, root: &Path) -> Judged {
     let mut read = |name: &str| match std::fs::read(root.join(name)) {
         Ok(data) => Ok(Some(data)),
         Err(e) if e.kind() == std::io::ErrorKind::NotFound => Ok(None),
@@ -102,10 +108,11 @@ pub fn judge(acks: &[Ack], end: usize, root: &Path) -> Option<String> {
     acks.sort_by_key(|a| a.position);
     for ack in acks {
         if let Err(found) = promise::check(&ack.promise, &mut read) {
-            return Some(if ack.position == 0 { found } else { format!("{}, but {found}", ack.what) });
+            let broken = if ack.position == 0 { found } else { format!("{}, but {found}", ack.what) };
+            return Judged { broken: Some(broken), promises: vec![ack.what.clone()], ..Judged::default() };
         }
     }
-    None
+    Judged::default()
 }
 
 /// Writes `image` to `path` as a sparse file of its size: its written pages only.

@@ -94,10 +94,14 @@ pub fn verdicts(entries: &[CrashCheck]) -> Vec<String> {
         } else if broken.is_empty() {
             format!("{name}: no broken promise found in {judged} states of {of}")
         } else if program {
-            format!(
+            let mut line = format!(
                 "{name}: the program's promises broken in {} of {judged} states",
                 same.iter().map(|e| e.broken).sum::<usize>()
-            )
+            );
+            if let [only] = same[..] {
+                line.push_str(&ever_broken(only));
+            }
+            line
         } else {
             format!("{name}: promises broken by {} of {} ({})", broken.len(), workloads(same.len()), broken.join(", "))
         };
@@ -110,7 +114,39 @@ pub fn verdicts(entries: &[CrashCheck]) -> Vec<String> {
         }
         out.push(line);
     }
+    // Across filesystems, which lost which of a program's promises: not ratios of
+    // states, which differ with how often each filesystem flushed.
+    let programs: Vec<&CrashCheck> = entries.iter().filter(|e| e.command.is_some() && e.refused.is_none()).collect();
+    if programs.len() > 1 && programs.iter().any(|e| !e.promises_broken.is_empty()) {
+        let each: Vec<String> = programs
+            .iter()
+            .map(|e| {
+                let lost = if e.promises_broken.is_empty() { "none".to_string() } else { quoted(&e.promises_broken) };
+                format!("{} ({}): {lost}", e.fs, options(e))
+            })
+            .collect();
+        out.push(format!("Promises lost, by filesystem: {}", each.join("; ")));
+    }
     out
+}
+
+/// "; promises ever broken: 3 of 4 ("commit 1", "commit 2", "commit 3")", for a result
+/// that counted them.
+fn ever_broken(entry: &CrashCheck) -> String {
+    if entry.promises_broken.is_empty() {
+        return String::new();
+    }
+    format!(
+        "; promises ever broken: {} of {} ({})",
+        entry.promises_broken.len(),
+        entry.promises,
+        quoted(&entry.promises_broken)
+    )
+}
+
+/// "\"commit 1\", \"commit 2\"".
+fn quoted(promises: &[String]) -> String {
+    promises.iter().map(|p| format!("\"{p}\"")).collect::<Vec<_>>().join(", ")
 }
 
 fn workloads(n: usize) -> String {

@@ -38,6 +38,12 @@ pub struct CrashCheck {
     pub repairs: usize,
     /// States in which a promise was broken.
     pub broken: usize,
+    /// The promises broken in at least one state, as a reader counts them, in the order
+    /// they were made: a program's lines ("commit 3"), a workload's calls that returned.
+    /// A state breaks the last promise made before the power went (a program's checker
+    /// judges that one), or a workload's first promise it finds broken.
+    #[serde(default)]
+    pub promises_broken: Vec<String>,
     /// For broken promises: up to three, in plain words (the first state of each of the
     /// first three findings).
     pub examples: Vec<String>,
