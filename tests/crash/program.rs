@@ -108,12 +108,13 @@ fn promises_sit_after_their_flush_and_the_checker_sees_its_environment() {
     let saw = note(out.path(), "program-saw");
     let log = note(out.path(), "checker.log");
     let run = format!(
-        "ls -A /dev/shm/writebench-lab-$PPID-mnt/rec*/ | wc -l > {saw}; pwd >> {saw}; echo \"$WB_CRASH_DIR\" >> {saw}; \
+        "d=$(dirname \"$WB_CRASH_DIR\"); ls -A $d/rec*/ | wc -l > {saw}; pwd >> {saw}; echo \"$WB_CRASH_DIR\" >> {saw}; \
+         ls -d $d/rec* | wc -l >> {saw}; \
          for i in 1 2 3; do echo $i > f$i; sync f$i; sync .; echo \"wrote f$i\"; done"
     );
     let check = format!(
         "echo \"$WB_CRASH_STATE|$WB_CRASH_PROMISE|$(wc -l < \"$WB_CRASH_PROMISES\")|$(tail -n 1 \"$WB_CRASH_PROMISES\")\
-         |$PWD|$WB_CRASH_DIR|$(wc -c < /dev/shm/writebench-lab-$PPID-crash-state-0.img)\" >> {log}; \
+         |$PWD|$WB_CRASH_DIR|$(wc -c < ${{WB_CRASH_DIR%-mnt/*}}-crash-state-0.img)\" >> {log}; \
          while read -r word file; do [ \"$(cat $file 2>/dev/null)\" = \"${{file#f}}\" ] || {{ echo \"$file lost\"; exit 1; }}; \
          done < \"$WB_CRASH_PROMISES\""
     );
@@ -133,6 +134,7 @@ fn promises_sit_after_their_flush_and_the_checker_sees_its_environment() {
     let saw = std::fs::read_to_string(out.path().join("program-saw")).unwrap();
     let saw: Vec<&str> = saw.lines().collect();
     assert_eq!(saw[0], "0", "the recorder's directory is empty to the program");
+    assert_eq!(saw[3], "1", "and it is there (writebench's own, named by its pid in WB_CRASH_DIR)");
     assert!(saw[1].ends_with("/crash-ext4") && saw[1] == saw[2], "{saw:?}");
 
     // The k-th line said sits after at least k flushes: each was said after its own
@@ -310,15 +312,16 @@ fn sqlite_loses_rows_without_syncs_and_keeps_them_with_full_wal_and_extra_rollba
     }
 }
 
-/// After SIGKILL nothing can tear down, and the program writebench was checking goes on
-/// working in the filesystem on the recorder: `writebench clean` lists it, ends it, and
-/// then removes the mounts, loop devices and files as for the built-in workloads.
+/// After SIGKILL nothing can tear down, but the program writebench was checking dies with
+/// it, daemons included (its PID namespace ends with writebench): within a second no
+/// process of it is left; `writebench clean` then removes the mounts, loop devices and
+/// files as for the built-in workloads.
 #[test]
-fn after_sigkill_clean_ends_the_program_and_removes_the_rest() {
+fn after_sigkill_the_program_dies_with_writebench_and_clean_removes_the_rest() {
     let out = tempfile::tempdir().unwrap();
     let started = out.path().join("started");
-    let sleep = unique_sleep(600);
-    let run = format!("echo begun > data; sync data; touch {}; {sleep}", started.display());
+    let (sleep, daemon) = (unique_sleep(600), unique_sleep(700));
+    let run = format!("echo begun > data; sync data; setsid {daemon} & touch {}; {sleep}", started.display());
     // The turn first: the program must still be running when it is killed.
     let _turn = super::LAB_NAMES.lock().unwrap_or_else(|p| p.into_inner());
     let mut child = crash_command(&["--run", &run, "--check", "true", "--fs", "ext4", "--timeout", "5m"])
@@ -328,15 +331,21 @@ fn after_sigkill_clean_ends_the_program_and_removes_the_rest() {
         .unwrap();
     let pid = child.id();
     wait_until_started(&started);
+    assert!(still_running(&sleep) && still_running(&daemon), "the program and its daemon run");
     child.kill().unwrap();
     child.wait().unwrap();
+    let deadline = std::time::Instant::now() + std::time::Duration::from_secs(1);
+    while (still_running(&sleep) || still_running(&daemon)) && std::time::Instant::now() < deadline {
+        std::thread::sleep(std::time::Duration::from_millis(20));
+    }
+    assert!(!still_running(&sleep), "the program died with writebench");
+    assert!(!still_running(&daemon), "and the daemon it started");
+    assert!(!leftovers_of(pid).is_empty(), "SIGKILL left the mounts for clean");
     let clean =
         std::process::Command::new(env!("CARGO_BIN_EXE_writebench")).args(["clean", "/tmp", "--yes"]).output().unwrap();
     let said = String::from_utf8_lossy(&clean.stdout);
     assert!(clean.status.success(), "{said}{}", String::from_utf8_lossy(&clean.stderr));
-    assert!(said.contains("(sleep) using /dev/shm/writebench-lab-"), "{said}");
     assert_eq!(leftovers_of(pid), Vec::<String>::new(), "{said}{}", String::from_utf8_lossy(&clean.stderr));
-    assert!(!still_running(&sleep), "the program was ended");
 }
 
 /// SIGINT while the program runs: it is ended with whatever it started, everything is

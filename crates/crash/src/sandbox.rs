@@ -74,9 +74,17 @@ pub fn run<T: Send>(spec: &Spec, on_line: &(dyn Fn(String) -> T + Sync)) -> Resu
     let promises =
         if spec.promise_fd { Some(pipe().map_err(|e| format!("cannot make a pipe: {}", plain(&e)))?) } else { None };
     let promise_writer = promises.as_ref().map(|(_, write)| write.as_raw_fd());
-    let mut command = Command::new("/bin/sh");
+    // In a PID namespace of its own (util-linux's `unshare`, whose child is the
+    // namespace's first process and is killed when `unshare` dies): when writebench dies
+    // by any signal, even SIGKILL, the kernel ends `unshare` (its parent-death signal,
+    // set below), then its child, and with it every process of the namespace, daemons
+    // included, which would otherwise go on writing into a filesystem nobody checks.
+    // The namespace's first process is a shell of ours that runs the command's and
+    // waits (`; exit $?` keeps it from exec'ing it): the first process of a namespace
+    // ignores signals it has no handler for, and the command should not be it.
+    let mut command = Command::new("unshare");
     command
-        .arg("-c")
+        .args(["--pid", "--fork", "--kill-child=SIGKILL", "/bin/sh", "-c", "/bin/sh -c \"$1\"; exit $?", "sh"])
         .arg(spec.command)
         .current_dir(spec.dir)
         .stdin(Stdio::null())
@@ -88,10 +96,13 @@ pub fn run<T: Send>(spec: &Spec, on_line: &(dyn Fn(String) -> T + Sync)) -> Resu
     }
     let (ours, theirs) = socket_pair().map_err(|e| format!("cannot make a socket pair: {}", plain(&e)))?;
     let theirs_fd = theirs.as_raw_fd();
-    // SAFETY: the closure makes system calls only (no allocation, no locks): unshare,
+    // SAFETY: the closure makes system calls only (no allocation, no locks): prctl, unshare,
     // mount, open, sendmsg, on strings and buffers made before the fork or on its stack.
     unsafe {
         command.pre_exec(move || {
+            if libc::prctl(libc::PR_SET_PDEATHSIG, libc::SIGKILL) != 0 {
+                return Err(io::Error::last_os_error());
+            }
             hide.apply()?;
             // dup2 leaves the copy open across the exec (the pipe's own end is O_CLOEXEC).
             if let Some(writer) = promise_writer {
@@ -103,7 +114,9 @@ pub fn run<T: Send>(spec: &Spec, on_line: &(dyn Fn(String) -> T + Sync)) -> Resu
         });
     }
     let started = Instant::now();
-    let mut child = command.spawn().map_err(|e| format!("cannot start /bin/sh: {}", plain(&e)))?;
+    let mut child = command
+        .spawn()
+        .map_err(|e| format!("cannot start unshare (Debian package util-linux) for /bin/sh: {}", plain(&e)))?;
     // The terminal's other end and the pipe's writing end are the child's now: once
     // every process holding them is gone, the reads below end.
     drop(command);
