@@ -12,6 +12,12 @@
 use serde::{Deserialize, Serialize};
 
 impl Replay {
+    /// The durable syncs among the calls (fsync, fdatasync): what `syncs` holds.
+    pub fn durable_syncs(&self) -> u64 {
+        let durable = |c: &&Call| matches!(c.op, Op::Sync { kind: SyncKind::Fsync | SyncKind::Fdatasync, .. });
+        self.threads.iter().flatten().filter(durable).count() as u64
+    }
+
     /// Every call in the trace's order, as (thread, index in the thread).
     pub fn in_order(&self) -> Vec<(usize, usize)> {
         let mut all: Vec<(u64, usize, usize)> = Vec::new();

@@ -77,12 +77,7 @@ pub fn apply(replay: &Replay, change: Change) -> Option<Replay> {
     if !differs {
         return None;
     }
-    changed.syncs = changed
-        .threads
-        .iter()
-        .flatten()
-        .filter(|c| matches!(c.op, Op::Sync { kind: SyncKind::Fsync | SyncKind::Fdatasync, .. }))
-        .count() as u64;
+    changed.syncs = changed.durable_syncs();
     Some(changed)
 }
 

@@ -196,12 +196,7 @@ pub fn up_to(replay: &Replay, points: &[Point], count: usize) -> Replay {
     kept.threads.retain(|calls| !calls.is_empty());
     kept.bytes =
         kept.threads.iter().flatten().map(|c| if let Op::Write { bytes, .. } = c.op { bytes } else { 0 }).sum();
-    kept.syncs = kept
-        .threads
-        .iter()
-        .flatten()
-        .filter(|c| matches!(c.op, Op::Sync { kind: SyncKind::Fsync | SyncKind::Fdatasync, .. }))
-        .count() as u64;
+    kept.syncs = kept.durable_syncs();
     kept.cut = true;
     kept
 }
