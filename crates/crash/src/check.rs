@@ -2,6 +2,7 @@
 //! program) on a filesystem with its mount options, choose the crash states its log
 //! allows within the budget, check each on the real filesystem, and count what was found.
 
+use std::collections::HashSet;
 use std::time::Instant;
 
 use super::filesystems::CrashFs;
@@ -9,7 +10,7 @@ use super::findings::Findings;
 use super::program::Verdict;
 use super::promise::{Ack, Promise};
 use super::record::{self, Recording};
-use super::replay::{self, Judged, Replayer};
+use super::replay::{self, Judged, Outcome, Replayer};
 use super::states::{self, CrashState};
 use super::subject::Subject;
 use lab::names::Names;
@@ -85,7 +86,7 @@ pub fn check(
     let replayer = Replayer::new(fs, options, names);
     let promises_file = names.mount_root().join("promises");
     let mut findings = Findings::default();
-    let mut broken_promises: std::collections::HashSet<String> = std::collections::HashSet::new();
+    let mut broken_promises: HashSet<String> = HashSet::new();
     for state in &chosen {
         if let Some(why) = stop() {
             return Err(why);
@@ -108,40 +109,7 @@ pub fn check(
         };
         let outcome = replayer.check(&image, &judge)?;
         entry.states += 1;
-        let found = if outcome.repair.is_some() || (outcome.broken.is_some() && outcome.corrupt) {
-            Found::Corrupt
-        } else if outcome.broken.is_some() {
-            Found::Lost
-        } else if outcome.failed.is_some() {
-            Found::Unjudged
-        } else {
-            Found::Kept
-        };
-        let seen = StateSeen {
-            state: words.clone(),
-            found,
-            words: outcome.broken.clone().or_else(|| outcome.failed.clone()),
-            repair: outcome.repair.clone(),
-        };
-        if let Some(repair) = outcome.repair {
-            entry.repairs += 1;
-            entry.repair_example.get_or_insert(repair.clone());
-            findings.add(FindingKind::Corrupt, &format!("needed repair: {repair}"), || {
-                format!("power lost {words}: the filesystem's checker found it in need of repair: {repair}")
-            });
-        }
-        if let Some(failed) = outcome.failed {
-            entry.checker_failed += 1;
-            entry.checker_failure.get_or_insert(format!("power lost {words}: {failed}"));
-        }
-        if let Some(broken) = outcome.broken {
-            entry.broken += 1;
-            let kind = if outcome.corrupt { FindingKind::Corrupt } else { FindingKind::Lost };
-            let key = outcome.key.as_deref().unwrap_or(&broken);
-            findings.add(kind, key, || format!("power lost {words}: {broken}"));
-            broken_promises.extend(outcome.promises);
-        }
-        entry.all_states.push(seen);
+        tally(&mut entry, &mut findings, &mut broken_promises, &words, outcome);
     }
     entry.findings = findings.sorted();
     // In the order they were made, each once.
@@ -160,6 +128,51 @@ pub fn check(
     entry.examples = lost_first.take(EXAMPLES).map(|f| f.first.clone()).collect();
     entry.seconds = started.elapsed().as_secs_f64();
     Ok(entry)
+}
+
+/// Counts what one state showed into `entry`: its repairs, unjudged and broken states,
+/// the finding it belongs to, the promises it broke, and the state itself.
+fn tally(
+    entry: &mut CrashCheck,
+    findings: &mut Findings,
+    broken_promises: &mut HashSet<String>,
+    words: &str,
+    outcome: Outcome,
+) {
+    let found = if outcome.repair.is_some() || (outcome.broken.is_some() && outcome.corrupt) {
+        Found::Corrupt
+    } else if outcome.broken.is_some() {
+        Found::Lost
+    } else if outcome.failed.is_some() {
+        Found::Unjudged
+    } else {
+        Found::Kept
+    };
+    let seen = StateSeen {
+        state: words.to_string(),
+        found,
+        words: outcome.broken.clone().or_else(|| outcome.failed.clone()),
+        repair: outcome.repair.clone(),
+    };
+    if let Some(repair) = outcome.repair {
+        entry.repairs += 1;
+        entry.repair_example.get_or_insert(repair.clone());
+        findings.add(FindingKind::Corrupt, &format!("needed repair: {repair}"), || {
+            format!("power lost {words}: the filesystem's checker found it in need of repair: {repair}")
+        });
+    }
+    if let Some(failed) = outcome.failed {
+        entry.checker_failed += 1;
+        entry.checker_failure.get_or_insert(format!("power lost {words}: {failed}"));
+    }
+    if let Some(broken) = outcome.broken {
+        entry.broken += 1;
+        let kind = if outcome.corrupt { FindingKind::Corrupt } else { FindingKind::Lost };
+        let key = outcome.key.as_deref().unwrap_or(&broken);
+        findings.add(kind, key, || format!("power lost {words}: {broken}"));
+        broken_promises.extend(outcome.promises);
+    }
+    entry.all_states.push(seen);
 }
 
 /// The lines the program said before the power went in `state`, in order: every one
@@ -202,7 +215,7 @@ fn judged(verdict: Verdict, last: Option<&str>) -> Judged {
 /// it). Only where it can name a promise not yet known broken in another state.
 fn broken_since(
     made: &[&str],
-    known: &std::collections::HashSet<String>,
+    known: &HashSet<String>,
     judge_up_to: &dyn Fn(usize) -> Result<Verdict, String>,
 ) -> Result<Vec<String>, String> {
     let Some((last, before)) = made.split_last() else { return Ok(Vec::new()) };
