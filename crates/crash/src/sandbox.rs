@@ -81,7 +81,9 @@ pub fn run<T: Send>(spec: &Spec, on_line: &(dyn Fn(String) -> T + Sync)) -> Resu
     // included, which would otherwise go on writing into a filesystem nobody checks.
     // The namespace's first process is a shell of ours that runs the command's and
     // waits (`; exit $?` keeps it from exec'ing it): the first process of a namespace
-    // ignores signals it has no handler for, and the command should not be it.
+    // ignores signals it has no handler for, and the command should not be it. The
+    // parent-death signal comes when the thread that spawned it ends: every caller
+    // spawns from a thread that waits for the command.
     let mut command = Command::new("unshare");
     command
         .args(["--pid", "--fork", "--kill-child=SIGKILL", "/bin/sh", "-c", "/bin/sh -c \"$1\"; exit $?", "sh"])
@@ -97,16 +99,22 @@ pub fn run<T: Send>(spec: &Spec, on_line: &(dyn Fn(String) -> T + Sync)) -> Resu
     let (ours, theirs) = socket_pair().map_err(|e| format!("cannot make a socket pair: {}", plain(&e)))?;
     let theirs_fd = theirs.as_raw_fd();
     // SAFETY: the closure makes system calls only (no allocation, no locks): prctl, unshare,
-    // mount, open, sendmsg, on strings and buffers made before the fork or on its stack.
+    // mount, open, dup2, fcntl, sendmsg, on strings and buffers made before the fork or on its stack.
     unsafe {
         command.pre_exec(move || {
             if libc::prctl(libc::PR_SET_PDEATHSIG, libc::SIGKILL) != 0 {
                 return Err(io::Error::last_os_error());
             }
             hide.apply()?;
-            // dup2 leaves the copy open across the exec (the pipe's own end is O_CLOEXEC).
+            // dup2 leaves the copy open across the exec (the pipe's own end is O_CLOEXEC);
+            // a pipe that got the descriptor itself is only made to stay open.
             if let Some(writer) = promise_writer {
-                if libc::dup2(writer, PROMISE_FD) < 0 {
+                let kept = if writer == PROMISE_FD {
+                    libc::fcntl(writer, libc::F_SETFD, 0)
+                } else {
+                    libc::dup2(writer, PROMISE_FD)
+                };
+                if kept < 0 {
                     return Err(io::Error::last_os_error());
                 }
             }
