@@ -14,26 +14,29 @@ fn options(entry: &CrashCheck) -> &str {
     if entry.mount_options.is_empty() { "defaults" } else { &entry.mount_options }
 }
 
-/// The workload column: the workload's name, or the user's command (`--run`), made
-/// short for the table where it is long (whole in the JSON): each path by its last part
-/// (`python3 "$WB_CRASH_FROM/app.py" wal` → `python3 app.py wal`), then cut.
+/// The workload column: the workload's name, or the user's command (`--run`), whole
+/// where it fits, else made short for the table (whole in the JSON): each path by its
+/// last part (`python3 "$WB_CRASH_FROM/app.py" wal` → `python3 app.py wal`), but for the
+/// kernel's files (`/dev/urandom`, `/proc/…`, `/sys/…`), whose last part alone would read
+/// as a file of the program's own; then cut.
 fn workload(entry: &CrashCheck) -> String {
     const LONGEST: usize = 48;
+    const KERNEL: [&str; 3] = ["/dev/", "/proc/", "/sys/"];
     let Some(command) = &entry.command else { return entry.workload.clone() };
     if command.chars().count() <= LONGEST {
         return command.clone();
     }
-    let short: Vec<&str> =
-        command
-            .split_whitespace()
-            .map(|word| {
-                if word.contains('/') {
-                    word.trim_matches(['"', '\'']).rsplit('/').next().unwrap_or(word)
-                } else {
-                    word
-                }
-            })
-            .collect();
+    let short: Vec<&str> = command
+        .split_whitespace()
+        .map(|word| {
+            let bare = word.trim_matches(['"', '\'']);
+            if !bare.contains('/') || KERNEL.iter().any(|k| bare.starts_with(k)) {
+                word
+            } else {
+                bare.rsplit('/').next().filter(|last| !last.is_empty()).unwrap_or(word)
+            }
+        })
+        .collect();
     let short = short.join(" ");
     if short.chars().count() <= LONGEST {
         short
@@ -425,6 +428,18 @@ mod tests {
             verdicts(&[refused_workload]),
             ["xfs (defaults): no broken promise found in 0 states of 0 workloads"]
         );
-        assert_eq!(workload(&program(1, 0, 0, 0)), "python3 sqlite-commit.py delete full", "paths by their last part");
+        assert_eq!(
+            workload(&program(1, 0, 0, 0)),
+            "python3 sqlite-commit.py delete full",
+            "by the name the user knows"
+        );
+        let other = |command: &str| workload(&CrashCheck { command: Some(command.into()), ..program(1, 0, 0, 0) });
+        assert_eq!(
+            other("head -c 8388608 /dev/urandom > f; sync f; echo one; head -c 10 /dev/zero > g"),
+            "head -c 8388608 /dev/urandom > f; sync f; echo …",
+            "the kernel's files are kept whole, then the line cut"
+        );
+        assert_eq!(other("sh \"${WB_CRASH_FROM}/examples/crash/git-commit.sh\" fsync"), "sh git-commit.sh fsync");
+        assert_eq!(other("sh run.sh"), "sh run.sh", "whole where it fits");
     }
 }
