@@ -11,6 +11,7 @@ use crate::cli::UsageError;
 use crate::cli::crash::CrashArgs;
 use crate::crash::check::{Budget, check};
 use crate::crash::filesystems::CrashFs;
+use crate::crash::recorder::{Pace, SLOW_DELAY};
 use crate::crash::subject::Subject;
 use crate::crash::workloads::Workload;
 use crate::error::interrupt;
@@ -22,7 +23,8 @@ use crate::result::crash::{CRASH_SCHEMA, CrashCheck, CrashReport};
 pub(super) fn crash(args: &CrashArgs) -> Result<ExitCode, UsageError> {
     let plan = args.plan()?;
     preflight(&plan.configs)?;
-    let budget = Budget { states: plan.states, seed: plan.seed, show_log: plan.show_log, linger: plan.linger };
+    let budget =
+        Budget { states: plan.states, seed: plan.seed, show_log: plan.show_log, linger: plan.linger, pace: plan.pace };
     let mut report = CrashReport {
         schema: CRASH_SCHEMA.to_string(),
         tool: Tool::this(),
@@ -114,8 +116,14 @@ pub(super) fn check_all(
     } else {
         format!(", recording {} after each ends (--linger)", crate::plan::numbers::seconds(budget.linger.as_secs_f64()))
     };
+    let device = match budget.pace {
+        Pace::Fast => String::new(),
+        Pace::Slow { .. } => {
+            format!(", on a slow device (each write and flush answered after up to {} ms)", SLOW_DELAY.as_millis())
+        }
+    };
     eprintln!(
-        "writebench crash: {} ({} x {}), at most {} each{linger}",
+        "writebench crash: {} ({} x {}), at most {} each{linger}{device}",
         plural(total, "recording"),
         plural(configs.len(), "filesystem configuration"),
         plural(
@@ -250,7 +258,7 @@ pub(super) fn check_cases(
         eprintln!("writebench: --crash-check: no case measured a durable mode; nothing to check");
         return Ok(Vec::new());
     }
-    let budget = Budget { states: 24, seed, show_log: false, linger: std::time::Duration::ZERO };
+    let budget = Budget { states: 24, seed, show_log: false, linger: std::time::Duration::ZERO, pace: Pace::Fast };
     let subjects: Vec<Subject> = workloads.into_iter().map(Subject::Workload).collect();
     let checked = check_all(&[config], &subjects, &budget)?;
     if let Some(signal) = interrupt::received() {

@@ -88,7 +88,13 @@ pub(super) fn check(fs: &'static CrashFs, calls: &Replay, seed: u64) -> Result<O
         }));
     }
     // No lingering: every promise of a replay comes with a sync it waits for.
-    let budget = Budget { states: STATES, seed, show_log: false, linger: Duration::ZERO };
+    let budget = Budget {
+        states: STATES,
+        seed,
+        show_log: false,
+        linger: Duration::ZERO,
+        pace: crate::crash::recorder::Pace::Fast,
+    };
     let done = super::crash::check_all(&[(fs, String::new())], &subjects, &budget)?;
     if done.failed || done.entries.len() != ways.len() {
         return Err(UsageError("--crash-check: the crash check could not check every way (said above)".into()));

@@ -8,6 +8,7 @@ use crate::cli::export::{CrashExports, ExportArgs};
 use crate::cli::usage::UsageError;
 use crate::crash::filesystems::{self, CrashFs};
 use crate::crash::program::Program;
+use crate::crash::recorder::Pace;
 use crate::crash::subject::Subject;
 use crate::crash::workloads::{self, Workload};
 
@@ -94,6 +95,13 @@ pub struct CrashArgs {
     #[arg(long, value_name = "DURATION")]
     pub linger: Option<String>,
 
+    /// How fast the recorded device answers: `fast`, a RAM device; `slow`, each write and
+    /// flush answered after a random delay of up to 3 ms (from --seed), as a slow disk
+    /// would: the kernel's writeback and journal then race as they do on one, which
+    /// opens windows a fast device hides.
+    #[arg(long, value_name = "SPEED", value_enum, default_value_t = DeviceSpeed::Fast)]
+    pub device: DeviceSpeed,
+
     /// Seed of the sample of subsets of unflushed writes (the same seed, the same states).
     #[arg(long, value_name = "N", default_value_t = 1)]
     pub seed: u64,
@@ -109,6 +117,13 @@ pub struct CrashArgs {
 
     #[command(flatten)]
     pub export: ExportArgs<CrashExports>,
+}
+
+/// `--device`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
+pub enum DeviceSpeed {
+    Fast,
+    Slow,
 }
 
 /// The default of `--linger` for the user's program: the kernel writes data back once it
@@ -135,6 +150,7 @@ pub struct CrashPlan {
     pub seed: u64,
     pub show_log: bool,
     pub linger: Duration,
+    pub pace: Pace,
 }
 
 impl CrashArgs {
@@ -222,7 +238,11 @@ impl CrashArgs {
             }));
         }
         self.export.check()?;
-        Ok(CrashPlan { configs, subjects, states, seed: self.seed, show_log: self.show_log, linger })
+        let pace = match self.device {
+            DeviceSpeed::Fast => Pace::Fast,
+            DeviceSpeed::Slow => Pace::Slow { seed: self.seed },
+        };
+        Ok(CrashPlan { configs, subjects, states, seed: self.seed, show_log: self.show_log, linger, pace })
     }
 }
 

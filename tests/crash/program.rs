@@ -154,6 +154,11 @@ fn promises_sit_after_their_flush_and_the_checker_sees_its_environment() {
         }
     }
     assert_eq!(said, 3, "{}", lines.join("\n"));
+    // Each file's block is named by the file (ext4, the log named from the image at the end).
+    for file in ["f1", "f2", "f3"] {
+        let named = |l: &&str| l.contains(" write ") && l.rsplit(": ").next().unwrap().split(", ").any(|w| w == file);
+        assert!(lines.iter().any(named), "{file}'s data:\n{}", lines.join("\n"));
+    }
 
     // The checker ran once per state, in the recovered filesystem's root, with the
     // promises said before the power went, and could not read the state's image.

@@ -8,7 +8,7 @@ use std::process::Command;
 
 use super::{LAB_NAMES, Loop, Mounted, crash_command, leftovers_of, run};
 
-use writebench::crash::recorder::{Entry, Recorder};
+use writebench::crash::recorder::{Entry, Pace, Recorder};
 
 fn flushes(entries: &[Entry]) -> usize {
     entries.iter().filter(|e| **e == Entry::Flush).count()
@@ -50,6 +50,38 @@ fn writes_zeroes_and_syncs_of_the_image_arrive_in_the_log_in_order() {
     assert_eq!(back, [b'c'; 10]);
     recorder.stop().unwrap();
     assert!(std::fs::read_dir(dir.path()).unwrap().next().is_none(), "unmounted: the directory is empty again");
+}
+
+/// `--device slow`: from `start_log` on, each write and flush is answered no sooner than
+/// its drawn delay (a lower bound, which a busy machine only lengthens), the delays are
+/// drawn from the seed, and the log holds the same records as a fast device's.
+#[test]
+fn a_slow_recorder_answers_each_write_and_flush_after_its_delay() {
+    let dir = tempfile::tempdir().unwrap();
+    let recorder = Recorder::start(dir.path(), 1 << 20).expect("the recorder mounts (root and /dev/fuse needed)");
+    let image = OpenOptions::new().read(true).write(true).open(recorder.image_path()).unwrap();
+    image.write_all_at(&[b's'; 4096], 0).unwrap();
+    let pace = Pace::Slow { seed: 7 };
+    recorder.start_log(pace);
+    let delays: Vec<std::time::Duration> = pace.delays().take(60).collect();
+    assert!(delays.iter().all(|d| *d <= writebench::crash::recorder::SLOW_DELAY), "{delays:?}");
+    assert!(delays.windows(2).any(|w| w[0] != w[1]), "drawn, not one constant: {delays:?}");
+    assert_eq!(delays, pace.delays().take(60).collect::<Vec<_>>(), "the same seed, the same delays");
+    let started = std::time::Instant::now();
+    for n in 0..30u64 {
+        image.write_all_at(&[n as u8; 4096], n * 4096).unwrap();
+        image.sync_data().unwrap();
+    }
+    let took = started.elapsed();
+    let owed: std::time::Duration = delays.iter().sum();
+    assert!(took >= owed, "60 answers took {took:?}, less than their delays' {owed:?}");
+    let entries = recorder.entries(0);
+    assert_eq!(entries.len(), 60, "30 writes and 30 flushes, nothing of the set-up: {}", entries.len());
+    assert_eq!(entries[58], Entry::Write { offset: 29 * 4096, data: vec![29; 4096] });
+    assert_eq!(entries[59], Entry::Flush);
+    assert!(Pace::Fast.delays().take(10).all(|d| d.is_zero()));
+    drop(image);
+    recorder.stop().unwrap();
 }
 
 /// ext4 on a loop device over the recorder's image: what it writes reaches the log, and
@@ -171,6 +203,48 @@ fn ext4_keeps_fsync_promises_barrier_0_breaks_them_and_unsafe_replace_breaks_on_
     assert!(std::fs::read_to_string(&markdown).unwrap().contains("| ext4 | barrier=0 | end |"));
     assert!(std::fs::read_to_string(&html).unwrap().contains("<tr class=\"broken\">"));
     assert!(stderr.contains("[72/72]"), "progress on stderr: {stderr}");
+}
+
+/// `--show-log` on ext4 and xfs: a write of the last save's data is named by the file it
+/// belongs to at the end (its temporary file was renamed over `settings.json`), the
+/// journal's writes as the journal; and every state's "after flush K of N (log record R)"
+/// is the log's line R, "flush K".
+#[test]
+fn the_log_names_the_file_of_each_block_and_its_flush_numbers_are_the_states() {
+    let dir = tempfile::tempdir().unwrap();
+    let json = dir.path().join("crash.json");
+    let output = crash_command(&["--fs", "ext4,xfs", "--workloads", "replace", "--show-log"])
+        .args(["--export-json", json.to_str().unwrap()])
+        .output()
+        .unwrap();
+    let stdout = String::from_utf8_lossy(&output.stdout);
+    assert!(output.status.success(), "{}\n{stdout}", String::from_utf8_lossy(&output.stderr));
+    let report: serde_json::Value = serde_json::from_slice(&std::fs::read(&json).unwrap()).unwrap();
+    for entry in report["crash"].as_array().unwrap() {
+        let log: Vec<&str> = entry["log"].as_array().unwrap().iter().map(|l| l.as_str().unwrap()).collect();
+        let fs = entry["fs"].as_str().unwrap();
+        let shown = log.join("\n");
+        assert_eq!(log[0], "each block named by what it belongs to as the recording ended", "{fs}:\n{shown}");
+        assert!(
+            log.iter().any(|l| l.contains(": save 3's content (settings.json)")),
+            "{fs}: a write of the saved data named by its file:\n{shown}"
+        );
+        assert!(log.iter().any(|l| l.ends_with(": journal")), "{fs}: the journal's writes:\n{shown}");
+        assert!(!log.iter().any(|l| l.contains("metadata or journal")), "{fs}: every block named:\n{shown}");
+        let states = entry["all_states"].as_array().unwrap();
+        let mut labelled = 0;
+        for state in states {
+            let words = state["state"].as_str().unwrap();
+            let Some(rest) = words.split("after flush ").nth(1) else { continue };
+            let flush: usize = rest.split(' ').next().unwrap().parse().unwrap();
+            let record: usize = rest.split("(log record ").nth(1).unwrap().split(')').next().unwrap().parse().unwrap();
+            let line = format!("{record:>6}  flush {flush}");
+            assert!(log.contains(&line.as_str()), "{fs}: {words}: no line \"{line}\" in\n{shown}");
+            labelled += 1;
+        }
+        assert!(labelled > 0, "{fs}: states after a flush: {states:?}");
+    }
+    assert!(stdout.contains("log of ext4 (defaults) replace:") && stdout.contains("log of xfs (defaults) replace:"));
 }
 
 /// Waits until the child's stderr says a recording was checked, then returns it (and the

@@ -29,6 +29,8 @@ pub struct Budget {
     /// How long the recording goes on after the workload or program ended, for what the
     /// kernel writes by itself (journal commits, writeback): `--linger`.
     pub linger: std::time::Duration,
+    /// How fast the recorder answers: `--device`.
+    pub pace: super::recorder::Pace,
 }
 
 /// Records and checks `subject` on `fs` mounted with `options`. `stop` is asked
@@ -52,7 +54,7 @@ pub fn check(
         entry.command = Some(program.run.clone());
         entry.check_command = Some(program.check.clone());
     }
-    let recorded = match record::record(fs, options, subject, names, budget.linger, stop)? {
+    let recorded = match record::record(fs, options, subject, names, budget.pace, budget.linger, stop)? {
         Recording::Refused(why) => {
             entry.refused = Some(why);
             return Ok(entry);
@@ -69,13 +71,11 @@ pub fn check(
         Subject::Program(_) => recorded.acks.len(),
     };
     entry.linger_seconds = budget.linger.as_secs_f64();
+    entry.device = budget.pace.name().to_string();
     entry.last_write_after_end = recorded.last_write_after_end;
     if let Some(ended) = &recorded.ended {
         entry.program_exit = Some(ended.status.clone());
         entry.program_stderr = Some(ended.stderr.clone());
-    }
-    if budget.show_log {
-        entry.log = super::log_text::log_lines(entries, &recorded.acks);
     }
     // The user's program's promises are also crash points of their own: right after each.
     let said: Vec<usize> = match subject {
@@ -84,6 +84,10 @@ pub fn check(
     };
     let chosen = states::choose(entries, &said, budget.states, budget.seed);
     let replayer = Replayer::new(fs, options, names);
+    if budget.show_log {
+        let scratch = names.mount_root().join("debugger-commands");
+        entry.log = super::log_text::named_log(fs, &recorded, &replayer.image, &scratch);
+    }
     let promises_file = names.mount_root().join("promises");
     let mut findings = Findings::default();
     let mut broken_promises: HashSet<String> = HashSet::new();

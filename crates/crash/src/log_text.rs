@@ -1,16 +1,54 @@
 //! A recording's log in words (`crash --show-log`, docs/crash.md): every block write
-//! with what it holds (which writes' stamped data, or metadata and journal), every
-//! flush, and where each call that made a promise returned, to explain a broken promise
-//! from what the device received.
+//! with what it holds (which writes' stamped data) and the files its blocks belong to
+//! (or the journal, or the filesystem's metadata), every flush, and where each call that
+//! made a promise returned, to explain a broken promise from what the device received.
 
+use std::collections::BTreeSet;
+use std::path::Path;
+
+use super::block_owners::{self, BlockOwners};
+use super::filesystems::CrashFs;
 use super::promise::{Ack, NEW, OLD, OTHER, SAVED};
+use super::record::Recorded;
 use super::recorder::Entry;
 use super::stamp::{self, Found, SECTOR};
 use plan::numbers::thousands;
 
+/// The log of `recorded` in words, its first line saying how its blocks were named: the
+/// image as the recording ended is written to `image_file` and read by the filesystem's
+/// debugger (`block_owners`), which may use `scratch` for its commands (removed after).
+/// A debugger that fails leaves the blocks unnamed, said in that line, not the check.
+pub fn named_log(fs: &CrashFs, recorded: &Recorded, image_file: &Path, scratch: &Path) -> Vec<String> {
+    let mut blocks = BTreeSet::new();
+    for entry in &recorded.entries {
+        if let Entry::Write { offset, data } = entry {
+            blocks.extend(block_owners::blocks_of(*offset, data.len() as u64));
+        }
+    }
+    let named = super::replay::write_image(image_file, &recorded.last)
+        .and_then(|()| block_owners::name(fs, image_file, &blocks, scratch));
+    let _ = std::fs::remove_file(scratch);
+    let (owners, head) = match named {
+        Ok(Some(owners)) => (Some(owners), "each block named by what it belongs to as the recording ended".to_string()),
+        Ok(None) => (
+            None,
+            format!(
+                "blocks not named on {}: naming them needs it mounted (docs/crash.md, \"Reading the log\")",
+                fs.name
+            ),
+        ),
+        Err(why) => (None, format!("blocks not named: {why}")),
+    };
+    let mut lines = vec![head];
+    lines.extend(log_lines(&recorded.entries, &recorded.acks, owners.as_ref()));
+    lines
+}
+
 /// The log in words, one line per record, with the calls that returned placed where they
 /// did: what `--show-log` prints, to explain a broken promise from what the device got.
-pub fn log_lines(entries: &[Entry], acks: &[Ack]) -> Vec<String> {
+/// With `owners`, each write says whose blocks it wrote ("data of write 3 (settings.json)",
+/// "journal"); without, what is not stamped data is "metadata or journal".
+pub fn log_lines(entries: &[Entry], acks: &[Ack], owners: Option<&BlockOwners>) -> Vec<String> {
     let mut lines = Vec::new();
     let mut flushes = 0;
     let returned = |position: usize, lines: &mut Vec<String>| {
@@ -52,15 +90,17 @@ pub fn log_lines(entries: &[Entry], acks: &[Ack]) -> Vec<String> {
                 if !writes.is_empty() {
                     what.insert(0, data_of(writes));
                 }
-                if other > 0 {
-                    what.push(if what.is_empty() { "metadata or journal".into() } else { "metadata".into() });
-                }
-                format!(
-                    "{index:>6}  write {} bytes at {}: {}",
-                    thousands(data.len() as u64),
-                    thousands(*offset),
-                    what.join(", ")
-                )
+                let what = match owners.map(|o| o.labels(*offset, data.len() as u64)) {
+                    Some(whose) if what.is_empty() => whose.join(", "),
+                    Some(whose) => format!("{} ({})", what.join(", "), whose.join(", ")),
+                    None => {
+                        if other > 0 {
+                            what.push(if what.is_empty() { "metadata or journal".into() } else { "metadata".into() });
+                        }
+                        what.join(", ")
+                    }
+                };
+                format!("{index:>6}  write {} bytes at {}: {what}", thousands(data.len() as u64), thousands(*offset))
             }
         };
         lines.push(line);
@@ -100,7 +140,7 @@ mod tests {
             Promise::Holds { file: "data".into(), pieces: vec![Piece { tag: NEW, write: 1, offset: 0, len: 512 }] };
         let acks = vec![Ack { position: 3, what: "the fsync at the end returned".into(), promise }];
         assert_eq!(
-            log_lines(&entries, &acks),
+            log_lines(&entries, &acks, None),
             [
                 "     0  write 1,536 bytes at 8,192: data of writes 1–3",
                 "     1  write 512 bytes at 0: metadata or journal",

@@ -12,7 +12,7 @@ use super::filesystems::CrashFs;
 use super::image::Image;
 use super::program::Ended;
 use super::promise::Ack;
-use super::recorder::{Entry, Recorder};
+use super::recorder::{Entry, Pace, Recorder};
 use super::subject::Subject;
 use super::workloads;
 use lab::names::Names;
@@ -33,6 +33,9 @@ pub struct Recorded {
     /// Seconds from the end of the workload or program to the last record the device
     /// received while the recording lingered (None: none came).
     pub last_write_after_end: Option<f64>,
+    /// The device as the unmount at the end left it (its journal checkpointed): what
+    /// `--show-log` names each block's file from.
+    pub last: Image,
 }
 
 #[derive(Debug)]
@@ -64,13 +67,14 @@ pub fn mount_step(fs: &CrashFs, options: &str, device: &str, at: &Path) -> Step 
     step.arg(device).arg(at)
 }
 
-/// Records `subject` on a new `fs` mounted with `options`. The lab's mount root for
-/// `names` must exist.
+/// Records `subject` on a new `fs` mounted with `options`, the device answering at
+/// `pace` once the set-up is done. The lab's mount root for `names` must exist.
 pub fn record(
     fs: &CrashFs,
     options: &str,
     subject: &Subject,
     names: Names,
+    pace: Pace,
     linger: Duration,
     stop: &dyn Fn() -> Option<String>,
 ) -> Result<Recording, String> {
@@ -96,7 +100,7 @@ pub fn record(
     inner.push(Object::Mount(dir.clone()));
     if let Subject::Workload(workload) = subject {
         if let Some(why) = workloads::refusal(workload, &dir) {
-            return finish(inner, recorder, outer).map(|()| Recording::Refused(why));
+            return finish(inner, recorder, outer).map(|_| Recording::Refused(why));
         }
         if let Err(error) = workloads::setup(workload, &dir) {
             return Err(fail(error, inner, recorder, outer));
@@ -105,7 +109,7 @@ pub fn record(
     if let Err(error) = sync_fs(&dir) {
         return Err(fail(error, inner, recorder, outer));
     }
-    recorder.clear_log();
+    recorder.start_log(pace);
     let base = recorder.image();
     let position = || recorder.position();
     let ran = match subject {
@@ -123,8 +127,8 @@ pub fn record(
         Err(why) => return Err(fail(why, inner, recorder, outer)),
     };
     let entries = recorder.entries(0);
-    finish(inner, recorder, outer)?;
-    Ok(Recording::Done(Recorded { base, entries, acks, commands: log.lines, ended, last_write_after_end }))
+    let last = finish(inner, recorder, outer)?;
+    Ok(Recording::Done(Recorded { base, entries, acks, commands: log.lines, ended, last_write_after_end, last }))
 }
 
 /// Lets the recording go on for `linger` with nothing running: what the kernel writes by
@@ -165,17 +169,19 @@ fn sync_fs(dir: &Path) -> Result<(), String> {
 /// `error`, after tearing everything down (and what the teardown could not do).
 fn fail(error: String, inner: Objects, recorder: Recorder, outer: Objects) -> String {
     match finish(inner, recorder, outer) {
-        Ok(()) => error,
+        Ok(_) => error,
         Err(also) => format!("{error}; {also}"),
     }
 }
 
-/// Tears a recording's objects down in order; Err: every step that failed, one line.
-fn finish(mut inner: Objects, recorder: Recorder, mut outer: Objects) -> Result<(), String> {
+/// Tears a recording's objects down in order; Ok: the device as the filesystem's unmount
+/// left it; Err: every step that failed, one line.
+fn finish(mut inner: Objects, recorder: Recorder, mut outer: Objects) -> Result<Image, String> {
     let mut failures = inner.teardown().err().unwrap_or_default();
+    let last = recorder.image();
     if let Err(e) = recorder.stop() {
         failures.push(format!("cannot unmount the recorder: {}", error::plain(&e)));
     }
     failures.extend(outer.teardown().err().unwrap_or_default());
-    if failures.is_empty() { Ok(()) } else { Err(failures.join("; ")) }
+    if failures.is_empty() { Ok(last) } else { Err(failures.join("; ")) }
 }

@@ -13,7 +13,12 @@
 //!   that answered ENOSYS would make the kernel stop sending fsync and report success;
 //! - FUSE's close-time `flush` is not a barrier and is not logged;
 //! - loop turns discard and write-zeroes into a punched hole: logged as a zeroed range;
-//! - one thread serves every request, so the log's order is the order of arrival.
+//! - one thread serves every request, so the log's order is the order of arrival;
+//! - a slow device ([`Pace::Slow`], `--device slow`) answers each write and flush after a
+//!   seeded random delay, while the log takes it at once: the kernel then finds its queue
+//!   full as on a slow disk, and which writes it has issued before each flush (writeback
+//!   racing the journal) is decided as there, not as on a device that answers in
+//!   microseconds. Its delays apply from the start of the recording, not to the set-up.
 
 use std::ffi::OsStr;
 use std::io;
@@ -27,7 +32,62 @@ use fuser::{
     ReplyOpen, ReplyWrite, Request, TimeOrNow, WriteFlags,
 };
 
+use rand_xoshiro::Xoshiro256PlusPlus;
+use rand_xoshiro::rand_core::{Rng, SeedableRng};
+
 use super::image::Image;
+
+/// How fast the recorder answers (`--device`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub enum Pace {
+    /// At once: a RAM device.
+    #[default]
+    Fast,
+    /// Each write and flush after a random delay of up to [`SLOW_DELAY`], drawn from
+    /// `seed`: a slow disk (a spinning one seeks for milliseconds, a cheap flash card
+    /// programs for as long), and the range a feasibility check found ext4's defaults
+    /// breaking `replace-unsafe` in (docs/crash.md, "A slow device").
+    Slow { seed: u64 },
+}
+
+/// The longest delay of a slow device's answer.
+pub const SLOW_DELAY: Duration = Duration::from_millis(3);
+
+impl Pace {
+    /// Its name, as `--device` takes it.
+    pub fn name(self) -> &'static str {
+        match self {
+            Pace::Fast => "fast",
+            Pace::Slow { .. } => "slow",
+        }
+    }
+}
+
+/// The delays of a device's answers, drawn in the order requests arrive (all zero for a
+/// fast one): `Pace::delays`.
+#[derive(Debug)]
+pub struct Delays(Option<Xoshiro256PlusPlus>);
+
+impl Pace {
+    /// The delays its answers come after, in order.
+    pub fn delays(self) -> Delays {
+        match self {
+            Pace::Fast => Delays(None),
+            Pace::Slow { seed } => Delays(Some(Xoshiro256PlusPlus::seed_from_u64(seed))),
+        }
+    }
+}
+
+impl Iterator for Delays {
+    type Item = Duration;
+
+    fn next(&mut self) -> Option<Duration> {
+        Some(match &mut self.0 {
+            None => Duration::ZERO,
+            Some(random) => Duration::from_micros(random.next_u64() % (SLOW_DELAY.as_micros() as u64 + 1)),
+        })
+    }
+}
 
 /// The one file the recorder serves.
 pub const IMAGE: &str = "image";
@@ -53,6 +113,7 @@ pub enum Entry {
 struct State {
     image: Image,
     log: Vec<Entry>,
+    delays: Delays,
 }
 
 struct Served {
@@ -184,7 +245,9 @@ impl Filesystem for Served {
         let kept = &data[..(end.saturating_sub(offset)) as usize];
         state.log.push(Entry::Write { offset, data: kept.to_vec() });
         let written = state.image.write(offset, kept);
+        let delay = state.delays.next().unwrap_or_default();
         drop(state);
+        std::thread::sleep(delay);
         reply.written(written as u32);
     }
 
@@ -194,7 +257,12 @@ impl Filesystem for Served {
     }
 
     fn fsync(&self, _req: &Request, _ino: INodeNo, _fh: FileHandle, _datasync: bool, reply: ReplyEmpty) {
-        lock(&self.state).log.push(Entry::Flush);
+        let delay = {
+            let mut state = lock(&self.state);
+            state.log.push(Entry::Flush);
+            state.delays.next().unwrap_or_default()
+        };
+        std::thread::sleep(delay);
         reply.ok();
     }
 
@@ -252,7 +320,7 @@ impl Recorder {
     /// The same, serving `image` as it is (a filesystem made before recording starts).
     pub fn start_with(mount: &Path, image: Image) -> io::Result<Recorder> {
         use std::os::unix::fs::MetadataExt;
-        let state = Arc::new(Mutex::new(State { image, log: Vec::new() }));
+        let state = Arc::new(Mutex::new(State { image, log: Vec::new(), delays: Pace::Fast.delays() }));
         let mut config = Config::default();
         config.mount_options = vec![MountOption::FSName("writebench-recorder".into()), MountOption::RW];
         config.n_threads = Some(1);
@@ -279,9 +347,11 @@ impl Recorder {
     }
 
     /// Forgets the log so far (the set-up's records: mkfs, the first mount), keeping the
-    /// image: recording starts from the image as it is.
-    pub fn clear_log(&self) {
-        lock(&self.state).log.clear();
+    /// image: recording starts from the image as it is, answered at `pace` from now on.
+    pub fn start_log(&self, pace: Pace) {
+        let mut state = lock(&self.state);
+        state.log.clear();
+        state.delays = pace.delays();
     }
 
     /// A copy of the image as the device holds it now.

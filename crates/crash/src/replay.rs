@@ -116,7 +116,7 @@ pub fn judge(acks: &[Ack], end: usize, root: &Path) -> Judged {
 }
 
 /// Writes `image` to `path` as a sparse file of its size: its written pages only.
-fn write_image(path: &Path, image: &Image) -> Result<(), String> {
+pub fn write_image(path: &Path, image: &Image) -> Result<(), String> {
     let failed = |e: std::io::Error| format!("cannot write {}: {}", path.display(), error::plain(&e));
     let file = std::fs::File::create(path).map_err(failed)?;
     file.set_len(image.size()).map_err(failed)?;

@@ -207,7 +207,7 @@ mod tests {
         assert_eq!(build(&base, &zeroed, &all).read(0, 4096), vec![0; 4096]);
         assert_eq!(describe(&state, &entries), "after flush 1 of 2 (log record 2), 1 of the 3 writes after it kept");
         // `--show-log` numbers the same record the same flush.
-        let log = super::super::log_text::log_lines(&entries, &[]);
+        let log = super::super::log_text::log_lines(&entries, &[], None);
         assert_eq!(log[2].trim(), "2  flush 1", "{log:?}");
     }
 

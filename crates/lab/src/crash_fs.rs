@@ -24,6 +24,21 @@ pub struct CrashFs {
     pub checker: &'static [&'static str],
     /// The programs needed and the Debian package of each.
     pub tools: &'static [(&'static str, &'static str)],
+    /// How `crash --show-log` names the file each block belongs to.
+    pub blocks: BlockNames,
+}
+
+/// The filesystem's own debugger that tells which file a block belongs to, run on the
+/// image as the unmount left it (`crash::block_owners`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum BlockNames {
+    /// ext4: debugfs's `icheck` (block to inode), `ncheck` (inode to path) and `testb`.
+    Debugfs,
+    /// xfs: xfs_db's `blockget -n` and `blockuse -n`.
+    XfsDb,
+    /// Not named: btrfs maps its blocks through its chunk tree, and `btrfs
+    /// inspect-internal logical-resolve` needs the filesystem mounted.
+    Unnamed,
 }
 
 impl CrashFs {

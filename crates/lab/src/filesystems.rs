@@ -10,7 +10,7 @@ use super::names::Names;
 use super::objects::{Object, Objects};
 use super::shell::{Log, Step, have};
 use super::{loopdev, md};
-pub use crate::crash_fs::CrashFs;
+pub use crate::crash_fs::{BlockNames, CrashFs};
 
 const MIB: u64 = 1 << 20;
 
@@ -127,7 +127,8 @@ pub const ALL: &[Filesystem] = &[
             mkfs: &["mkfs.ext4", "-q", "-F", "-b", "4096", "-E", "lazy_itable_init=0,lazy_journal_init=0"],
             device_bytes: 64 * MIB,
             checker: &["e2fsck", "-f", "-n"],
-            tools: &[("mkfs.ext4", "e2fsprogs"), ("e2fsck", "e2fsprogs")],
+            tools: &[("mkfs.ext4", "e2fsprogs"), ("e2fsck", "e2fsprogs"), ("debugfs", "e2fsprogs")],
+            blocks: BlockNames::Debugfs,
         }),
         ..EXT4
     },
@@ -148,7 +149,8 @@ pub const ALL: &[Filesystem] = &[
             mkfs: &["mkfs.xfs", "-q", "-f"],
             device_bytes: 320 * MIB,
             checker: &["xfs_repair", "-n"],
-            tools: &[("mkfs.xfs", "xfsprogs"), ("xfs_repair", "xfsprogs")],
+            tools: &[("mkfs.xfs", "xfsprogs"), ("xfs_repair", "xfsprogs"), ("xfs_db", "xfsprogs")],
+            blocks: BlockNames::XfsDb,
         }),
     },
     Filesystem {
@@ -169,6 +171,7 @@ pub const ALL: &[Filesystem] = &[
             device_bytes: 128 * MIB,
             checker: &["btrfs", "check", "--readonly"],
             tools: &[("mkfs.btrfs", "btrfs-progs"), ("btrfs", "btrfs-progs")],
+            blocks: BlockNames::Unnamed,
         }),
     },
     Filesystem {

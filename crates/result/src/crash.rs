@@ -77,11 +77,20 @@ pub struct CrashCheck {
     pub linger_seconds: f64,
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub last_write_after_end: Option<f64>,
+    /// How fast the recorder answered (`--device`): "fast" (a RAM device; files written
+    /// before the option was, too) or "slow" (each write and flush after a random delay
+    /// of up to 3 ms).
+    #[serde(default = "fast")]
+    pub device: String,
     /// Wall time of the recording and the states' checks.
     pub seconds: f64,
     /// The log in words, with the calls that returned (`--show-log`).
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub log: Vec<String>,
+}
+
+fn fast() -> String {
+    "fast".into()
 }
 
 /// Broken states that said the same thing.
