@@ -23,7 +23,7 @@ pub enum Owner {
     Journal,
     /// The filesystem's own (superblock, bitmaps, inode tables, free-space trees).
     Metadata,
-    /// Free at the end: a file deleted since, or a block the journal reused.
+    /// Free at the end: a file deleted or replaced since.
     Free,
 }
 
@@ -157,7 +157,7 @@ fn xfs(image: &Path, blocks: &BTreeSet<u64>) -> Result<BlockOwners, String> {
         }
         step.arg(image).run()
     };
-    let sb = db(&["sb 0".into(), "p agblocks agblklog".into()])?;
+    let sb = db(&["sb 0".into(), "p agblocks agblklog blocksize".into()])?;
     let field = |name: &str| -> Result<u64, String> {
         sb.lines()
             .find_map(|l| {
@@ -166,6 +166,9 @@ fn xfs(image: &Path, blocks: &BTreeSet<u64>) -> Result<BlockOwners, String> {
             .ok_or_else(|| format!("xfs_db printed no {name}: {sb}"))
     };
     let (agblocks, agblklog) = (field("agblocks")?, field("agblklog")?);
+    if field("blocksize")? != BLOCK {
+        return Err(format!("xfs_db: blocks of {} bytes, not {BLOCK}", field("blocksize")?));
+    }
     // Linear block → xfs_db's fsblock: the AG number above agblklog bits.
     let fsblock = |linear: u64| ((linear / agblocks) << agblklog) | (linear % agblocks);
     let mut commands = vec!["blockget -n".to_string()];

@@ -4,9 +4,10 @@
 //! data: `stamp`, `promise`); a recording of one on a filesystem (`filesystems`,
 //! `record`); the crash states its log allows (`states`); the replay of each on the real
 //! filesystem with its checker (`replay`); and one entry of the table from all of it
-//! (`check`); the log in words (`log_text`), each block named by its file (`block_owners`). The user's own program (`--run`, `--check`:
-//! `program`, as a `subject` beside the workloads) runs in a `sandbox` that hides the
-//! recorder from it and ends whatever it started.
+//! (`check`); the log in words (`log_text`), each block named by its file
+//! (`block_owners`). The user's own program (`--run`, `--check`: `program`, as a
+//! `subject` beside the workloads) runs in a `sandbox` that hides the recorder from it
+//! and ends whatever it started.
 
 pub mod block_owners;
 pub mod check;

@@ -18,7 +18,9 @@
 //!   seeded random delay, while the log takes it at once: the kernel then finds its queue
 //!   full as on a slow disk, and which writes it has issued before each flush (writeback
 //!   racing the journal) is decided as there, not as on a device that answers in
-//!   microseconds. Its delays apply from the start of the recording, not to the set-up.
+//!   microseconds (on this kernel that changed no recording of the built-in workloads:
+//!   docs/crash.md, "A slow device"). Its delays apply from the start of the recording,
+//!   not to the set-up.
 
 use std::ffi::OsStr;
 use std::io;
@@ -45,8 +47,8 @@ pub enum Pace {
     Fast,
     /// Each write and flush after a random delay of up to [`SLOW_DELAY`], drawn from
     /// `seed`: a slow disk (a spinning one seeks for milliseconds, a cheap flash card
-    /// programs for as long), and the range a feasibility check found ext4's defaults
-    /// breaking `replace-unsafe` in (docs/crash.md, "A slow device").
+    /// programs for as long), and the range of the feasibility check docs/crash.md tells
+    /// of ("A slow device").
     Slow { seed: u64 },
 }
 
@@ -61,14 +63,7 @@ impl Pace {
             Pace::Slow { .. } => "slow",
         }
     }
-}
 
-/// The delays of a device's answers, drawn in the order requests arrive (all zero for a
-/// fast one): `Pace::delays`.
-#[derive(Debug)]
-pub struct Delays(Option<Xoshiro256PlusPlus>);
-
-impl Pace {
     /// The delays its answers come after, in order.
     pub fn delays(self) -> Delays {
         match self {
@@ -77,6 +72,11 @@ impl Pace {
         }
     }
 }
+
+/// The delays of a device's answers, drawn in the order requests arrive (all zero for a
+/// fast one): `Pace::delays`.
+#[derive(Debug)]
+pub struct Delays(Option<Xoshiro256PlusPlus>);
 
 impl Iterator for Delays {
     type Item = Duration;
