@@ -5,7 +5,7 @@
 //! loses nothing the program's way would not. The recorded program is this writebench
 //! (`trace-crash-replay run FILE`), and so is the checker (`… check FILE`).
 
-use std::path::{Path, PathBuf};
+use std::path::Path;
 use std::process::ExitCode;
 use std::time::Duration;
 
@@ -66,7 +66,7 @@ pub(super) fn check(fs: &'static CrashFs, calls: &Replay, seed: u64) -> Result<O
     let ways: Vec<(Option<Change>, Replay)> = std::iter::once((None, checked.clone()))
         .chain(changes(&checked).into_iter().map(|(change, calls)| (Some(change), calls)))
         .collect();
-    let folder = Folder::new()?;
+    let folder = crate::trace::record::PrivateDir::new().map_err(|why| UsageError(format!("--crash-check: {why}")))?;
     let exe = std::env::current_exe()
         .map_err(|e| UsageError(format!("--crash-check: where is this writebench? {}", crate::error::plain(&e))))?;
     let quote = |path: &Path| format!("'{}'", path.display().to_string().replace('\'', r"'\''"));
@@ -109,30 +109,6 @@ pub(super) fn check(fs: &'static CrashFs, calls: &Replay, seed: u64) -> Result<O
         more: calls.cut,
         ways,
     }))
-}
-
-/// A private directory for the ways' files, removed when dropped.
-struct Folder {
-    path: PathBuf,
-}
-
-impl Folder {
-    fn new() -> Result<Folder, UsageError> {
-        use std::os::unix::fs::DirBuilderExt;
-        let path = std::env::temp_dir().join(format!("writebench-trace.{}.crash", std::process::id()));
-        let _ = std::fs::remove_dir_all(&path);
-        std::fs::DirBuilder::new()
-            .mode(0o700)
-            .create(&path)
-            .map_err(|e| UsageError(format!("--crash-check: cannot make {}: {e}", path.display())))?;
-        Ok(Folder { path })
-    }
-}
-
-impl Drop for Folder {
-    fn drop(&mut self) {
-        let _ = std::fs::remove_dir_all(&self.path);
-    }
 }
 
 /// `writebench trace-crash-replay run|check FILE`, in the crash check's filesystem (its

@@ -122,12 +122,8 @@ pub fn find_program(name: &str) -> Result<PathBuf, String> {
 /// `keep_log` also writes strace's lines to that file; `replay`: the calls are kept for
 /// a replay, up to that many bytes written.
 pub fn run(command: &[String], tracer: String, keep_log: Option<&Path>, replay: Option<u64>) -> Result<Traced, String> {
-    let private = private_directory()?;
-    let fifo = private.join("strace.log");
-    let result = run_through(command, tracer, keep_log, replay, &fifo);
-    let _ = std::fs::remove_file(&fifo);
-    let _ = std::fs::remove_dir(&private);
-    result
+    let private = PrivateDir::new()?;
+    run_through(command, tracer, keep_log, replay, &private.path.join("strace.log"))
 }
 
 fn run_through(
@@ -270,22 +266,35 @@ fn children(parent: u32) -> Vec<u32> {
         .collect()
 }
 
-/// A directory of ours alone (0700) under the system's temporary directory.
-fn private_directory() -> Result<PathBuf, String> {
-    let base = std::env::temp_dir();
-    for attempt in 0..100u32 {
-        let path = base.join(format!("writebench-trace.{}.{attempt}", std::process::id()));
-        let mut builder = std::fs::DirBuilder::new();
-        std::os::unix::fs::DirBuilderExt::mode(&mut builder, 0o700);
-        match builder.create(&path) {
-            Ok(()) => return Ok(path),
-            Err(error) if error.kind() == std::io::ErrorKind::AlreadyExists => continue,
-            Err(error) => {
-                return Err(format!("cannot make a directory in {}: {}", base.display(), error::plain(&error)));
+/// A directory of ours alone (0700) under the system's temporary directory, removed with
+/// what it holds when dropped: the tracer's FIFO, the crash check's ways.
+pub struct PrivateDir {
+    pub path: PathBuf,
+}
+
+impl PrivateDir {
+    pub fn new() -> Result<PrivateDir, String> {
+        let base = std::env::temp_dir();
+        for attempt in 0..100u32 {
+            let path = base.join(format!("writebench-trace.{}.{attempt}", std::process::id()));
+            let mut builder = std::fs::DirBuilder::new();
+            std::os::unix::fs::DirBuilderExt::mode(&mut builder, 0o700);
+            match builder.create(&path) {
+                Ok(()) => return Ok(PrivateDir { path }),
+                Err(error) if error.kind() == std::io::ErrorKind::AlreadyExists => continue,
+                Err(error) => {
+                    return Err(format!("cannot make a directory in {}: {}", base.display(), error::plain(&error)));
+                }
             }
         }
+        Err(format!("cannot make a directory of its own in {}", base.display()))
     }
-    Err(format!("cannot make a directory of its own in {}", base.display()))
+}
+
+impl Drop for PrivateDir {
+    fn drop(&mut self) {
+        let _ = std::fs::remove_dir_all(&self.path);
+    }
 }
 
 /// Reads an existing strace log (`--from-log`), made with `-f -yy` at least for paths,
