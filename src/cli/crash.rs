@@ -110,8 +110,8 @@ pub struct CrashArgs {
     #[arg(long)]
     pub show_states: bool,
 
-    /// Print each recording's log: every block write (what it holds) and flush, and
-    /// where each call returned.
+    /// Print each recording's log: every block write (what it holds, and on ext4 and xfs
+    /// the file each of its blocks belongs to) and flush, and where each call returned.
     #[arg(long)]
     pub show_log: bool,
 
