@@ -178,10 +178,10 @@ fn fail(error: String, inner: Objects, recorder: Recorder, outer: Objects) -> St
 /// left it; Err: every step that failed, one line.
 fn finish(mut inner: Objects, recorder: Recorder, mut outer: Objects) -> Result<Image, String> {
     let mut failures = inner.teardown().err().unwrap_or_default();
-    let last = recorder.image();
-    if let Err(e) = recorder.stop() {
+    let last = recorder.stop().unwrap_or_else(|e| {
         failures.push(format!("cannot unmount the recorder: {}", error::plain(&e)));
-    }
+        Image::default()
+    });
     failures.extend(outer.teardown().err().unwrap_or_default());
     if failures.is_empty() { Ok(last) } else { Err(failures.join("; ")) }
 }

@@ -359,20 +359,22 @@ impl Recorder {
         lock(&self.state).image.clone()
     }
 
-    /// Unmounts and waits for the serving thread. The connection is aborted first, so
-    /// that a loop device still over the image (an error path) cannot make this wait:
-    /// its I/O fails instead.
-    pub fn stop(mut self) -> io::Result<()> {
+    /// Unmounts and waits for the serving thread; Ok: the image as the device held it
+    /// last, moved out of the recorder (not copied: an image may hold hundreds of MB).
+    /// The connection is aborted first, so that a loop device still over the image (an
+    /// error path) cannot make this wait: its I/O fails instead.
+    pub fn stop(mut self) -> io::Result<Image> {
         self.abort();
-        let Some(session) = self.session.take() else { return Ok(()) };
+        let last = std::mem::take(&mut lock(&self.state).image);
+        let Some(session) = self.session.take() else { return Ok(last) };
         match session.umount_and_join() {
-            Ok(()) => Ok(()),
+            Ok(()) => Ok(last),
             // Still busy (a loop device whose detach failed, a process holding the image
             // open): detached lazily, the kernel ends the mount when the last user lets
             // go. Its connection is aborted, so nothing waits on it meanwhile. (A loop
             // device's own detach waits until it has let go of the image:
             // `lab::loopdev::detach`.)
-            Err(error) if error.raw_os_error() == Some(libc::EBUSY) => self.detach_lazily(),
+            Err(error) if error.raw_os_error() == Some(libc::EBUSY) => self.detach_lazily().map(|()| last),
             Err(error) => Err(error),
         }
     }
