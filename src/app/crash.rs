@@ -11,7 +11,7 @@ use crate::cli::UsageError;
 use crate::cli::crash::CrashArgs;
 use crate::crash::check::{Budget, check};
 use crate::crash::filesystems::CrashFs;
-use crate::crash::recorder::{Pace, SLOW_DELAY};
+use crate::crash::recorder::{Pace, SLOW_DELAY, SLOW_QUEUE};
 use crate::crash::subject::Subject;
 use crate::crash::workloads::Workload;
 use crate::error::interrupt;
@@ -119,7 +119,11 @@ pub(super) fn check_all(
     let device = match budget.pace {
         Pace::Fast => String::new(),
         Pace::Slow { .. } => {
-            format!(", on a slow device (each write and flush answered after up to {} ms)", SLOW_DELAY.as_millis())
+            format!(
+                ", on a slow device (each write and flush answered after up to {} ms, {} requests at a time)",
+                SLOW_DELAY.as_millis(),
+                SLOW_QUEUE
+            )
         }
     };
     eprintln!(

@@ -96,9 +96,9 @@ pub struct CrashArgs {
     pub linger: Option<String>,
 
     /// How fast the recorded device answers: `fast`, a RAM device; `slow`, each write and
-    /// flush answered after a random delay of up to 3 ms (from --seed), as a slow disk
-    /// would: the kernel's writeback and journal then race as they do on one, which
-    /// opens windows a fast device hides.
+    /// flush answered after a random delay of up to 3 ms (from --seed), four requests at
+    /// a time, as a slow disk would: the kernel's writeback and a program's commits then
+    /// race as they do on one, which opens windows a fast device hides.
     #[arg(long, value_name = "SPEED", value_enum, default_value_t = DeviceSpeed::Fast)]
     pub device: DeviceSpeed,
 

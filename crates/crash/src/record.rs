@@ -109,6 +109,10 @@ pub fn record(
     if let Err(error) = sync_fs(&dir) {
         return Err(fail(error, inner, recorder, outer));
     }
+    let shortened = pace.queue_depth().map_or(Ok(()), |depth| lab::loopdev::set_queue_depth(&device, depth));
+    if let Err(error) = shortened {
+        return Err(fail(error, inner, recorder, outer));
+    }
     recorder.start_log(pace);
     let base = recorder.image();
     let position = || recorder.position();

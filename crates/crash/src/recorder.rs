@@ -15,12 +15,14 @@
 //! - loop turns discard and write-zeroes into a punched hole: logged as a zeroed range;
 //! - one thread serves every request, so the log's order is the order of arrival;
 //! - a slow device ([`Pace::Slow`], `--device slow`) answers each write and flush after a
-//!   seeded random delay, while the log takes it at once: the kernel then finds its queue
-//!   full as on a slow disk, and which writes it has issued before each flush (writeback
-//!   racing the journal) is decided as there, not as on a device that answers in
-//!   microseconds (on this kernel that changed no recording of the built-in workloads:
-//!   docs/crash.md, "A slow device"). Its delays apply from the start of the recording,
-//!   not to the set-up.
+//!   seeded random delay, while the log takes it at once, and its loop device's queue
+//!   holds four requests ([`SLOW_QUEUE`]): the kernel then finds its queue full as on a
+//!   slow disk, and which writes it has issued before each flush (writeback racing a
+//!   commit) is decided as there, not as on a device that answers in microseconds (on
+//!   this kernel that changed no recording of the built-in workloads, and does change a
+//!   program's whose commit passes the writeback another thread started: docs/crash.md,
+//!   "A slow device"). Its delays apply from the start of the recording, not to the
+//!   set-up.
 
 use std::ffi::OsStr;
 use std::io;
@@ -55,12 +57,29 @@ pub enum Pace {
 /// The longest delay of a slow device's answer.
 pub const SLOW_DELAY: Duration = Duration::from_millis(3);
 
+/// The requests a slow device takes at once: the fewest the kernel lets a queue hold
+/// (`nr_requests` below 4 is raised to 4; a USB stick or a cheap card takes 1 or 2, a
+/// SATA disk 32). A loop device takes 128 by default, 160 MiB at its 1.25 MiB a request,
+/// and serves them in order: the kernel then never waits for the device, and writeback
+/// that another thread started is always received whole before a later flush. With a
+/// short queue, what is submitted while the device is busy waits in the kernel, and a
+/// flush may pass it (docs/crash.md, "A slow device").
+pub const SLOW_QUEUE: u32 = 4;
+
 impl Pace {
     /// Its name, as `--device` takes it.
     pub fn name(self) -> &'static str {
         match self {
             Pace::Fast => "fast",
             Pace::Slow { .. } => "slow",
+        }
+    }
+
+    /// The requests its queue holds, if it is shorter than a loop device's own.
+    pub fn queue_depth(self) -> Option<u32> {
+        match self {
+            Pace::Fast => None,
+            Pace::Slow { .. } => Some(SLOW_QUEUE),
         }
     }
 

@@ -50,6 +50,21 @@ pub fn attach(image: &Path, log: &mut Log) -> Result<String, String> {
     Ok(device)
 }
 
+/// Sets the requests `device`'s queue holds at once (its `nr_requests`: this device's
+/// own setting, nothing machine-wide), read back: the kernel raises what is below its
+/// least. The setting outlives a detach (the next user of the device would find it), so
+/// [`detach`] puts the loop driver's own back.
+pub fn set_queue_depth(device: &str, depth: u32) -> Result<(), String> {
+    let name = device.strip_prefix("/dev/").unwrap_or(device);
+    let setting = format!("/sys/block/{name}/queue/nr_requests");
+    std::fs::write(&setting, depth.to_string()).map_err(|e| format!("cannot set {setting} to {depth}: {e}"))?;
+    let now = std::fs::read_to_string(&setting).map_err(|e| format!("cannot read {setting}: {e}"))?;
+    if now.trim() != depth.to_string() {
+        return Err(format!("{setting} is {} after setting it to {depth}", now.trim()));
+    }
+    Ok(())
+}
+
 /// Detaches `device` if (and only if) it still rests on `image`, and waits (up to 5 s)
 /// until it is gone: `losetup -d` of a device still open (udev probing it after an
 /// unmount) only marks it to be cleared at the last close, and until then it holds its
@@ -59,6 +74,7 @@ pub fn detach(device: &str, image: &Path) -> Result<(), String> {
         // Already detached (or, after a reuse, someone else's): nothing of ours there.
         return Ok(());
     }
+    restore_queue_depth(device)?;
     Step::new("losetup").arg("-d").arg(device).run()?;
     let deadline = std::time::Instant::now() + std::time::Duration::from_secs(5);
     while rests_on(device, image) {
@@ -68,6 +84,21 @@ pub fn detach(device: &str, image: &Path) -> Result<(), String> {
         std::thread::sleep(std::time::Duration::from_millis(5));
     }
     Ok(())
+}
+
+/// The requests a loop device's queue holds when the driver makes it (its
+/// `hw_queue_depth`), put back on `device` if [`set_queue_depth`] changed them.
+fn restore_queue_depth(device: &str) -> Result<(), String> {
+    let Some(name) = device.strip_prefix("/dev/") else { return Ok(()) };
+    let own = std::fs::read_to_string("/sys/module/loop/parameters/hw_queue_depth");
+    let now = std::fs::read_to_string(format!("/sys/block/{name}/queue/nr_requests"));
+    match (own, now) {
+        (Ok(own), Ok(now)) if own.trim() != now.trim() => {
+            let depth = own.trim().parse().map_err(|_| format!("the loop driver's queue depth is {own:?}"))?;
+            set_queue_depth(device, depth)
+        }
+        _ => Ok(()),
+    }
 }
 
 #[cfg(test)]

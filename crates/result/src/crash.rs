@@ -79,7 +79,7 @@ pub struct CrashCheck {
     pub last_write_after_end: Option<f64>,
     /// How fast the recorder answered (`--device`): "fast" (a RAM device; files written
     /// before the option was, too) or "slow" (each write and flush after a random delay
-    /// of up to 3 ms).
+    /// of up to 3 ms, four requests at a time).
     #[serde(default = "fast")]
     pub device: String,
     /// Wall time of the recording and the states' checks.
