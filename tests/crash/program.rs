@@ -293,6 +293,60 @@ fn the_save_by_rename_and_log_examples_as_shipped() {
     }
 }
 
+/// `--device slow` opens a window a fast device hides (docs/crash.md, "A slow device"):
+/// the checkpoint that takes writeback started by `sync_file_range` in another thread for
+/// durability keeps every page on the fast device, whose writeback of its 2000 pages ends
+/// well within the second the program gives it, and loses pages on the slow one, where
+/// the same writeback needs at least the sum of 2000 drawn delays (about 3 s) and the
+/// commit's flush passes it. The same program, the same filesystem, the same seed.
+#[test]
+fn a_slow_device_shows_a_commit_passing_the_writeback_a_fast_one_finishes() {
+    let run = format!("python3 {}", example("range-sync.py").display());
+    let check = format!("python3 {}", example("range-sync-check.py").display());
+    let on = |device: &str| {
+        let checked = crash_run(&run, &check, &["--fs", "ext4", "--states", "30", "--device", device]);
+        assert_eq!(checked.code, Some(0), "{device}: {}", checked.stderr);
+        let entry = checked.entry("ext4").clone();
+        assert_eq!(entry["device"], device, "{entry}");
+        assert_eq!(count(&entry, "promises"), 1, "{device}: {entry}");
+        assert!(count(&entry, "states") >= 10, "{device}: {entry}");
+        entry
+    };
+    let fast = on("fast");
+    assert_eq!(count(&fast, "broken"), 0, "the fast device wrote every page before the commit's flush: {fast}");
+    let slow = on("slow");
+    assert!(count(&slow, "broken") >= 1, "the slow device's commit passed the writeback: {slow}");
+    let reason = slow["examples"][0].to_string();
+    assert!(reason.contains("the checkpoint was committed, but"), "{reason}");
+    eprintln!("the checkpoint on a slow device: {reason}");
+}
+
+/// The slow device's queue holds four requests, the fast one's what a loop device holds
+/// by default (128): read by the program from its own filesystem's device. The loop
+/// device keeps the setting after it is detached, so the teardown puts its own back.
+#[test]
+fn the_slow_device_takes_four_requests_at_a_time_and_gives_the_loop_device_back_as_it_was() {
+    let out = tempfile::tempdir().unwrap();
+    for (device, expected) in [("slow", "4"), ("fast", "128")] {
+        let noted = note(out.path(), device);
+        let run = format!(
+            "name=$(basename $(findmnt -n -o SOURCE --target .)); \
+             echo $name $(cat /sys/block/$name/queue/nr_requests) > {noted}; echo read"
+        );
+        let checked = crash_run(&run, "true", &["--fs", "ext4", "--states", "2", "--device", device]);
+        assert_eq!(checked.code, Some(0), "{device}: {}", checked.stderr);
+        let seen = std::fs::read_to_string(&noted).unwrap_or_else(|e| panic!("{device}: {e}\n{}", checked.stderr));
+        let (name, depth) = seen.trim().split_once(' ').unwrap_or_else(|| panic!("{seen:?}"));
+        assert_eq!(depth, expected, "{device}");
+        let block = Path::new("/sys/block").join(name);
+        // Unless another test has taken the device since (then it is theirs to set).
+        if !block.join("loop/backing_file").exists() {
+            let after = std::fs::read_to_string(block.join("queue/nr_requests")).unwrap();
+            assert_eq!(after.trim(), "128", "{name} after the {device} recording");
+        }
+    }
+}
+
 /// SQLite from Python, one row per commit: `synchronous=OFF` loses promised rows on ext4;
 /// `FULL` in WAL mode and `EXTRA` with the rollback journal keep every promised row on
 /// ext4 and xfs (docs/crash.md has what each setting does).
