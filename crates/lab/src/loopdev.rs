@@ -74,7 +74,9 @@ pub fn detach(device: &str, image: &Path) -> Result<(), String> {
         // Already detached (or, after a reuse, someone else's): nothing of ours there.
         return Ok(());
     }
-    restore_queue_depth(device)?;
+    // Put back before the detach (after it the device is anyone's), but a failure to
+    // does not keep the device attached: it is said after the detach.
+    let restored = restore_queue_depth(device);
     Step::new("losetup").arg("-d").arg(device).run()?;
     let deadline = std::time::Instant::now() + std::time::Duration::from_secs(5);
     while rests_on(device, image) {
@@ -83,7 +85,7 @@ pub fn detach(device: &str, image: &Path) -> Result<(), String> {
         }
         std::thread::sleep(std::time::Duration::from_millis(5));
     }
-    Ok(())
+    restored
 }
 
 /// The requests a loop device's queue holds when the driver makes it (its
