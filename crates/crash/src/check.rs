@@ -54,7 +54,7 @@ pub fn check(
         entry.command = Some(program.run.clone());
         entry.check_command = Some(program.check.clone());
     }
-    let recorded = match record::record(fs, options, subject, names, budget.pace, budget.linger, stop)? {
+    let mut recorded = match record::record(fs, options, subject, names, budget.pace, budget.linger, stop)? {
         Recording::Refused(why) => {
             entry.refused = Some(why);
             return Ok(entry);
@@ -88,6 +88,8 @@ pub fn check(
         let scratch = names.mount_root().join("debugger-commands");
         entry.log = super::log_text::named_log(fs, &recorded, &replayer.image, &scratch);
     }
+    // Only the log reads the device as the recording ended: not held through the checks.
+    drop(std::mem::take(&mut recorded.last));
     let promises_file = names.mount_root().join("promises");
     let mut findings = Findings::default();
     let mut broken_promises: HashSet<String> = HashSet::new();

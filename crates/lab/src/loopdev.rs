@@ -55,8 +55,7 @@ pub fn attach(image: &Path, log: &mut Log) -> Result<String, String> {
 /// least. The setting outlives a detach (the next user of the device would find it), so
 /// [`detach`] puts the loop driver's own back.
 pub fn set_queue_depth(device: &str, depth: u32) -> Result<(), String> {
-    let name = device.strip_prefix("/dev/").unwrap_or(device);
-    let setting = format!("/sys/block/{name}/queue/nr_requests");
+    let setting = nr_requests(device);
     std::fs::write(&setting, depth.to_string()).map_err(|e| format!("cannot set {setting} to {depth}: {e}"))?;
     let now = std::fs::read_to_string(&setting).map_err(|e| format!("cannot read {setting}: {e}"))?;
     if now.trim() != depth.to_string() {
@@ -91,9 +90,8 @@ pub fn detach(device: &str, image: &Path) -> Result<(), String> {
 /// The requests a loop device's queue holds when the driver makes it (its
 /// `hw_queue_depth`), put back on `device` if [`set_queue_depth`] changed them.
 fn restore_queue_depth(device: &str) -> Result<(), String> {
-    let Some(name) = device.strip_prefix("/dev/") else { return Ok(()) };
     let own = std::fs::read_to_string("/sys/module/loop/parameters/hw_queue_depth");
-    let now = std::fs::read_to_string(format!("/sys/block/{name}/queue/nr_requests"));
+    let now = std::fs::read_to_string(nr_requests(device));
     match (own, now) {
         (Ok(own), Ok(now)) if own.trim() != now.trim() => {
             let depth = own.trim().parse().map_err(|_| format!("the loop driver's queue depth is {own:?}"))?;
@@ -101,6 +99,11 @@ fn restore_queue_depth(device: &str) -> Result<(), String> {
         }
         _ => Ok(()),
     }
+}
+
+/// The sysfs file of the requests `device` (`/dev/loopN`) takes at once.
+fn nr_requests(device: &str) -> String {
+    format!("/sys/block/{}/queue/nr_requests", device.strip_prefix("/dev/").unwrap_or(device))
 }
 
 #[cfg(test)]
