@@ -67,18 +67,20 @@ pub(super) fn replay_on(
         })
         .collect();
     let n = candidates.len();
+    // A bar over every run, the warm-up's included, with its ETA: silent without a
+    // terminal, as `run`'s is.
+    let progress = super::progress::progress_bar(((runs + 1) * n) as u64);
     for round in 0..=runs {
+        progress.set_message(format!(
+            "replaying on {}: round {round} of {runs}{}, {n} ways",
+            on.display(),
+            if round == 0 { " (warm-up)" } else { "" }
+        ));
         for k in 0..n {
             let candidate = &mut candidates[(round + k) % n];
-            eprint!(
-                "\rwritebench trace: replaying on {}: round {round} of {runs}{}, {} ways    ",
-                on.display(),
-                if round == 0 { " (warm-up)" } else { "" },
-                n
-            );
-            // The progress line ends before a failure's own line.
+            // The bar is cleared before a failure's own line.
             let failed = |what: &str, e: crate::error::CallError| {
-                eprintln!();
+                progress.finish_and_clear();
                 UsageError(format!("{what}: {e}"))
             };
             replay::prepare(&candidate.calls, &scratch, seed).map_err(|e| failed("the replay's files", e))?;
@@ -89,9 +91,10 @@ pub(super) fn replay_on(
                 candidate.commit_seconds.extend(done.commit_seconds);
                 (candidate.commits, candidate.bytes) = (done.commits, done.bytes);
             }
+            progress.inc(1);
         }
     }
-    eprintln!();
+    progress.finish_and_clear();
     let yours = candidates.remove(0);
     let mut alternatives: Vec<Alternative> = candidates.iter().filter_map(|c| against(&yours, c)).collect();
     alternatives.sort_by_key(|a| !a.same_promise);
