@@ -76,8 +76,9 @@ pub struct Calibration {
     #[serde(default)]
     pub peak_rss_bytes: u64,
     /// One big buffered file on a path with a device under it, its progress timed
-    /// (`measure::big_write`): where a writer starts to wait for writeback, and its rate
-    /// after that. Absent on memory, and in results from before it was measured.
+    /// (`measure::big_write`): where a big file's writer is slowed, its rate after that,
+    /// and whether it was kept waiting (for writeback) or kept the CPU. Absent on memory,
+    /// and in results from before it was measured.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub big_write: Option<BigWrite>,
 }
@@ -87,6 +88,16 @@ pub struct Calibration {
 #[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
 pub struct BigWrite {
     pub points: Vec<[f64; 2]>,
+    /// For each point, the writer's `[seconds on a CPU, seconds runnable but waiting for
+    /// one]` since the first write; empty where the kernel does not keep them, and in
+    /// results from before 2026-12-06.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub scheduled: Vec<[f64; 2]>,
+    /// The machine gives freed memory back to its host (free page reporting,
+    /// `context::page_reporting`): a writer may be slowed by memory the host must supply.
+    /// Absent in results from before 2026-12-06.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub host_takes_memory_back: Option<bool>,
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub why_not: Option<String>,
 }

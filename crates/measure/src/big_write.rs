@@ -1,10 +1,14 @@
 //! One big buffered file, written in 1 MiB `write` calls with its progress timed (docs/
-//! answer.md, "Past the dirty limit"): where a writer starts to wait for writeback, and
-//! the rate it gets after that, are measured, not read from `vm.dirty_ratio`. On this
-//! machine's disk (2026-11-29) a writer was slowed after about 0.5 GiB, far below the
-//! 4.6 GiB the settings give, and went on at 0.4 GB/s, a quarter of the device's direct
-//! rate: the kernel's balancing keys on the writeback it measures, not on the limit
-//! alone. This module only writes and times; `analysis` reads the points.
+//! answer.md, "Past the dirty limit"): where a big file's writer is slowed, and the rate
+//! it gets after that, are measured, not read from `vm.dirty_ratio`. With each point the
+//! writer's own time on the CPU and its time waiting for a CPU (`/proc/thread-self/
+//! schedstat`), because a slowed writer is not always one the kernel makes wait for
+//! writeback: one throttled by `balance_dirty_pages` sleeps (a strictly limited loop
+//! device, 2026-12-06: on the CPU 19–24 % of its time), while on this project's VMs a
+//! writer into memory the host had taken back (free page reporting) is slowed as much
+//! while it keeps the CPU (85–95 %, its time in the copy into the page cache: `perf`),
+//! with 2 GiB dirty, no page under writeback and far below the dirty limit. This module
+//! only writes and times; `analysis` reads the points.
 
 use std::fs::{File, OpenOptions};
 use std::io::{self, Write};
@@ -14,17 +18,39 @@ use std::time::{Duration, Instant};
 /// Bytes per `write` call.
 pub const CHUNK: usize = 1 << 20;
 
+/// Where a big file stood after a step.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct Point {
+    pub bytes: u64,
+    /// Since the first write.
+    pub seconds: f64,
+    /// The writer's time on a CPU since the first write, and its time runnable but
+    /// waiting for one (another program's share): None where the kernel does not keep
+    /// them (no `schedstat`).
+    pub cpu_seconds: Option<f64>,
+    pub runnable_seconds: Option<f64>,
+}
+
+/// This thread's time on a CPU and waiting for one, in seconds, as the scheduler counts
+/// them (`/proc/thread-self/schedstat`: both in ns, then the count of time slices).
+fn scheduled() -> Option<(f64, f64)> {
+    let text = std::fs::read_to_string("/proc/thread-self/schedstat").ok()?;
+    let mut fields = text.split_whitespace().map(|f| f.parse::<u64>().ok());
+    Some((fields.next()?? as f64 * 1e-9, fields.next()?? as f64 * 1e-9))
+}
+
 /// Writes a new file `name` in `dir` until `most` bytes or `time` has passed, noting
-/// (bytes written, seconds since the first write) after every `every` bytes; then
-/// removes it, which drops its dirty pages unwritten. No sync: the rate is what a
-/// program writing a big file sees before it syncs.
-pub fn write_big(dir: &Path, name: &str, most: u64, time: Duration, every: u64) -> io::Result<Vec<(u64, f64)>> {
+/// where it stands after every `every` bytes; then removes it, which drops its dirty
+/// pages unwritten. No sync: the rate is what a program writing a big file sees before it
+/// syncs.
+pub fn write_big(dir: &Path, name: &str, most: u64, time: Duration, every: u64) -> io::Result<Vec<Point>> {
     let path = dir.join(name);
     let mut file: File = OpenOptions::new().write(true).create_new(true).open(&path)?;
     // Not zeros: a filesystem that compresses or dedups must not make it cheap.
     let buffer: Vec<u8> = (0..CHUNK).map(|i| (i.wrapping_mul(2_654_435_761) >> 13) as u8).collect();
     let mut points = Vec::new();
     let started = Instant::now();
+    let scheduled_before = scheduled();
     let mut written = 0u64;
     let outcome = loop {
         if written >= most || started.elapsed() >= time {
@@ -35,7 +61,16 @@ pub fn write_big(dir: &Path, name: &str, most: u64, time: Duration, every: u64) 
         }
         written += CHUNK as u64;
         if written % every.max(CHUNK as u64) == 0 {
-            points.push((written, started.elapsed().as_secs_f64()));
+            let seconds = started.elapsed().as_secs_f64();
+            let since = scheduled_before
+                .zip(scheduled())
+                .map(|((cpu, wait), (cpu_now, wait_now))| ((cpu_now - cpu).max(0.0), (wait_now - wait).max(0.0)));
+            points.push(Point {
+                bytes: written,
+                seconds,
+                cpu_seconds: since.map(|s| s.0),
+                runnable_seconds: since.map(|s| s.1),
+            });
         }
     };
     drop(file);
@@ -53,8 +88,25 @@ mod tests {
     fn it_notes_its_progress_and_leaves_nothing_behind() {
         let dir = tempfile::tempdir().unwrap();
         let points = write_big(dir.path(), "big", 8 * CHUNK as u64, Duration::from_secs(30), 2 * CHUNK as u64).unwrap();
-        assert_eq!(points.iter().map(|p| p.0).collect::<Vec<u64>>(), [2, 4, 6, 8].map(|m| m * CHUNK as u64));
-        assert!(points.windows(2).all(|w| w[1].1 >= w[0].1), "{points:?}");
+        assert_eq!(points.iter().map(|p| p.bytes).collect::<Vec<u64>>(), [2, 4, 6, 8].map(|m| m * CHUNK as u64));
+        assert!(points.windows(2).all(|w| w[1].seconds >= w[0].seconds), "{points:?}");
         assert_eq!(std::fs::read_dir(dir.path()).unwrap().count(), 0, "the file is removed");
+    }
+
+    /// The writer's CPU time grows with its writes, and it and the time waiting for a CPU
+    /// never pass the time elapsed (the scheduler's count is exact to its tick: within
+    /// a few ms).
+    #[test]
+    fn each_point_has_the_writers_time_on_and_waiting_for_a_cpu() {
+        let dir = tempfile::tempdir().unwrap();
+        let points =
+            write_big(dir.path(), "big", 64 * CHUNK as u64, Duration::from_secs(30), 16 * CHUNK as u64).unwrap();
+        assert!(scheduled().is_some(), "this kernel keeps schedstat (the tests' machines do)");
+        for point in &points {
+            let (cpu, runnable) = (point.cpu_seconds.unwrap(), point.runnable_seconds.unwrap());
+            assert!(cpu + runnable <= point.seconds + 0.005, "{point:?}");
+        }
+        assert!(points.windows(2).all(|w| w[1].cpu_seconds >= w[0].cpu_seconds), "{points:?}");
+        assert!(points.last().unwrap().cpu_seconds.unwrap() > 0.0, "64 MiB copied takes some CPU: {points:?}");
     }
 }

@@ -138,14 +138,20 @@ const BIG_WRITE_STEP: u64 = 64 << 20;
 fn big_write(scratch: &Scratch) -> calibration::BigWrite {
     let most = scratch.free_bytes().map_or(0, |free| (free / 4).min(BIG_WRITE_MOST));
     if most < 4 * BIG_WRITE_STEP {
-        return calibration::BigWrite { points: Vec::new(), why_not: Some("too little free space".into()) };
+        return calibration::BigWrite { why_not: Some("too little free space".into()), ..Default::default() };
     }
     match measure::big_write::write_big(scratch.path(), "calibrate-big.dat", most, BIG_WRITE_TIME, BIG_WRITE_STEP) {
         Ok(points) => calibration::BigWrite {
-            points: points.into_iter().map(|(bytes, seconds)| [bytes as f64, seconds]).collect(),
+            points: points.iter().map(|p| [p.bytes as f64, p.seconds]).collect(),
+            scheduled: points
+                .iter()
+                .map(|p| p.cpu_seconds.zip(p.runnable_seconds).map(|(c, r)| [c, r]))
+                .collect::<Option<_>>()
+                .unwrap_or_default(),
+            host_takes_memory_back: Some(context::page_reporting::free_page_reporting()),
             why_not: None,
         },
-        Err(error) => calibration::BigWrite { points: Vec::new(), why_not: Some(error.to_string()) },
+        Err(error) => calibration::BigWrite { why_not: Some(error.to_string()), ..Default::default() },
     }
 }
 

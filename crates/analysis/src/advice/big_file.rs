@@ -1,11 +1,12 @@
 //! One big file means big (docs/answer.md, "Past the dirty limit"): the big-file goals
 //! are measured at the run's size (64 MiB by default), where a writer's pages wait in
-//! memory and its writes run at the page cache's rate. A bigger file is slowed once the
-//! kernel makes its writer wait for writeback. Where the calibration wrote one big file
-//! and timed it (`measure::big_write`), the goal's own lines say where its writer was
-//! slowed and the rate it went on at, measured; else where the settings put the dirty
-//! limit and the device's calibrated rate, said as such.
-
+//! memory and its writes run at the page cache's rate. A bigger file may be slowed: by
+//! the kernel making its writer wait for writeback, or, on a machine that gives freed
+//! memory back to its host, by memory the host must supply again. Where the calibration
+//! wrote one big file and timed it (`measure::big_write`), the goal's own lines say where
+//! its writer was slowed, the rate it went on at, and which of the two it was, by whether
+//! the writer kept the CPU; else where the settings put the dirty limit and the device's
+//! calibrated rate, said as such.
 use super::words::gbps;
 use context::Host;
 use context::calibration::BigWrite;
@@ -32,11 +33,31 @@ pub fn dirty_limit(host: &Host) -> Option<(u64, String)> {
     Some((limit, format!("{ratio} % of {of}")))
 }
 
+/// Where a big file's writer was slowed, and what it got after.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct Slowed {
+    /// Bytes written by the point, and in all.
+    pub at: u64,
+    pub total: u64,
+    /// Bytes per second from the point to the end.
+    pub after: f64,
+    /// The writer's share of that time on a CPU, of the time it was not waiting for one
+    /// (another program's share left out): None where not recorded.
+    pub on_cpu: Option<f64>,
+}
+
+/// A slowed writer that kept a CPU this much of its time was not waiting for writeback:
+/// `balance_dirty_pages` puts a throttled writer to sleep for most of each pause (19–24 %
+/// on the CPU on a strictly limited loop device), a writer copying into memory the host
+/// must supply kept it 85–95 % (docs/answer.md, "Past the dirty limit").
+pub const ON_CPU: f64 = 0.5;
+
 /// Where a big file's writer was slowed, and what it got after: the first step whose rate
 /// fell below half the first step's (bytes written by then), and the rate from there to
-/// the end, with the bytes written in all. None where it was not slowed, or where less
-/// than four steps followed the point (too few to time the rate after it).
-pub fn slowed(big: &BigWrite) -> Option<(u64, f64, u64)> {
+/// the end, with the bytes written in all and the writer's share of that time on a CPU.
+/// None where it was not slowed, or where less than four steps followed the point (too
+/// few to time the rate after it).
+pub fn slowed(big: &BigWrite) -> Option<Slowed> {
     let points: Vec<(f64, f64)> = std::iter::once((0.0, 0.0)).chain(big.points.iter().map(|p| (p[0], p[1]))).collect();
     let rate = |i: usize| (points[i].0 - points[i - 1].0) / (points[i].1 - points[i - 1].1).max(1e-9);
     if points.len() < 3 {
@@ -48,8 +69,47 @@ pub fn slowed(big: &BigWrite) -> Option<(u64, f64, u64)> {
     if last - at < 4 {
         return None;
     }
-    let after = (points[last].0 - points[at].0) / (points[last].1 - points[at].1).max(1e-9);
-    Some((points[at].0 as u64, after, points[last].0 as u64))
+    let seconds = (points[last].1 - points[at].1).max(1e-9);
+    // `scheduled` has one entry a point, none for the start: point i is entry i - 1 (and
+    // `at` is at least 1: the first step sets the rate, it is never the point).
+    let on_cpu = if big.scheduled.len() == big.points.len() {
+        let [cpu_from, wait_from] = big.scheduled[at - 1];
+        let [cpu_to, wait_to] = big.scheduled[last - 1];
+        let not_waiting = (seconds - (wait_to - wait_from)).max(1e-9);
+        Some(((cpu_to - cpu_from) / not_waiting).clamp(0.0, 1.0))
+    } else {
+        None
+    };
+    Some(Slowed {
+        at: points[at].0 as u64,
+        total: points[last].0 as u64,
+        after: (points[last].0 - points[at].0) / seconds,
+        on_cpu,
+    })
+}
+
+/// The warning for a file of `bytes` slowed as `slowed` says: the cause only where the
+/// writer's time shows it.
+fn slowed_words(bytes: u64, slowed: &Slowed, host_takes_memory_back: bool) -> String {
+    let (size, total, at, after) =
+        (format_size(bytes), format_size(slowed.total), format_size(slowed.at), gbps(slowed.after));
+    match slowed.on_cpu {
+        Some(share) if share < ON_CPU => format!(
+            "measured at {size}; a bigger file's writer waits for writeback here: one of {total} was slowed after \
+             {at} to {after}, asleep {:.0} % of the time (measured once)",
+            (1.0 - share) * 100.0
+        ),
+        Some(share) => format!(
+            "measured at {size}; a file of {total} was slowed after {at} to {after}, copying into {}, not waiting \
+             for writeback ({:.0} % on the CPU; measured once)",
+            if host_takes_memory_back { "memory the host supplied again" } else { "the page cache" },
+            share * 100.0
+        ),
+        None => format!(
+            "measured at {size}; a file of {total} was slowed after {at} to {after} (measured once, by the \
+             calibration)"
+        ),
+    }
 }
 
 /// On each big-file goal whose pick wrote less than the point where writers wait, on a
@@ -61,19 +121,12 @@ pub fn annotate(result: &ResultFile, answer: &mut [Recommendation]) {
         return;
     }
     let calibration = result.calibration.as_ref();
-    let measured = calibration.and_then(|c| c.big_write.as_ref()).and_then(slowed);
+    let big = calibration.and_then(|c| c.big_write.as_ref());
+    let measured = big.and_then(slowed);
     let said = |bytes: u64, figure: f64| -> Option<String> {
-        if let Some((at, after, total)) = measured {
-            return (bytes < at && figure > after).then(|| {
-                format!(
-                    "measured at {}; a bigger file's writer waits for writeback here: one of {} was slowed after {} \
-                     and went on at {} (measured once, by the calibration)",
-                    format_size(bytes),
-                    format_size(total),
-                    format_size(at),
-                    gbps(after)
-                )
-            });
+        if let Some(slowed) = measured {
+            return (bytes < slowed.at && figure > slowed.after)
+                .then(|| slowed_words(bytes, &slowed, big.is_some_and(|b| b.host_takes_memory_back == Some(true))));
         }
         let device = calibration.and_then(|c| c.device.bytes_per_s)?;
         let (limit, how) = dirty_limit(&result.host)?;
@@ -157,8 +210,8 @@ mod tests {
              disk: about 1.90 GB/s (its calibrated rate, not measured past the limit)"
         );
         assert!(warned(&result("ext4", Some(9.0e9))).is_empty(), "the device is faster than the pick");
-        // Measured: an 8 GiB file slowed after 2 GiB to 0.4 GB/s, the settings aside.
-        let mut measured = result("ext4", Some(1.9e9));
+        // Measured: an 8 GiB file slowed after 2 GiB to 0.4 GB/s, the settings aside; the
+        // writer's time on a CPU says why, and without it no cause is said.
         let mut points = Vec::new();
         let (mut bytes, mut seconds) = (0.0, 0.0);
         for step in 0..32 {
@@ -166,13 +219,45 @@ mod tests {
             seconds += 256.0 * 1048576.0 / if step < 8 { 4.0e9 } else { 0.4e9 };
             points.push([bytes, seconds]);
         }
-        measured.calibration.as_mut().unwrap().big_write = Some(BigWrite { points, why_not: None });
+        // On a CPU all the time while fast, then `share` of the time, half a second of it
+        // spent waiting for a CPU (another program's), which does not count against it.
+        let scheduled = |share: f64| -> Vec<[f64; 2]> {
+            let fast = points[7][1];
+            points
+                .iter()
+                .map(|p| if p[1] <= fast { [p[1], 0.0] } else { [fast + (p[1] - fast - 0.5) * share, 0.5] })
+                .collect()
+        };
+        let measured = |scheduled: Vec<[f64; 2]>, host_takes_memory_back: bool| {
+            let mut measured = result("ext4", Some(1.9e9));
+            measured.calibration.as_mut().unwrap().big_write = Some(BigWrite {
+                points: points.clone(),
+                scheduled,
+                host_takes_memory_back: Some(host_takes_memory_back),
+                why_not: None,
+            });
+            warned(&measured)
+        };
         assert_eq!(
-            warned(&measured),
+            measured(scheduled(0.2), true),
             [
                 "measured at 1 GiB; a bigger file's writer waits for writeback here: one of 8 GiB was slowed after 2 GiB \
-              and went on at 0.400 GB/s (measured once, by the calibration)"
+                 to 0.400 GB/s, asleep 80 % of the time (measured once)"
             ]
+        );
+        assert_eq!(
+            measured(scheduled(0.9), true),
+            ["measured at 1 GiB; a file of 8 GiB was slowed after 2 GiB to 0.400 GB/s, copying into memory the host \
+                 supplied again, not waiting for writeback (90 % on the CPU; measured once)"]
+        );
+        let page_cache = measured(scheduled(0.9), false);
+        assert!(page_cache[0].contains(" to 0.400 GB/s, copying into the page cache, not waiting "), "{page_cache:?}");
+        assert_eq!(
+            measured(Vec::new(), false),
+            [
+                "measured at 1 GiB; a file of 8 GiB was slowed after 2 GiB to 0.400 GB/s (measured once, by the calibration)"
+            ],
+            "a result from before the writer's time was kept: no cause"
         );
         assert!(warned(&result("ext4", None)).is_empty(), "no device rate: nothing to say");
         assert!(warned(&result("tmpfs", Some(1.9e9))).is_empty(), "no writeback on tmpfs");
@@ -192,11 +277,11 @@ mod tests {
                     [bytes, seconds]
                 })
                 .collect();
-            BigWrite { points, why_not: None }
+            BigWrite { points, ..BigWrite::default() }
         };
-        let (at, after, total) = slowed(&big(&[4e9, 3e9, 0.5e9, 0.4e9, 0.4e9, 0.4e9, 0.4e9, 0.4e9])).unwrap();
-        assert_eq!((at, total), (128 << 20, 512 << 20));
-        assert!((after - 0.4167e9).abs() < 0.01e9, "{after}");
+        let found = slowed(&big(&[4e9, 3e9, 0.5e9, 0.4e9, 0.4e9, 0.4e9, 0.4e9, 0.4e9])).unwrap();
+        assert_eq!((found.at, found.total, found.on_cpu), (128 << 20, 512 << 20, None));
+        assert!((found.after - 0.4167e9).abs() < 0.01e9, "{found:?}");
         assert_eq!(slowed(&big(&[4e9; 12])), None, "never slowed");
         assert_eq!(slowed(&big(&[4e9, 4e9, 4e9, 4e9, 0.4e9, 0.4e9])), None, "too near the end");
     }
