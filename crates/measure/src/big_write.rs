@@ -24,19 +24,18 @@ pub struct Point {
     pub bytes: u64,
     /// Since the first write.
     pub seconds: f64,
-    /// The writer's time on a CPU since the first write, and its time runnable but
-    /// waiting for one (another program's share): None where the kernel does not keep
-    /// them (no `schedstat`).
-    pub cpu_seconds: Option<f64>,
-    pub runnable_seconds: Option<f64>,
+    /// The writer's `[seconds on a CPU, seconds runnable but waiting for one]` (another
+    /// program's share) since the first write: None where the kernel does not keep them
+    /// (no `schedstat`).
+    pub scheduled: Option<[f64; 2]>,
 }
 
 /// This thread's time on a CPU and waiting for one, in seconds, as the scheduler counts
 /// them (`/proc/thread-self/schedstat`: both in ns, then the count of time slices).
-fn scheduled() -> Option<(f64, f64)> {
+fn scheduled() -> Option<[f64; 2]> {
     let text = std::fs::read_to_string("/proc/thread-self/schedstat").ok()?;
     let mut fields = text.split_whitespace().map(|f| f.parse::<u64>().ok());
-    Some((fields.next()?? as f64 * 1e-9, fields.next()?? as f64 * 1e-9))
+    Some([fields.next()?? as f64 * 1e-9, fields.next()?? as f64 * 1e-9])
 }
 
 /// Writes a new file `name` in `dir` until `most` bytes or `time` has passed, noting
@@ -62,15 +61,10 @@ pub fn write_big(dir: &Path, name: &str, most: u64, time: Duration, every: u64) 
         written += CHUNK as u64;
         if written % every.max(CHUNK as u64) == 0 {
             let seconds = started.elapsed().as_secs_f64();
-            let since = scheduled_before
+            let scheduled = scheduled_before
                 .zip(scheduled())
-                .map(|((cpu, wait), (cpu_now, wait_now))| ((cpu_now - cpu).max(0.0), (wait_now - wait).max(0.0)));
-            points.push(Point {
-                bytes: written,
-                seconds,
-                cpu_seconds: since.map(|s| s.0),
-                runnable_seconds: since.map(|s| s.1),
-            });
+                .map(|([cpu, wait], [cpu_now, wait_now])| [(cpu_now - cpu).max(0.0), (wait_now - wait).max(0.0)]);
+            points.push(Point { bytes: written, seconds, scheduled });
         }
     };
     drop(file);
@@ -102,11 +96,12 @@ mod tests {
         let points =
             write_big(dir.path(), "big", 64 * CHUNK as u64, Duration::from_secs(30), 16 * CHUNK as u64).unwrap();
         assert!(scheduled().is_some(), "this kernel keeps schedstat (the tests' machines do)");
+        let cpu = |point: &Point| point.scheduled.unwrap()[0];
         for point in &points {
-            let (cpu, runnable) = (point.cpu_seconds.unwrap(), point.runnable_seconds.unwrap());
+            let [cpu, runnable] = point.scheduled.unwrap();
             assert!(cpu + runnable <= point.seconds + 0.005, "{point:?}");
         }
-        assert!(points.windows(2).all(|w| w[1].cpu_seconds >= w[0].cpu_seconds), "{points:?}");
-        assert!(points.last().unwrap().cpu_seconds.unwrap() > 0.0, "64 MiB copied takes some CPU: {points:?}");
+        assert!(points.windows(2).all(|w| cpu(&w[1]) >= cpu(&w[0])), "{points:?}");
+        assert!(cpu(points.last().unwrap()) > 0.0, "64 MiB copied takes some CPU: {points:?}");
     }
 }

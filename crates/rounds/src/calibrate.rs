@@ -143,11 +143,8 @@ fn big_write(scratch: &Scratch) -> calibration::BigWrite {
     match measure::big_write::write_big(scratch.path(), "calibrate-big.dat", most, BIG_WRITE_TIME, BIG_WRITE_STEP) {
         Ok(points) => calibration::BigWrite {
             points: points.iter().map(|p| [p.bytes as f64, p.seconds]).collect(),
-            scheduled: points
-                .iter()
-                .map(|p| p.cpu_seconds.zip(p.runnable_seconds).map(|(c, r)| [c, r]))
-                .collect::<Option<_>>()
-                .unwrap_or_default(),
+            // All the points' or none.
+            scheduled: points.iter().map(|p| p.scheduled).collect::<Option<_>>().unwrap_or_default(),
             host_takes_memory_back: Some(context::page_reporting::free_page_reporting()),
             why_not: None,
         },

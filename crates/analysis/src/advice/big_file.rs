@@ -7,6 +7,7 @@
 //! its writer was slowed, the rate it went on at, and which of the two it was, by whether
 //! the writer kept the CPU; else where the settings put the dirty limit and the device's
 //! calibrated rate, said as such.
+
 use super::words::gbps;
 use context::Host;
 use context::calibration::BigWrite;
