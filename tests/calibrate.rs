@@ -94,7 +94,12 @@ fn on_a_device_the_direct_rate_is_measured_and_bounds_durable_figures() {
     let c = &result["calibration"];
     let device = rate(&c["device"]["bytes_per_s"]);
     assert!(device > 1e6, "{c}");
-    assert!(c["device"]["how"].as_str().unwrap().contains("direct"), "{c}");
+    // Into preallocated blocks and over written ones: ext4 converts an unwritten extent
+    // as each write completes, which is the filesystem's work, not the device's.
+    let how = c["device"]["how"].as_str().unwrap();
+    for written in ["pwrite prealloc 4MiB t1 direct", "io_uring overwrite 1MiB qd16 t1 direct"] {
+        assert!(how.contains(written), "{how}");
+    }
     for case in result["cases"].as_array().unwrap() {
         let share = &case["ceiling"];
         if case["durability"] == "direct" {

@@ -243,8 +243,8 @@ pub fn estimate_latency(cases: &[(bool, Durability)], operations: u64, probe: &P
 }
 
 /// Expected wall time of `run`'s short calibration (`rounds::calibrate`): the memory
-/// copies, then `runs` runs of `bytes` buffered and, where there is a device, two
-/// O_DIRECT cases at the device's rate.
+/// copies, then `runs` runs of `bytes` buffered and, where there is a device, four
+/// O_DIRECT cases at the device's rate, two of them over a file first written whole.
 pub fn estimate_calibration(bytes: u64, runs: u32, device: bool, probe: &Probe) -> Duration {
     // 64 MiB three times with one thread and with every CPU, at a few GB/s: about 0.1 s.
     let copies = 0.1;
@@ -253,7 +253,8 @@ pub fn estimate_calibration(bytes: u64, runs: u32, device: bool, probe: &Probe) 
     let mut seconds = copies + f64::from(runs + 1) * run_seconds(&buffered, probe);
     if device {
         let direct = Case::new(pwrite, FileState::Empty, 1 << 20, 1, Durability::End, bytes);
-        seconds += 2.0 * f64::from(runs + 1) * run_seconds(&direct, probe);
+        // Four cases; the two over a written file write it first, about a run each.
+        seconds += 6.0 * f64::from(runs + 1) * run_seconds(&direct, probe);
         // The big file timed for where writers wait (`calibrate::big_write`): its time
         // limit, which a disk whose writers wait reaches.
         seconds += super::calibrate::BIG_WRITE_TIME.as_secs_f64();
