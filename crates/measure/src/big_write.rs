@@ -88,8 +88,9 @@ mod tests {
     }
 
     /// The writer's CPU time grows with its writes, and it and the time waiting for a CPU
-    /// never pass the time elapsed (the scheduler's count is exact to its tick: within
-    /// a few ms).
+    /// never pass the time elapsed by more than the scheduler's lag: the running thread's
+    /// count is brought up to date at a tick or a switch, so the first reading may be up
+    /// to a tick behind (10 ms at 100 Hz; two allowed).
     #[test]
     fn each_point_has_the_writers_time_on_and_waiting_for_a_cpu() {
         let dir = tempfile::tempdir().unwrap();
@@ -99,7 +100,7 @@ mod tests {
         let cpu = |point: &Point| point.scheduled.unwrap()[0];
         for point in &points {
             let [cpu, runnable] = point.scheduled.unwrap();
-            assert!(cpu + runnable <= point.seconds + 0.005, "{point:?}");
+            assert!(cpu + runnable <= point.seconds + 0.02, "{point:?}");
         }
         assert!(points.windows(2).all(|w| cpu(&w[1]) >= cpu(&w[0])), "{points:?}");
         assert!(cpu(points.last().unwrap()) > 0.0, "64 MiB copied takes some CPU: {points:?}");
