@@ -36,7 +36,7 @@ pub fn dirty_limit(host: &Host) -> Option<(u64, String)> {
 
 /// Where a big file's writer was slowed, and what it got after.
 #[derive(Debug, Clone, Copy, PartialEq)]
-pub struct Slowed {
+struct Slowed {
     /// Bytes written by the point, and in all.
     pub at: u64,
     pub total: u64,
@@ -51,14 +51,14 @@ pub struct Slowed {
 /// `balance_dirty_pages` puts a throttled writer to sleep for most of each pause (19–24 %
 /// on the CPU on a strictly limited loop device), a writer copying into memory the host
 /// must supply kept it 85–95 % (docs/answer.md, "Past the dirty limit").
-pub const ON_CPU: f64 = 0.5;
+const ON_CPU: f64 = 0.5;
 
 /// Where a big file's writer was slowed, and what it got after: the first step whose rate
 /// fell below half the first step's (bytes written by then), and the rate from there to
 /// the end, with the bytes written in all and the writer's share of that time on a CPU.
 /// None where it was not slowed, or where less than four steps followed the point (too
 /// few to time the rate after it).
-pub fn slowed(big: &BigWrite) -> Option<Slowed> {
+fn slowed(big: &BigWrite) -> Option<Slowed> {
     let points: Vec<(f64, f64)> = std::iter::once((0.0, 0.0)).chain(big.points.iter().map(|p| (p[0], p[1]))).collect();
     let rate = |i: usize| (points[i].0 - points[i - 1].0) / (points[i].1 - points[i - 1].1).max(1e-9);
     if points.len() < 3 {
