@@ -121,6 +121,7 @@ impl MpiPlan {
             ranks: Some(ranks),
             stonewall: self.stonewall,
             source: self.source,
+            pages: crate::measure::source::Pages::Base,
         }
     }
 }

@@ -443,6 +443,7 @@ impl RunArgs {
             ranks: None,
             stonewall: self.stonewall,
             source: self.source,
+            pages: crate::measure::source::Pages::Base,
         }
     }
 

@@ -18,7 +18,7 @@ use measure::fd;
 use measure::hygiene::{RunFiles, status_of};
 use measure::methods::{self, CreateCall, Job, Part, Stonewall, fsync_all};
 use measure::runs::CaseRuns;
-use measure::source::{Shape, Source, Streams};
+use measure::source::{Pages, Shape, Source, Streams};
 use measure::target::Scratch;
 use plan::catalog::{self, NATIVE};
 use plan::data_source::DataSource;
@@ -45,6 +45,10 @@ pub struct RunSettings {
     pub stonewall: Option<std::time::Duration>,
     /// `--source`: where the writers' data comes from (docs/measurement.md).
     pub source: DataSource,
+    /// The pages of the writers' buffers: ordinary for every case, as a program's own
+    /// allocation gets them; huge for the calibration's device ceiling, whose O_DIRECT
+    /// requests are then as large as the device takes (`measure::huge`).
+    pub pages: Pages,
 }
 
 /// A case ready to run again and again, or why it is refused up front, before any of
@@ -111,6 +115,7 @@ pub fn prepare_case<'a>(
     if settings.source == DataSource::Memory {
         shape = shape.from_memory(parts.iter().map(|part| part.len).max().unwrap_or(0));
     }
+    let shape = shape.with_pages(settings.pages);
     Ok(Box::new(WriteRuns {
         work: WriteCase { case, parts, file_lens, shape, joins, shared, executor, scratch, source, settings, device },
         files,
@@ -553,6 +558,7 @@ pub fn test_settings(keep: bool) -> RunSettings {
         ranks: None,
         stonewall: None,
         source: plan::data_source::DataSource::Cached,
+        pages: Pages::Base,
     }
 }
 

@@ -12,6 +12,7 @@ pub mod death_watch;
 pub mod durability;
 pub mod executor;
 pub mod fd;
+pub mod huge;
 pub mod hygiene;
 pub mod methods;
 pub mod peak;

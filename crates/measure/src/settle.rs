@@ -38,6 +38,8 @@ use context::device::BlockDevice;
 use context::statvfs::{At, free_bytes};
 use plan::SETTLE_LIMIT;
 
+use crate::huge::{self, HUGE};
+
 /// How far above the previous run's level the dirty and writeback pages may stay: other
 /// programs dirty pages too, and a few MiB of theirs are no run of ours.
 pub const SLACK_BYTES: u64 = 16 << 20;
@@ -107,16 +109,14 @@ impl Settle {
     }
 }
 
-/// Huge pages' size: the page cache's large folios are served from blocks this large
-/// or larger, which freed small pages cannot give.
-const HUGE: usize = 2 << 20;
-
 /// Touches `bytes` of anonymous memory in huge pages where the kernel gives them
 /// (MADV_HUGEPAGE), then frees it: memory the host supplied just now, at the head of
-/// the free lists for the run's allocations. In this process and on this thread: done
-/// in a child process instead, it did not help (bench/carry-over, disk: 0.63 against
-/// 1.03 together/alone), the child's freed pages apparently not being where the run's
-/// allocations look first. Left out of writebench's own peak memory (`measure::peak`).
+/// the free lists for the run's allocations (the page cache's large folios are served
+/// from blocks this large or larger, which freed small pages cannot give). In this
+/// process and on this thread: done in a child process instead, it did not help
+/// (bench/carry-over, disk: 0.63 against 1.03 together/alone), the child's freed pages
+/// apparently not being where the run's allocations look first. Left out of
+/// writebench's own peak memory (`measure::peak`).
 pub fn warm(bytes: u64) {
     let len = (bytes as usize).div_ceil(HUGE) * HUGE;
     if len > 0 {
@@ -124,29 +124,17 @@ pub fn warm(bytes: u64) {
     }
 }
 
-/// Maps `len` bytes (a multiple of [`HUGE`]) aligned to huge pages, writes one byte
-/// in every 4 KiB, and unmaps them.
+/// Maps `len` bytes (a multiple of [`HUGE`]) in huge pages, writes one byte in every
+/// 4 KiB, and unmaps them.
 fn touch(len: usize) {
-    // SAFETY: a fresh private anonymous mapping, checked; written only inside it, then
+    let Ok(start) = huge::map(len) else { return };
+    // SAFETY: `len` bytes mapped read-write by `huge::map`, written only inside, then
     // unmapped whole.
     unsafe {
-        let map = libc::mmap(
-            std::ptr::null_mut(),
-            len + HUGE,
-            libc::PROT_READ | libc::PROT_WRITE,
-            libc::MAP_PRIVATE | libc::MAP_ANONYMOUS,
-            -1,
-            0,
-        );
-        if map == libc::MAP_FAILED {
-            return;
-        }
-        let start = (map as usize).div_ceil(HUGE) * HUGE;
-        libc::madvise(start as *mut libc::c_void, len, libc::MADV_HUGEPAGE);
         for offset in (0..len).step_by(4096) {
-            std::ptr::write_volatile((start + offset) as *mut u8, 1);
+            std::ptr::write_volatile(start.as_ptr().add(offset), 1);
         }
-        libc::munmap(map, len + HUGE);
+        libc::munmap(start.as_ptr().cast(), len);
     }
 }
 

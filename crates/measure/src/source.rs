@@ -217,6 +217,19 @@ pub struct Shape {
     /// holds without wrapping (up to its share of [`MEMORY_BUDGET`]); 0 for a buffer
     /// reused lap after lap.
     pub streamed: usize,
+    pub pages: Pages,
+}
+
+/// The pages a writer's buffer is made of: an O_DIRECT call's requests are built from
+/// them (`crate::huge` says how much that matters).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub enum Pages {
+    /// An ordinary mapping, as a program's own allocation gets: 4 KiB pages where
+    /// transparent huge pages are given only on request, as on this machine.
+    #[default]
+    Base,
+    /// Aligned to huge pages and asked for them (`crate::huge::map`).
+    Huge,
 }
 
 impl Shape {
@@ -226,7 +239,12 @@ impl Shape {
         let call = chunk.saturating_mul(u64::from(iov.max(1))).min(bytes).max(1) as usize;
         let others = queue_depth.map_or(0, |depth| depth.max(1) as usize - 1);
         let in_flight = call.saturating_mul(others).min(bytes as usize);
-        Shape { writers: writers.max(1) as usize, max_take: call, in_flight, streamed: 0 }
+        Shape { writers: writers.max(1) as usize, max_take: call, in_flight, streamed: 0, pages: Pages::Base }
+    }
+
+    /// The same writers with buffers of these pages.
+    pub fn with_pages(self, pages: Pages) -> Shape {
+        Shape { pages, ..self }
     }
 
     /// The same writers streaming their data from memory (`--source memory`): each

@@ -9,7 +9,8 @@ use std::io;
 use std::ptr::NonNull;
 use std::sync::atomic::{AtomicBool, Ordering};
 
-use super::{BLOCK, Shape, Source, Stream, page_size, round_up};
+use super::{BLOCK, Pages, Shape, Source, Stream, page_size, round_up};
+use crate::huge::HUGE;
 
 /// The file block a buffer block is stamped for, and the tag it carries for it.
 #[derive(Debug, Clone, Copy)]
@@ -27,6 +28,7 @@ const UNSTAMPED: Stamp = Stamp { block: u64::MAX, tag: 0 };
 pub struct Writer {
     base: NonNull<u8>,
     len: usize,
+    pages: Pages,
     /// Where the cursor wraps: a multiple of the stream's period.
     period: usize,
     stream: Stream,
@@ -51,9 +53,25 @@ impl Writer {
     /// A buffer for calls of at most `max_take` bytes that wraps every `period` bytes
     /// (a multiple of the stream's period); filled now, untimed.
     pub fn new(source: &Source, stream: Stream, period: usize, max_take: usize) -> io::Result<Writer> {
+        Writer::in_pages(source, stream, period, max_take, Pages::Base)
+    }
+
+    /// [`Writer::new`] in `pages` (a buffer in huge pages is whole huge pages long: its
+    /// tail longer than the longest call, which does no harm).
+    pub fn in_pages(
+        source: &Source,
+        stream: Stream,
+        period: usize,
+        max_take: usize,
+        pages: Pages,
+    ) -> io::Result<Writer> {
         assert!(period % BLOCK == 0 && period % stream.period() == 0, "a writer's period holds whole stream periods");
-        let len = round_up(period + round_up(max_take.max(1), BLOCK), page_size().max(BLOCK));
-        let base = spare::take(len)?;
+        let unit = match pages {
+            Pages::Base => page_size().max(BLOCK),
+            Pages::Huge => HUGE,
+        };
+        let len = round_up(period + round_up(max_take.max(1), BLOCK), unit);
+        let base = spare::take(len, pages)?;
         // SAFETY: `len` bytes are mapped read-write and nothing else refers to them.
         let bytes = unsafe { std::slice::from_raw_parts_mut(base.as_ptr(), len) };
         // The period, then the tail, continue the pattern: position q holds pattern[q mod P].
@@ -65,6 +83,7 @@ impl Writer {
         Ok(Writer {
             base,
             len,
+            pages,
             period,
             stream,
             stamps,
@@ -128,7 +147,7 @@ impl Writer {
 impl Drop for Writer {
     fn drop(&mut self) {
         // No cursor outlives `self`: the mapping is no one's now.
-        spare::give_back(self.base, self.len);
+        spare::give_back(self.base, self.len, self.pages);
     }
 }
 
@@ -143,31 +162,35 @@ mod spare {
     use std::ptr::NonNull;
     use std::sync::Mutex;
 
-    use crate::source::WRITERS_BUDGET;
+    use crate::source::{Pages, WRITERS_BUDGET};
     use plan::data_source::MEMORY_BUDGET;
 
     const KEPT: usize = MEMORY_BUDGET + WRITERS_BUDGET;
 
-    /// (address, length) of each mapping kept, oldest first.
-    static KEPT_MAPPINGS: Mutex<Vec<(usize, usize)>> = Mutex::new(Vec::new());
+    /// (address, length, pages) of each mapping kept, oldest first.
+    static KEPT_MAPPINGS: Mutex<Vec<(usize, usize, Pages)>> = Mutex::new(Vec::new());
 
-    /// A private anonymous read-write mapping of `len` bytes: one kept, else a new one.
-    /// Its contents are whatever they were: the caller fills it.
-    pub fn take(len: usize) -> io::Result<NonNull<u8>> {
+    /// A private anonymous read-write mapping of `len` bytes in `pages` (for huge ones,
+    /// `len` is whole huge pages): one kept, else a new one. Its contents are whatever
+    /// they were: the caller fills it.
+    pub fn take(len: usize, pages: Pages) -> io::Result<NonNull<u8>> {
         let mut kept = KEPT_MAPPINGS.lock().unwrap_or_else(|poisoned| poisoned.into_inner());
-        if let Some(index) = kept.iter().position(|&(_, kept_len)| kept_len == len) {
-            let (address, _) = kept.remove(index);
+        if let Some(index) = kept.iter().position(|&(_, kept_len, kept_pages)| (kept_len, kept_pages) == (len, pages)) {
+            let (address, _, _) = kept.remove(index);
             return Ok(NonNull::new(address as *mut u8).expect("a kept mapping is not null"));
         }
         // Room first: the kept mappings and this one within KEPT, the oldest unmapped.
-        let mut total: usize = kept.iter().map(|&(_, len)| len).sum();
+        let mut total: usize = kept.iter().map(|&(_, len, _)| len).sum();
         while !kept.is_empty() && total + len > KEPT {
-            let (address, old_len) = kept.remove(0);
+            let (address, old_len, _) = kept.remove(0);
             // SAFETY: a mapping `take` made, of its length, that no one uses any more.
             unsafe { libc::munmap(address as *mut libc::c_void, old_len) };
             total -= old_len;
         }
         drop(kept);
+        if pages == Pages::Huge {
+            return crate::huge::map(len);
+        }
         // SAFETY: a fresh private anonymous mapping; checked for MAP_FAILED below.
         let ptr = unsafe {
             libc::mmap(
@@ -185,24 +208,25 @@ mod spare {
         Ok(NonNull::new(ptr.cast::<u8>()).expect("mmap returned null"))
     }
 
-    /// Keeps the mapping `base` of `len` bytes (made by [`take`], no one's now) for a
-    /// later [`take`], unmapping the oldest kept ones beyond [`KEPT`] bytes.
-    pub fn give_back(base: NonNull<u8>, len: usize) {
+    /// Keeps the mapping `base` of `len` bytes in `pages` (made by [`take`], no one's
+    /// now) for a later [`take`], unmapping the oldest kept ones beyond [`KEPT`] bytes.
+    pub fn give_back(base: NonNull<u8>, len: usize, pages: Pages) {
         let mut kept = KEPT_MAPPINGS.lock().unwrap_or_else(|poisoned| poisoned.into_inner());
-        kept.push((base.as_ptr() as usize, len));
-        let mut total: usize = kept.iter().map(|&(_, len)| len).sum();
+        kept.push((base.as_ptr() as usize, len, pages));
+        let mut total: usize = kept.iter().map(|&(_, len, _)| len).sum();
         while total > KEPT {
-            let (address, len) = kept.remove(0);
+            let (address, len, _) = kept.remove(0);
             // SAFETY: a mapping `take` made, of its length, that no one uses any more.
             unsafe { libc::munmap(address as *mut libc::c_void, len) };
             total -= len;
         }
     }
 
-    /// How many mappings are kept (tests).
+    /// The mappings kept, (address, length) (tests).
     #[cfg(test)]
     pub fn kept() -> Vec<(usize, usize)> {
-        KEPT_MAPPINGS.lock().unwrap_or_else(|poisoned| poisoned.into_inner()).clone()
+        let kept = KEPT_MAPPINGS.lock().unwrap_or_else(|poisoned| poisoned.into_inner());
+        kept.iter().map(|&(address, len, _)| (address, len)).collect()
     }
 }
 
@@ -352,7 +376,7 @@ impl<'a> Streams<'a> {
             names.iter().map(|name| Stream::timed(source.seed(), name, shape.stream_period())).collect();
         let writers = part_files
             .iter()
-            .map(|&file| Writer::new(source, files[file], shape.period(), shape.max_take))
+            .map(|&file| Writer::in_pages(source, files[file], shape.period(), shape.max_take, shape.pages))
             .collect::<io::Result<Vec<_>>>()?;
         Ok(Streams { source, files, writers })
     }
@@ -475,6 +499,31 @@ mod tests {
                 assert_eq!(cursor.offset(), offset);
             }
         }
+    }
+
+    /// A writer in huge pages hands out the stream as an ordinary one does, from a
+    /// buffer on a huge page's boundary that is in huge pages where they are not off,
+    /// and is kept apart from ordinary buffers of its length.
+    #[test]
+    fn a_writer_in_huge_pages_writes_the_same_stream_from_huge_pages() {
+        let source = Source::new(5);
+        let stream = Stream::timed(5, "f", PERIOD);
+        let writer = Writer::in_pages(&source, stream, PERIOD, 4 << 20, Pages::Huge).unwrap();
+        let (address, len) = writer.region();
+        assert_eq!((address as usize % HUGE, len % HUGE), (0, 0), "whole huge pages");
+        let backed = crate::huge::backed_bytes(address).expect("in /proc/self/smaps");
+        if matches!(crate::huge::transparent_mode().as_deref(), Some("always" | "madvise")) {
+            assert!(backed >= HUGE as u64, "{backed} bytes in huge pages");
+        }
+        let mut cursor = writer.cursor(3 * BLOCK as u64);
+        for _ in 0..5 {
+            let offset = cursor.offset();
+            assert_eq!(cursor.take(4 << 20), &expected(&source, stream, offset, 4 << 20)[..], "at {offset}");
+        }
+        drop(cursor);
+        drop(writer);
+        let ordinary = Writer::new(&source, stream, PERIOD, 4 << 20).unwrap();
+        assert_ne!(ordinary.region().0, address, "a huge buffer is not handed out as an ordinary one");
     }
 
     /// The stamping writebench does for data that cannot be deduplicated happens before
