@@ -97,7 +97,7 @@ fn on_a_device_the_direct_rate_is_measured_and_bounds_durable_figures() {
     // Into preallocated blocks and over written ones: ext4 converts an unwritten extent
     // as each write completes, which is the filesystem's work, not the device's.
     let how = c["device"]["how"].as_str().unwrap();
-    for written in ["pwrite prealloc 4MiB t1 direct", "io_uring overwrite 1MiB qd16 t1 direct"] {
+    for written in ["pwrite prealloc 4MiB t1 direct", "io_uring overwrite 4MiB qd16 t1 direct huge-pages"] {
         assert!(how.contains(written), "{how}");
     }
     // From huge pages, so that a 4 MiB call is one request and not eight (this machine

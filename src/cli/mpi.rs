@@ -121,7 +121,6 @@ impl MpiPlan {
             ranks: Some(ranks),
             stonewall: self.stonewall,
             source: self.source,
-            pages: crate::measure::source::Pages::Base,
         }
     }
 }

@@ -18,7 +18,7 @@ use crate::plan::catalog;
 use crate::plan::durability::parse_mode;
 use crate::plan::suites::Suite;
 use crate::plan::units::{format_size, parse_size};
-use crate::plan::{DropReason, FileState, Layout};
+use crate::plan::{DropReason, FileState, Layout, Pages};
 use crate::rounds::scheduler::{Order, Racing, Schedule};
 use crate::stats::significance::EQUIVALENCE;
 
@@ -97,6 +97,13 @@ pub struct RunArgs {
     /// Requests in flight per io_uring ring, 1 to 4096.
     #[arg(long, value_name = "LIST")]
     pub qd: Option<String>,
+
+    /// The pages of the buffer the writers write from: ordinary (as a program's own
+    /// allocation gets them) and/or huge (2 MiB-aligned, madvise MADV_HUGEPAGE). An
+    /// O_DIRECT call reaches the device in requests built from them, one piece a page
+    /// [quick: ordinary, and huge for its O_DIRECT cases].
+    #[arg(long, value_name = "LIST")]
+    pub pages: Option<String>,
 
     /// When the data is made durable: none (page cache only); end / end-fdatasync (one
     /// fsync / fdatasync after the last write, timed apart as the sync span; with a file
@@ -349,6 +356,7 @@ impl RunArgs {
             self.layout.as_deref().map(|list| parse_list(list, "--layout", |s| s.parse::<Layout>()))
         };
         let depths = self.qd.as_deref().map(count("--qd", MAX_QUEUE_DEPTH));
+        let pages = self.pages.as_deref().map(|list| parse_list(list, "--pages", |s| s.parse::<Pages>()));
         let chunks = self.chunks.as_deref().map(|list| {
             parse_list(list, "--chunks", |s| {
                 let chunk = parse_size(s)?;
@@ -366,6 +374,7 @@ impl RunArgs {
         let threads = threads.transpose()?;
         let layouts = layouts.transpose()?;
         let depths = depths.transpose()?;
+        let pages = pages.transpose()?;
         let chunks = chunks.transpose()?;
         if let Some(chunks) = &chunks {
             if let Some(&too_big) = chunks.iter().find(|&&chunk| chunk > suite.reference_size) {
@@ -408,6 +417,12 @@ impl RunArgs {
             override_with(&mut part.threads, &threads);
             override_with(&mut part.layouts, &layouts);
             override_with(&mut part.queue_depths, &depths);
+            override_with(&mut part.pages, &pages);
+            if pages.is_none() && durability.is_some() && part.pages == [Pages::Huge] {
+                // The suite's huge pages are for its own O_DIRECT modes (plan::pages): the
+                // user's modes replace them, and --pages gives any mode huge pages.
+                part.methods.clear();
+            }
             override_with(&mut part.chunks, &chunks);
         }
         if let Some(repeat) = self.repeat {
@@ -443,7 +458,6 @@ impl RunArgs {
             ranks: None,
             stonewall: self.stonewall,
             source: self.source,
-            pages: crate::measure::source::Pages::Base,
         }
     }
 
@@ -619,8 +633,14 @@ mod tests {
             assert_eq!(part.states, vec![FileState::Prealloc]);
             assert_eq!(part.chunks, vec![1, 4096]);
             assert_eq!(part.size, 1 << 20);
-            // The quick suite's durability part keeps its own modes; the others keep end.
-            assert!(part.durability == vec![Durability::End] || part.durability.len() == 2, "{:?}", part.durability);
+            // The quick suite's durability part keeps its own modes, its part in huge pages
+            // its O_DIRECT one; the others keep end.
+            let direct_end = "direct+end".parse::<Durability>().unwrap();
+            assert!(
+                [vec![Durability::End], vec![direct_end]].contains(&part.durability) || part.durability.len() == 2,
+                "{:?}",
+                part.durability
+            );
         }
         assert_eq!((suite.repeat, suite.warmup), (5, 1));
         let cases = suite.cases();
@@ -649,6 +669,7 @@ mod tests {
             (&["--layout", "striped"][..], "unknown layout"),
             (&["--qd", "0"][..], "--qd"),
             (&["--qd", "99999"][..], "out of range"),
+            (&["--pages", "2MiB"][..], "unknown pages '2MiB' (known: ordinary, huge)"),
         ] {
             let error = args(extra).suite().err().expect(expected).0;
             assert!(error.contains(expected), "{extra:?}: {error}");

@@ -149,7 +149,7 @@ fn csv_loads_in_duckdb_and_the_readme_query_gives_one_row_per_case() {
     let (result, csv, _) = run_small(dir.path());
     let cases = result["cases"].as_array().unwrap().len();
     let text = std::fs::read_to_string(&csv).unwrap();
-    assert!(text.starts_with("id,runtime,method,state,chunk_bytes,iov,queue_depth,threads,files,durability,status,run,round,sequence,bytes,write_seconds,sync_seconds,throughput_bytes_per_s,durable_bytes_per_s,call_us,durable_call_us,user_seconds,sys_seconds,cpu_share,new_file_seconds,new_file_durable_seconds,prepare_seconds,prepare_sync_seconds,settle_seconds,after,latency_p50_ns,latency_p90_ns,latency_p99_ns,latency_p999_ns,latency_max_ns,latency_mean_ns,ring_linked_fsyncs,ring_fsyncs,sqpoll_cpu_seconds,io_wq_cpu_seconds,error\n"));
+    assert!(text.starts_with("id,runtime,method,state,chunk_bytes,iov,queue_depth,threads,files,durability,pages,status,run,round,sequence,bytes,write_seconds,sync_seconds,throughput_bytes_per_s,durable_bytes_per_s,call_us,durable_call_us,user_seconds,sys_seconds,cpu_share,new_file_seconds,new_file_durable_seconds,prepare_seconds,prepare_sync_seconds,settle_seconds,after,latency_p50_ns,latency_p90_ns,latency_p99_ns,latency_p999_ns,latency_max_ns,latency_mean_ns,ring_linked_fsyncs,ring_fsyncs,sqpoll_cpu_seconds,io_wq_cpu_seconds,error\n"));
     // durable_bytes_per_s is empty where nothing was made durable, and only there.
     let mut reader = csv::Reader::from_path(&csv).unwrap();
     let headers = reader.headers().unwrap().clone();

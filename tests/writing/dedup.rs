@@ -43,7 +43,7 @@ fn assert_no_block_repeats(dir: &Path, names: &[&str]) {
 #[test]
 fn kept_runs_of_64_mib_have_no_two_equal_blocks_and_differ_from_each_other() {
     let tmpfs = Tmpfs::mount("400M");
-    let args = ["--methods", "pwrite", "--states", "empty", "--chunks", "1MiB", "--size", "64MiB"];
+    let args = ["--methods", "pwrite", "--states", "empty", "--chunks", "1MiB", "--threads", "1", "--size", "64MiB"];
     let scratch = kept_run(&tmpfs.path(), &[&args[..], &["--repeat", "2", "--warmup", "0"]].concat());
     let runs = ["case0000-run0-f0.dat", "case0000-run1-f0.dat"];
     // The last run first: it is the one an older --keep kept.

@@ -18,6 +18,7 @@ mod io_uring_disabled;
 mod io_uring_paths;
 mod layout;
 mod new_file;
+mod pages;
 mod safety;
 mod source;
 mod stonewall;

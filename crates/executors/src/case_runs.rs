@@ -18,7 +18,7 @@ use measure::fd;
 use measure::hygiene::{RunFiles, status_of};
 use measure::methods::{self, CreateCall, Job, Part, Stonewall, fsync_all};
 use measure::runs::CaseRuns;
-use measure::source::{Pages, Shape, Source, Streams};
+use measure::source::{Shape, Source, Streams};
 use measure::target::Scratch;
 use plan::catalog::{self, NATIVE};
 use plan::data_source::DataSource;
@@ -45,10 +45,6 @@ pub struct RunSettings {
     pub stonewall: Option<std::time::Duration>,
     /// `--source`: where the writers' data comes from (docs/measurement.md).
     pub source: DataSource,
-    /// The pages of the writers' buffers: ordinary for every case, as a program's own
-    /// allocation gets them; huge for the calibration's device ceiling, whose O_DIRECT
-    /// requests are then as large as the device takes (`measure::huge`).
-    pub pages: Pages,
 }
 
 /// A case ready to run again and again, or why it is refused up front, before any of
@@ -115,7 +111,6 @@ pub fn prepare_case<'a>(
     if settings.source == DataSource::Memory {
         shape = shape.from_memory(parts.iter().map(|part| part.len).max().unwrap_or(0));
     }
-    let shape = shape.with_pages(settings.pages);
     Ok(Box::new(WriteRuns {
         work: WriteCase { case, parts, file_lens, shape, joins, shared, executor, scratch, source, settings, device },
         files,
@@ -178,13 +173,15 @@ impl Share {
             let all = split(case.bytes, case.chunk_bytes, (threads * size) as u32, 1);
             let writers = (threads * size) as u32;
             // The same stream period on every rank: each writes the one file's stream.
-            let shape = Shape::new(writers, case.chunk_bytes, case.iov, case.queue_depth, case.bytes);
+            let shape =
+                Shape::new(writers, case.chunk_bytes, case.iov, case.queue_depth, case.bytes).with_pages(case.pages);
             let parts = all[rank * threads..(rank + 1) * threads].to_vec();
             Share { parts, file_lens: vec![case.bytes], shape, suffix: String::new(), shared: true, joins: rank != 0 }
         } else {
             let bytes = split(case.bytes, case.chunk_bytes, size as u32, size as u32)[rank].len;
             let parts = split(bytes, case.chunk_bytes, case.threads, 1);
-            let shape = Shape::new(case.threads, case.chunk_bytes, case.iov, case.queue_depth, bytes);
+            let shape =
+                Shape::new(case.threads, case.chunk_bytes, case.iov, case.queue_depth, bytes).with_pages(case.pages);
             Share { parts, file_lens: vec![bytes], shape, suffix: format!("-rank{rank}"), shared: false, joins: false }
         }
     }
@@ -489,7 +486,7 @@ fn run_of(execution: &Execution) -> Run {
 
 /// What the writers' source buffers of `case` must hold (see `measure::source`).
 fn shape_of(case: &Case) -> Shape {
-    Shape::new(case.threads, case.chunk_bytes, case.iov, case.queue_depth, case.bytes)
+    Shape::new(case.threads, case.chunk_bytes, case.iov, case.queue_depth, case.bytes).with_pages(case.pages)
 }
 
 /// Whether the filesystem opens files with the case's flags, and, for O_DIRECT, whether
@@ -558,7 +555,6 @@ pub fn test_settings(keep: bool) -> RunSettings {
         ranks: None,
         stonewall: None,
         source: plan::data_source::DataSource::Cached,
-        pages: Pages::Base,
     }
 }
 

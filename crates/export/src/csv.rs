@@ -12,7 +12,7 @@ use std::io::{self, Write};
 
 use result::ResultFile;
 
-const HEADER: [&str; 41] = [
+const HEADER: [&str; 42] = [
     "id",
     "runtime",
     "method",
@@ -23,6 +23,7 @@ const HEADER: [&str; 41] = [
     "threads",
     "files",
     "durability",
+    "pages",
     "status",
     "run",
     "round",
@@ -75,6 +76,7 @@ pub fn render(result: &ResultFile, out: &mut dyn Write) -> io::Result<()> {
             case.threads.to_string(),
             case.files.to_string(),
             case.durability.name().to_string(),
+            case.pages.name().to_string(),
             case_result.status.name().to_string(),
         ];
         if case_result.runs.is_empty() {

@@ -59,15 +59,19 @@ pub fn backed_bytes(start: *const u8) -> Option<u64> {
     let wanted = start as usize;
     let mut inside = false;
     for line in smaps.lines() {
-        if let Some((range, _)) = line.split_once(' ')
-            && let Some((from, to)) = range.split_once('-')
-            && let (Ok(from), Ok(to)) = (usize::from_str_radix(from, 16), usize::from_str_radix(to, 16))
-        {
+        // A mapping's first line: "start-end perms …", in hex.
+        let range = line.split_once(' ').and_then(|(range, _)| range.split_once('-'));
+        let bounds = range
+            .and_then(|(from, to)| Some((usize::from_str_radix(from, 16).ok()?, usize::from_str_radix(to, 16).ok()?)));
+        if let Some((from, to)) = bounds {
             inside = (from..to).contains(&wanted);
             continue;
         }
-        if inside && let Some(rest) = line.strip_prefix("AnonHugePages:") {
-            return rest.split_whitespace().next()?.parse::<u64>().ok().map(|kib| kib * 1024);
+        match line.strip_prefix("AnonHugePages:") {
+            Some(rest) if inside => {
+                return rest.split_whitespace().next()?.parse::<u64>().ok().map(|kib| kib * 1024);
+            }
+            _ => {}
         }
     }
     None

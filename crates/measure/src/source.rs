@@ -220,17 +220,8 @@ pub struct Shape {
     pub pages: Pages,
 }
 
-/// The pages a writer's buffer is made of: an O_DIRECT call's requests are built from
-/// them (`crate::huge` says how much that matters).
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
-pub enum Pages {
-    /// An ordinary mapping, as a program's own allocation gets: 4 KiB pages where
-    /// transparent huge pages are given only on request, as on this machine.
-    #[default]
-    Base,
-    /// Aligned to huge pages and asked for them (`crate::huge::map`).
-    Huge,
-}
+/// The pages a writer's buffer is made of (`crate::huge` says how much they matter).
+pub use plan::Pages;
 
 impl Shape {
     /// `queue_depth` is `Some` for methods that keep requests in flight (io_uring).
@@ -239,7 +230,7 @@ impl Shape {
         let call = chunk.saturating_mul(u64::from(iov.max(1))).min(bytes).max(1) as usize;
         let others = queue_depth.map_or(0, |depth| depth.max(1) as usize - 1);
         let in_flight = call.saturating_mul(others).min(bytes as usize);
-        Shape { writers: writers.max(1) as usize, max_take: call, in_flight, streamed: 0, pages: Pages::Base }
+        Shape { writers: writers.max(1) as usize, max_take: call, in_flight, streamed: 0, pages: Pages::Ordinary }
     }
 
     /// The same writers with buffers of these pages.

@@ -191,6 +191,7 @@ pub fn case_of(plan: &LatencyPlan, unit: &Unit, durability: Durability) -> Case 
         bytes: bytes * plan.per_loop(),
         ranks: None,
         kind: CaseKind::Latency(pattern),
+        pages: crate::Pages::Ordinary,
     }
 }
 

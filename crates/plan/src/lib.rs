@@ -10,6 +10,7 @@ pub mod data_source;
 pub mod durability;
 pub mod latency;
 pub mod numbers;
+pub mod pages;
 pub mod pattern;
 pub mod replay;
 pub mod replay_changes;
@@ -24,6 +25,7 @@ use serde::{Deserialize, Serialize};
 
 use crate::catalog::Method;
 pub use crate::durability::Durability;
+pub use crate::pages::Pages;
 pub use crate::pattern::CaseKind;
 use crate::units::{format_size, format_size_compact};
 
@@ -176,6 +178,10 @@ pub struct Case {
     /// pattern's operations. Results saved before the field had it in the id, and are
     /// read so ([`CaseRead`]).
     pub kind: CaseKind,
+    /// The pages of the writers' buffer; absent for ordinary ones (results saved before
+    /// the field are read so).
+    #[serde(default, skip_serializing_if = "Pages::is_ordinary")]
+    pub pages: Pages,
 }
 
 /// A case as a result file holds it: `kind` may be missing (results saved before it).
@@ -196,6 +202,8 @@ struct CaseRead {
     ranks: Option<u32>,
     #[serde(default)]
     kind: Option<CaseKind>,
+    #[serde(default)]
+    pages: Pages,
 }
 
 impl From<CaseRead> for Case {
@@ -215,6 +223,7 @@ impl From<CaseRead> for Case {
             bytes: read.bytes,
             ranks: read.ranks,
             kind,
+            pages: read.pages,
         }
     }
 }
@@ -242,6 +251,7 @@ impl Case {
             bytes,
             ranks: None,
             kind: if method.creation.is_some() { CaseKind::Creation } else { CaseKind::Throughput },
+            pages: Pages::Ordinary,
         };
         case.id = case.make_id();
         case
@@ -291,6 +301,13 @@ impl Case {
         native
     }
 
+    /// The same case written from a buffer in `pages`.
+    pub fn with_pages(mut self, pages: Pages) -> Case {
+        self.pages = pages;
+        self.id = self.make_id();
+        self
+    }
+
     /// The same case with `depth` requests in flight (queued methods).
     pub fn with_queue_depth(mut self, depth: u32) -> Case {
         self.queue_depth = Some(depth);
@@ -326,6 +343,9 @@ impl Case {
             parts.push(format!("f{}", self.files));
         }
         parts.push(self.durability.name());
+        if self.pages == Pages::Huge {
+            parts.push("huge-pages".to_string());
+        }
         parts.join(" ")
     }
 
@@ -372,6 +392,9 @@ pub struct Selection {
     pub threads: Vec<u32>,
     pub layouts: Vec<Layout>,
     pub queue_depths: Vec<u32>,
+    /// The pages of the writers' buffers (native cases only: another runtime's runner
+    /// allocates its own).
+    pub pages: Vec<Pages>,
     /// Keep chunks larger than the size (one call writes it all) instead of dropping them.
     pub keep_oversized_chunks: bool,
     /// Add the size to the ids (a suite whose parts have different sizes).
@@ -485,16 +508,24 @@ pub fn expand_and_drop(selection: &Selection) -> (Vec<Case>, Vec<Dropped>) {
                                 }
                                 for &durability in &selection.durability {
                                     for runtime in runtimes_of(method) {
-                                        let mut case = Case::new(method, state, chunk, iov, durability, selection.size)
-                                            .with_threads(threads, layout)
-                                            .with_runtime(runtime);
-                                        if let Some(depth) = depth {
-                                            case = case.with_queue_depth(depth);
+                                        for &pages in &selection.pages {
+                                            if pages != Pages::Ordinary && runtime != catalog::NATIVE {
+                                                continue;
+                                            }
+                                            let mut case =
+                                                Case::new(method, state, chunk, iov, durability, selection.size)
+                                                    .with_threads(threads, layout)
+                                                    .with_runtime(runtime)
+                                                    .with_pages(pages);
+                                            if let Some(depth) = depth {
+                                                case = case.with_queue_depth(depth);
+                                            }
+                                            if selection.size_in_id {
+                                                case.id =
+                                                    format!("{} {}", case.id, format_size_compact(selection.size));
+                                            }
+                                            cases.push(case);
                                         }
-                                        if selection.size_in_id {
-                                            case.id = format!("{} {}", case.id, format_size_compact(selection.size));
-                                        }
-                                        cases.push(case);
                                     }
                                 }
                             }
@@ -523,9 +554,44 @@ mod tests {
             threads: vec![1],
             layouts: Layout::ALL.to_vec(),
             queue_depths: vec![1],
+            pages: vec![Pages::Ordinary],
             keep_oversized_chunks: false,
             size_in_id: false,
         }
+    }
+
+    /// Each page kind is a case of its own beside the ordinary one, for this crate's
+    /// own calls only; a result says "pages" only of a case in huge pages, and a result
+    /// saved before the field reads as ordinary pages.
+    #[test]
+    fn huge_pages_are_a_case_of_their_own_for_native_calls_only() {
+        let selection = Selection {
+            methods: vec!["write".to_string()],
+            runtimes: vec!["native".to_string(), "python".to_string()],
+            states: vec![FileState::Empty],
+            chunks: vec![1 << 20],
+            iov: vec![1],
+            durability: vec!["direct+end".parse().unwrap()],
+            pages: Pages::ALL.to_vec(),
+            ..quick_suite()
+        };
+        let ids: Vec<String> = expand(&selection).into_iter().map(|c| c.id).collect();
+        assert_eq!(
+            ids,
+            [
+                "write empty 1MiB t1 direct+end",
+                "write empty 1MiB t1 direct+end huge-pages",
+                "python write empty 1MiB t1 direct+end"
+            ]
+        );
+        let huge = &expand(&selection)[1];
+        let json = serde_json::to_value(huge).unwrap();
+        assert_eq!(json["pages"], "huge");
+        let mut old = serde_json::to_value(&expand(&selection)[0]).unwrap();
+        assert!(old.get("pages").is_none(), "{old}");
+        assert_eq!(serde_json::from_value::<Case>(json).unwrap(), *huge);
+        old.as_object_mut().unwrap().remove("kind");
+        assert_eq!(serde_json::from_value::<Case>(old).unwrap().pages, Pages::Ordinary);
     }
 
     #[test]

@@ -7,7 +7,7 @@ use serde::Serialize;
 use crate::catalog;
 use crate::durability::{Commit, SyncCall};
 use crate::latency;
-use crate::{Case, Dropped, Durability, FileState, Layout, Selection, expand, expand_and_drop};
+use crate::{Case, Dropped, Durability, FileState, Layout, Pages, Selection, expand, expand_and_drop};
 
 const KIB: u64 = 1 << 10;
 const MIB: u64 = 1 << 20;
@@ -77,7 +77,8 @@ impl Suite {
         // Stable: the runtimes of one combination stay side by side, in expansion order.
         cases.sort_by_key(|c| {
             let family = catalog::by_name(&c.method).map(|m| m.family);
-            (c.state, family, position(&c.method), c.bytes, c.chunk_bytes, c.iov, c.queue_depth, c.threads, c.files)
+            let shape = (c.bytes, c.chunk_bytes, c.iov, c.queue_depth, c.threads, c.files, c.pages);
+            (c.state, family, position(&c.method), shape)
         });
         cases
     }
@@ -128,6 +129,8 @@ pub struct Applied {
     pub layouts: Vec<Layout>,
     pub queue_depths: Vec<u32>,
     pub durability: Vec<Durability>,
+    /// The writers' buffers' pages (`--pages`).
+    pub pages: Vec<Pages>,
     /// The latency section (`writebench latency`'s plan), null when there is none.
     pub latency: Option<serde_json::Value>,
 }
@@ -155,6 +158,7 @@ impl Suite {
             layouts: Vec::new(),
             queue_depths: Vec::new(),
             durability: Vec::new(),
+            pages: Vec::new(),
             latency: self.latency.as_ref().map(latency::LatencyPlan::applied),
         };
         for part in self.parts.iter().filter(|part| !part.methods.is_empty()) {
@@ -176,6 +180,7 @@ impl Suite {
                 union(&mut applied.queue_depths, &part.queue_depths);
             }
             union(&mut applied.durability, &part.durability);
+            union(&mut applied.pages, &part.pages);
         }
         applied
     }
@@ -197,6 +202,7 @@ fn part(methods: &[&str], states: &[FileState], chunks: &[u64], size: u64) -> Se
         // Both layouts wherever a method has them (threads > 1 only), as --layout says.
         layouts: Layout::ALL.to_vec(),
         queue_depths: vec![1],
+        pages: vec![Pages::Ordinary],
         keep_oversized_chunks: false,
         size_in_id: false,
     }
@@ -204,7 +210,7 @@ fn part(methods: &[&str], states: &[FileState], chunks: &[u64], size: u64) -> Se
 
 /// The default: every plain and vectored method in every state at three chunk sizes,
 /// then two threads, the mmap variants, io_uring at two depths, file creation, O_DIRECT
-/// and O_DSYNC, and 1,000 small writes of 8 B, 512 B and 4 KiB per durability mode. About a minute on tmpfs
+/// (also from huge pages) and O_DSYNC, and 1,000 small writes of 8 B, 512 B and 4 KiB per durability mode. About a minute on tmpfs
 /// with two cores, files read back included.
 pub fn quick() -> Suite {
     let size = 64 * MIB;
@@ -226,7 +232,12 @@ pub fn quick() -> Suite {
     // chunk for the methods they apply to (fwrite and mmap refuse them).
     let mut durable = part(&["pwritev", "write", "pwrite", "io_uring"], &[FileState::Empty], &[MIB], size);
     durable.durability = vec![Durability::direct(Commit::End(SyncCall::Fsync)), Durability::of(Commit::ODsync)];
-    let parts = vec![core, parallel, mapped, uring, creation, durable];
+    // The same O_DIRECT writes from a buffer in huge pages: each call then reaches the
+    // device in requests as large as it takes (plan::pages).
+    let mut direct_huge = part(&["pwritev", "write", "pwrite", "io_uring"], &[FileState::Empty], &[MIB], size);
+    direct_huge.durability = vec![Durability::direct(Commit::End(SyncCall::Fsync))];
+    direct_huge.pages = vec![Pages::Huge];
+    let parts = vec![core, parallel, mapped, uring, creation, durable, direct_huge];
     let latency = latency::LatencyPlan {
         count: 1000,
         // As many loops as the other cases have runs: `run` sets them from its schedule.
@@ -340,6 +351,14 @@ mod tests {
         assert!(cases.iter().any(|c| c.id == "pwrite empty 1MiB t2 end"));
         assert!(cases.iter().any(|c| c.id == "write prealloc 1MiB t2 f2 end"));
         assert!(cases.iter().any(|c| c.id == "pwrite empty 1MiB t1 direct+end"));
+        // Beside it and its O_DSYNC twin, the same from huge pages: only O_DIRECT cases
+        // have them.
+        let at = cases.iter().position(|c| c.id == "pwrite empty 1MiB t1 direct+end").unwrap();
+        assert_eq!(cases[at + 1].id, "pwrite empty 1MiB t1 odsync");
+        assert_eq!(cases[at + 2].id, "pwrite empty 1MiB t1 direct+end huge-pages");
+        let huge: Vec<_> = cases.iter().filter(|c| c.pages == Pages::Huge).collect();
+        assert_eq!(huge.len(), 4);
+        assert!(huge.iter().all(|c| c.durability.direct), "{huge:?}");
         assert!(cases.iter().any(|c| c.id == "io_uring empty 1MiB qd1 t1 odsync"));
         assert!(cases.iter().any(|c| c.id == "posix_fallocate empty 64MiB t1 end"));
         let ids: std::collections::HashSet<_> = cases.iter().map(|c| &c.id).collect();

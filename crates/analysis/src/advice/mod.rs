@@ -116,6 +116,7 @@ fn effects_of(measured: &Measured) -> Vec<Finding> {
     findings.extend(durability::costs(measured));
     findings.extend(durability::modes(measured));
     findings.extend(effects::direct(measured));
+    findings.extend(effects::pages(measured));
     findings.extend(effects::io_uring(measured));
     findings.extend(effects::mmap(measured));
     findings.extend(runtimes::overheads(measured));

@@ -8,7 +8,7 @@ use context::copy::CopyClass;
 use context::{Host, TargetInfo};
 use plan::catalog;
 use plan::units::{format_size_compact, parse_size};
-use plan::{Case, FileState, Layout};
+use plan::{Case, FileState, Layout, Pages};
 use result::{CaseResult, Recommendation, ResultFile, Run, SCHEMA, Status, TargetCi, Tool};
 
 /// Bytes every case writes unless [`sized`] says otherwise.
@@ -17,7 +17,11 @@ pub const BYTES: u64 = 1 << 30;
 /// The case whose id is `id` (`pwritev prealloc 4KiB x128 qd32 t2 f2 end`), of
 /// [`BYTES`]; panics if the id is not the one the plan would give it.
 pub fn case(id: &str) -> Case {
-    let tokens: Vec<&str> = id.split(' ').collect();
+    let (id_without_pages, pages) = match id.strip_suffix(" huge-pages") {
+        Some(rest) => (rest, Pages::Huge),
+        None => (id, Pages::Ordinary),
+    };
+    let tokens: Vec<&str> = id_without_pages.split(' ').collect();
     let method = catalog::by_name(tokens[0]).unwrap_or_else(|| panic!("method in {id}"));
     let state: FileState = tokens[1].parse().unwrap();
     let chunk = parse_size(tokens[2]).unwrap();
@@ -33,6 +37,7 @@ pub fn case(id: &str) -> Case {
     if let Some(depth) = number("qd") {
         built = built.with_queue_depth(depth);
     }
+    let built = built.with_pages(pages);
     assert_eq!(built.id, id, "the id the plan gives");
     built
 }

@@ -5,7 +5,7 @@
 use plan::catalog::Family;
 use plan::durability::Commit;
 use plan::units::{format_size, format_size_compact};
-use plan::{Case, Durability, FileState};
+use plan::{Case, Durability, FileState, Pages};
 
 use super::figures::{Metric, Test, family};
 pub use plan::numbers::{factor, gbps, micros, per_second, seconds, seconds_words, three_digits};
@@ -214,7 +214,13 @@ pub fn strategy(case: &Case, with_sync: bool) -> String {
         (_, FileState::Overwrite) => " over fully written files".to_string(),
         (_, state) => format!(" into {}", states(state)),
     };
-    format!("{calls}{threads}{into}{}", mode_clause(case.durability, with_sync))
+    let writers = case.threads * case.ranks.unwrap_or(1);
+    let pages = match (case.pages, writers) {
+        (Pages::Ordinary, _) => "",
+        (Pages::Huge, 1) => " from a buffer in huge pages",
+        (Pages::Huge, _) => ", each from a buffer in huge pages",
+    };
+    format!("{calls}{threads}{into}{pages}{}", mode_clause(case.durability, with_sync))
 }
 
 /// A strategy in a few words, for the second and third lines of a goal at a glance:
@@ -254,6 +260,9 @@ pub fn short(case: &Case) -> String {
     }
     if case.durability.direct {
         words += ", O_DIRECT";
+    }
+    if case.pages == Pages::Huge {
+        words += ", huge pages";
     }
     match case.durability.commit {
         Commit::None | Commit::End(_) => {}
@@ -305,6 +314,7 @@ pub enum Token {
     Threads,
     Files,
     Durability,
+    Pages,
 }
 
 impl Token {
@@ -317,6 +327,13 @@ impl Token {
             Token::Threads => format!("t{}", case.threads),
             Token::Files => format!("f{}", case.files),
             Token::Durability => case.durability.name(),
+            Token::Pages => {
+                if case.pages == Pages::Huge {
+                    "huge-pages".to_string()
+                } else {
+                    String::new()
+                }
+            }
         }
     }
 }
@@ -369,6 +386,17 @@ mod tests {
             strategy(&case("io_uring overwrite 4KiB qd32 t1 osync"), true),
             "io_uring in 4 KiB writes (32 in flight) over a fully written file, opened with O_SYNC"
         );
+        let huge = case("pwrite empty 1MiB t1 direct+end huge-pages");
+        assert_eq!(
+            strategy(&huge, true),
+            "pwrite in 1 MiB calls into an empty file from a buffer in huge pages, opened with O_DIRECT, then one fsync"
+        );
+        assert_eq!(
+            strategy(&case("pwrite empty 1MiB t2 direct+end huge-pages"), true),
+            "pwrite in 1 MiB calls from 2 threads into an empty file, each from a buffer in huge pages, opened with \
+             O_DIRECT, then one fsync"
+        );
+        assert_eq!(short(&huge), "pwrite 1 MiB, empty, O_DIRECT, huge pages");
         assert_eq!(mode("direct+every:4".parse().unwrap()), "O_DIRECT with an fsync every 4 calls");
         assert_eq!(mode("none".parse().unwrap()), "page cache only");
     }

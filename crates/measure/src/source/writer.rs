@@ -53,7 +53,7 @@ impl Writer {
     /// A buffer for calls of at most `max_take` bytes that wraps every `period` bytes
     /// (a multiple of the stream's period); filled now, untimed.
     pub fn new(source: &Source, stream: Stream, period: usize, max_take: usize) -> io::Result<Writer> {
-        Writer::in_pages(source, stream, period, max_take, Pages::Base)
+        Writer::in_pages(source, stream, period, max_take, Pages::Ordinary)
     }
 
     /// [`Writer::new`] in `pages` (a buffer in huge pages is whole huge pages long: its
@@ -67,7 +67,7 @@ impl Writer {
     ) -> io::Result<Writer> {
         assert!(period % BLOCK == 0 && period % stream.period() == 0, "a writer's period holds whole stream periods");
         let unit = match pages {
-            Pages::Base => page_size().max(BLOCK),
+            Pages::Ordinary => page_size().max(BLOCK),
             Pages::Huge => HUGE,
         };
         let len = round_up(period + round_up(max_take.max(1), BLOCK), unit);
