@@ -33,7 +33,7 @@ use super::glance;
 use super::raced::finalists;
 use plan::catalog;
 use plan::durability::{Commit, SyncCall};
-use plan::{Case, Durability, FileState};
+use plan::{Case, Durability, FileState, Pages};
 use result::goals::{self, AnsweredBy, Goal};
 use result::{CaseResult, Recommendation, ResultFile};
 use stats::significance::{Verdict, pooled_cv2};
@@ -314,6 +314,8 @@ fn naive<'a>(measured: &Measured<'a>, best: &CaseResult, metric: Metric) -> Opti
                 let found = measured.twin(best, |d| {
                     (d.method, d.state, d.chunk_bytes, d.iov, d.queue_depth) = (method.into(), state, 4096, 1, None);
                     (d.threads, d.files, d.durability) = (threads, files, durability);
+                    // The naive way writes from an ordinary buffer, whatever the pick's.
+                    d.pages = Pages::Ordinary;
                 });
                 if let Some(found) = found.filter(|c| metric.summary(c).is_some()) {
                     return Some(found);

@@ -440,3 +440,21 @@ fn a_goal_added_as_a_row_is_answered() {
     assert_eq!(goal(&answer, "threads-one-file").best.case, "pwrite empty 1MiB t4 none");
     assert!(recommendations(&result).iter().all(|r| r.goal != "two-threads-one-file"));
 }
+
+/// The naive way writes from an ordinary buffer: a pick in huge pages is set beside it,
+/// not left without one (a default disk run's durable goal lost its line so).
+#[test]
+fn a_pick_in_huge_pages_has_the_naive_way_in_ordinary_pages() {
+    let result = Build::new()
+        .synced(case("pwrite empty 1MiB t1 direct+end huge-pages"), &around(0.3), &around(0.01))
+        .synced(case("pwrite empty 1MiB t1 direct+end"), &around(0.6), &around(0.01))
+        .add(case("write empty 4KiB t1 none"), &around(1.0))
+        .synced(case("write empty 4KiB t1 end"), &around(1.0), &around(0.5))
+        .done();
+    let answer = recommendations(&result);
+    let durable = goal(&answer, "durable-at-end");
+    assert_eq!(durable.best.case, "pwrite empty 1MiB t1 direct+end huge-pages");
+    assert_eq!(durable.naive.as_ref().unwrap().baseline, "write empty 4KiB t1 end");
+    let gain = durable.glance.as_ref().unwrap().gain.as_ref().expect("the naive way at a glance");
+    assert!(gain.action.starts_with("write 4 KiB"), "{gain:?}");
+}

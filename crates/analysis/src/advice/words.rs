@@ -217,8 +217,8 @@ pub fn strategy(case: &Case, with_sync: bool) -> String {
     let writers = case.threads * case.ranks.unwrap_or(1);
     let pages = match (case.pages, writers) {
         (Pages::Ordinary, _) => "",
-        (Pages::Huge, 1) => " from a buffer in huge pages",
-        (Pages::Huge, _) => ", each from a buffer in huge pages",
+        (Pages::Huge, 1) => " from a buffer in huge pages (2 MiB-aligned, MADV_HUGEPAGE)",
+        (Pages::Huge, _) => ", each from a buffer in huge pages (2 MiB-aligned, MADV_HUGEPAGE)",
     };
     format!("{calls}{threads}{into}{pages}{}", mode_clause(case.durability, with_sync))
 }
@@ -389,12 +389,13 @@ mod tests {
         let huge = case("pwrite empty 1MiB t1 direct+end huge-pages");
         assert_eq!(
             strategy(&huge, true),
-            "pwrite in 1 MiB calls into an empty file from a buffer in huge pages, opened with O_DIRECT, then one fsync"
+            "pwrite in 1 MiB calls into an empty file from a buffer in huge pages (2 MiB-aligned, MADV_HUGEPAGE), \
+             opened with O_DIRECT, then one fsync"
         );
         assert_eq!(
             strategy(&case("pwrite empty 1MiB t2 direct+end huge-pages"), true),
-            "pwrite in 1 MiB calls from 2 threads into an empty file, each from a buffer in huge pages, opened with \
-             O_DIRECT, then one fsync"
+            "pwrite in 1 MiB calls from 2 threads into an empty file, each from a buffer in huge pages (2 MiB-aligned, \
+             MADV_HUGEPAGE), opened with O_DIRECT, then one fsync"
         );
         assert_eq!(short(&huge), "pwrite 1 MiB, empty, O_DIRECT, huge pages");
         assert_eq!(mode("direct+every:4".parse().unwrap()), "O_DIRECT with an fsync every 4 calls");
