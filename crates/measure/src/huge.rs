@@ -20,8 +20,8 @@ pub const HUGE: usize = 2 << 20;
 
 /// A private anonymous read-write mapping of `len` bytes (a multiple of [`HUGE`]),
 /// starting on a huge page's boundary, that the kernel is asked to back with huge pages
-/// (MADV_HUGEPAGE: given where transparent huge pages are not off, as they are fault
-/// by fault). Unmap it with `munmap(ptr, len)`.
+/// (MADV_HUGEPAGE: given page fault by page fault, where transparent huge pages are not
+/// off). Unmap it with `munmap(ptr, len)`.
 pub fn map(len: usize) -> io::Result<NonNull<u8>> {
     assert!(len > 0 && len % HUGE == 0, "whole huge pages");
     // SAFETY: a fresh private anonymous mapping, checked; the slack before and after the

@@ -62,6 +62,8 @@
 use rand_xoshiro::rand_core::{Rng, SeedableRng};
 use rand_xoshiro::{SplitMix64, Xoshiro256PlusPlus};
 
+/// The pages a writer's buffer is made of (`crate::huge` says how much they matter).
+pub use plan::Pages;
 use plan::data_source::MEMORY_BUDGET;
 
 mod writer;
@@ -219,9 +221,6 @@ pub struct Shape {
     pub streamed: usize,
     pub pages: Pages,
 }
-
-/// The pages a writer's buffer is made of (`crate::huge` says how much they matter).
-pub use plan::Pages;
 
 impl Shape {
     /// `queue_depth` is `Some` for methods that keep requests in flight (io_uring).

@@ -19,8 +19,8 @@
 //!   the lower rate (`measure::huge`); and in 4 MiB requests, not 1 MiB, since a run's
 //!   io_uring writes of 4 MiB 16 in flight from huge pages passed the 1 MiB ones' best
 //!   (5.65 GB/s over a written file against a device rate of 4.92, 2026-12-06). No sync
-//!   is timed: the rate a device accepts data
-//!   at bounds every durable figure from above, whether or not its own cache is flushed.
+//!   is timed: the rate a device accepts data at bounds every durable figure from above,
+//!   whether or not its own cache is flushed.
 //!
 //! Each ceiling is the best run (not the mean): a ceiling is what the machine can do,
 //! and this machine's speed drifts by tens of percent within minutes.

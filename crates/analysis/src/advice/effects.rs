@@ -168,6 +168,7 @@ pub fn io_uring(measured: &Measured) -> Vec<Finding> {
 /// write without blocking, and the kernel handed each request to a worker: on this
 /// machine's tmpfs and ext4 (kernel 6.18, 2026-11-29) 30–40 % of a 4 KiB run at one in
 /// flight, which took 40 times pwrite's time.
+///
 /// An O_DIRECT write is handed over the same way where it cannot be taken at once (a
 /// new or preallocated file's blocks to allocate or convert): the line names the kind
 /// of write its cases made.
