@@ -218,6 +218,31 @@ fn a_go_program_writing_one_file_from_two_goroutines_with_pwrite() {
 /// traced, makes the same calls of the same sizes with the same syncs in a scratch
 /// directory of its own (the file is removed and made anew each run: the pattern is the
 /// last run's).
+/// A program that writes with O_DIRECT: its writes replayed from huge pages are an
+/// alternative that keeps its promise (docs/trace.md, "Alternatives"), raced as the others.
+#[test]
+fn an_o_direct_program_is_offered_its_writes_from_huge_pages() {
+    let dir = tempfile::tempdir().unwrap();
+    let program = examples().join("direct_writer.py");
+    let (output, pattern) = trace(dir.path(), &["python3", program.to_str().unwrap(), "data.bin", "16"]);
+    let stdout = String::from_utf8_lossy(&output.stdout);
+    let (file, counts) = file(&pattern, "data.bin");
+    assert_eq!(counts, own_counts(&stdout));
+    assert_eq!(counts, (16, 16 << 20, 1));
+    assert!(file["open_flags"].as_array().unwrap().contains(&serde_json::json!("O_DIRECT")), "{file}");
+    let alternatives = pattern["replay"]["alternatives"].as_array().unwrap();
+    let huge = alternatives.iter().find(|a| a["change"] == "huge-pages").unwrap_or_else(|| panic!("{alternatives:?}"));
+    assert_eq!(huge["same_promise"], true);
+    // Raced: runs of its own and their factor against the program's way, as every
+    // alternative (whether shown faster is this machine's to say).
+    assert_eq!((huge["commits"].as_u64(), huge["seconds"]["n"].as_u64()), (Some(1), Some(5)), "{huge}");
+    assert!(huge["low"].as_f64().unwrap() <= huge["factor"].as_f64().unwrap(), "{huge}");
+    assert!(
+        stdout.contains("its O_DIRECT writes from a buffer in huge pages (2 MiB-aligned, MADV_HUGEPAGE)"),
+        "{stdout}"
+    );
+}
+
 #[test]
 fn the_replay_makes_the_programs_calls_again() {
     let dir = tempfile::tempdir().unwrap();

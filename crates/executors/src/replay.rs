@@ -16,7 +16,8 @@ use std::sync::{Barrier, Mutex};
 use std::time::Instant;
 
 use error::CallError;
-use measure::source::{PERIOD, Source};
+use measure::huge::HUGE;
+use measure::source::{PERIOD, Pages, Source};
 use measure::target::Scratch;
 use plan::replay::{Op, Replay, SyncKind, WriteKind};
 
@@ -40,23 +41,41 @@ fn failed(call: &str) -> CallError {
     CallError::new(call.to_string(), std::io::Error::last_os_error())
 }
 
-/// Data to write: the pattern, then again as far as the largest call reaches past it.
+/// Data to write: the pattern, then again as far as the largest call reaches past it,
+/// in ordinary pages or huge ones (`Replay::pages`).
 struct Data {
     base: *mut u8,
-    layout: std::alloc::Layout,
+    /// How it was allocated, to give it back the same way.
+    held: Held,
+}
+
+enum Held {
+    Allocated(std::alloc::Layout),
+    /// A mapping of this many bytes (`measure::huge::map`).
+    Huge(usize),
 }
 
 // SAFETY: the buffer is written once before the threads start, then only read.
 unsafe impl Sync for Data {}
 
 impl Data {
-    fn new(seed: u64, largest: u64) -> Data {
+    fn new(seed: u64, largest: u64, pages: Pages) -> Data {
         let length = PERIOD + largest.max(1) as usize;
-        // Page-aligned, for a program's O_DIRECT calls at aligned offsets.
-        let layout = std::alloc::Layout::from_size_align(length, 4096).expect("a layout");
-        // SAFETY: a non-zero size; the result is checked.
-        let base = unsafe { std::alloc::alloc(layout) };
-        assert!(!base.is_null(), "out of memory for the replay's data");
+        let (base, held) = match pages {
+            Pages::Ordinary => {
+                // Page-aligned, for a program's O_DIRECT calls at aligned offsets.
+                let layout = std::alloc::Layout::from_size_align(length, 4096).expect("a layout");
+                // SAFETY: a non-zero size; the result is checked.
+                let base = unsafe { std::alloc::alloc(layout) };
+                assert!(!base.is_null(), "out of memory for the replay's data");
+                (base, Held::Allocated(layout))
+            }
+            Pages::Huge => {
+                let mapped = length.div_ceil(HUGE) * HUGE;
+                let base = measure::huge::map(mapped).expect("memory for the replay's data");
+                (base.as_ptr(), Held::Huge(mapped))
+            }
+        };
         let source = Source::new(seed);
         let pattern = source.pattern(PERIOD);
         // SAFETY: `base` holds `length` bytes; the copies stay inside it.
@@ -68,7 +87,7 @@ impl Data {
                 at += n;
             }
         }
-        Data { base, layout }
+        Data { base, held }
     }
 
     fn at(&self, offset: u64) -> *const u8 {
@@ -79,8 +98,14 @@ impl Data {
 
 impl Drop for Data {
     fn drop(&mut self) {
-        // SAFETY: allocated with this layout in `new`.
-        unsafe { std::alloc::dealloc(self.base, self.layout) };
+        match self.held {
+            // SAFETY: allocated with this layout in `new`.
+            Held::Allocated(layout) => unsafe { std::alloc::dealloc(self.base, layout) },
+            // SAFETY: the mapping `huge::map` made in `new`, of this length.
+            Held::Huge(length) => unsafe {
+                libc::munmap(self.base.cast(), length);
+            },
+        }
     }
 }
 
@@ -90,7 +115,7 @@ impl Drop for Data {
 /// synced.
 pub fn prepare(replay: &Replay, scratch: &Scratch, seed: u64) -> Result<(), CallError> {
     const PIECE: u64 = 1 << 20;
-    let data = Data::new(seed, PIECE);
+    let data = Data::new(seed, PIECE, Pages::Ordinary);
     for (id, file) in replay.files.iter().enumerate() {
         let name = name(id as u32);
         scratch.remove(&name).map_err(|e| CallError::new(format!("unlink {name}"), e))?;
@@ -187,7 +212,7 @@ pub(crate) fn run_with(
     let shared = Shared {
         replay,
         directory: scratch.dir_fd(),
-        data: Data::new(seed, largest),
+        data: Data::new(seed, largest, replay.pages),
         fds: (0..slots).map(|_| AtomicI32::new(-1)).collect(),
         positions: (0..slots).map(|_| AtomicU64::new(0)).collect(),
         appends: (0..slots).map(|_| AtomicBool::new(false)).collect(),
@@ -471,6 +496,7 @@ mod tests {
             bytes: 510,
             syncs: 1,
             cut: false,
+            pages: plan::Pages::Ordinary,
         };
         for _ in 0..2 {
             prepare(&replay, &scratch, 7).unwrap();
@@ -509,6 +535,7 @@ mod tests {
             bytes: 32 * chunk,
             syncs: 1,
             cut: false,
+            pages: plan::Pages::Ordinary,
         };
         for _ in 0..20 {
             prepare(&replay, &scratch, 1).unwrap();
@@ -532,6 +559,7 @@ mod tests {
             bytes: 1,
             syncs: 0,
             cut: false,
+            pages: plan::Pages::Ordinary,
         };
         prepare(&replay, &scratch, 1).unwrap();
         let error = run(&replay, &scratch, 1, false).unwrap_err().to_string();

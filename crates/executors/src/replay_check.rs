@@ -112,6 +112,7 @@ mod tests {
             bytes: 300 * records,
             syncs: records,
             cut: false,
+            pages: plan::Pages::Ordinary,
         }
     }
 

@@ -84,6 +84,10 @@ pub fn change_words(change: Change) -> String {
         Change::Odsync => "the file opened with O_DSYNC, no sync call after each write".to_string(),
         Change::LargerCalls => format!("the writes between two syncs in calls of up to {}", format_size(LARGER)),
         Change::Preallocate => "the bytes it appends reserved first (fallocate, FALLOC_FL_KEEP_SIZE)".to_string(),
+        Change::HugePages => {
+            "its O_DIRECT writes from a buffer in huge pages (2 MiB-aligned, MADV_HUGEPAGE), if its own is not"
+                .to_string()
+        }
         Change::Group(n) => format!("a sync after every {n}th of its syncs only"),
         Change::SyncAtEnd => "one sync at the end only".to_string(),
     }

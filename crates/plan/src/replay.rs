@@ -11,6 +11,8 @@
 
 use serde::{Deserialize, Serialize};
 
+use crate::Pages;
+
 impl Replay {
     /// The durable syncs among the calls (fsync, fdatasync): what `syncs` holds.
     pub fn durable_syncs(&self) -> u64 {
@@ -47,6 +49,11 @@ pub struct Replay {
     pub syncs: u64,
     /// Calls past the prefix asked for were left out.
     pub cut: bool,
+    /// The pages of the buffer the writes are made from: ordinary, as the replay of the
+    /// program's own way (its buffer's pages are not in a trace), or huge for the
+    /// alternative that asks for them (`replay_changes::Change::HugePages`).
+    #[serde(default, skip_serializing_if = "Pages::is_ordinary")]
+    pub pages: Pages,
 }
 
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]

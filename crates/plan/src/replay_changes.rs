@@ -8,6 +8,7 @@ use std::collections::HashMap;
 
 use serde::{Deserialize, Serialize};
 
+use crate::Pages;
 use crate::replay::{Call, Op, Replay, Slot, SyncKind, WriteKind};
 
 /// A change to the program's calls.
@@ -26,6 +27,10 @@ pub enum Change {
     /// A growing file's room reserved first (fallocate with FALLOC_FL_KEEP_SIZE: the
     /// size a reader sees is still the bytes written).
     Preallocate,
+    /// Where it opens a file with O_DIRECT, its writes made from a buffer in huge pages:
+    /// the same calls, in larger requests to the device (plan::pages). The program's own
+    /// buffer's pages are not in a trace: its way is replayed from ordinary ones.
+    HugePages,
     /// A different promise: a sync after every `n`th of the program's syncs only.
     Group(u32),
     /// A different promise: the last sync of each file only.
@@ -52,6 +57,7 @@ pub fn changes(replay: &Replay) -> Vec<(Change, Replay)> {
         Change::Odsync,
         Change::LargerCalls,
         Change::Preallocate,
+        Change::HugePages,
         Change::Group(GROUP),
         Change::SyncAtEnd,
     ];
@@ -69,6 +75,7 @@ pub fn apply(replay: &Replay, change: Change) -> Option<Replay> {
         Change::Odsync => odsync(&mut changed),
         Change::LargerCalls => larger_calls(&mut changed),
         Change::Preallocate => preallocate(&mut changed),
+        Change::HugePages => huge_pages(&mut changed),
         Change::Group(n) => {
             thin_syncs(&mut changed, |index, count| (index + 1) % n as usize == 0 || index + 1 == count)
         }
@@ -79,6 +86,17 @@ pub fn apply(replay: &Replay, change: Change) -> Option<Replay> {
     }
     changed.syncs = changed.durable_syncs();
     Some(changed)
+}
+
+/// Huge pages for a replay that opens a file with O_DIRECT, in ordinary pages till now.
+fn huge_pages(replay: &mut Replay) -> bool {
+    let direct =
+        replay.threads.iter().flatten().any(|c| matches!(c.op, Op::Open { flags, .. } if flags & libc::O_DIRECT != 0));
+    let applies = direct && replay.pages == Pages::Ordinary;
+    if applies {
+        replay.pages = Pages::Huge;
+    }
+    applies
 }
 
 /// Replaces each op `change` gives a replacement for; true if one was.
@@ -273,6 +291,7 @@ mod tests {
             bytes: 300 * records,
             syncs: records,
             cut: false,
+            pages: crate::Pages::Ordinary,
         }
     }
 
@@ -301,6 +320,21 @@ mod tests {
         let reserved = apply(&logger(20), Change::Preallocate).unwrap();
         assert!(matches!(reserved.threads[0][1].op, Op::Allocate { keep_size: true, length: 6000, .. }));
         assert_eq!(apply(&logger(20), Change::LargerCalls), None, "a sync between every two writes");
+    }
+
+    /// Huge pages only for a program that opens a file with O_DIRECT: its calls as they
+    /// were, its buffer in huge pages; the same promise.
+    #[test]
+    fn o_direct_writes_get_huge_pages_and_buffered_ones_do_not() {
+        assert_eq!(apply(&logger(4), Change::HugePages), None, "buffered writes");
+        let mut direct = logger(4);
+        direct.threads[0][0].op = Op::Open { file: 0, slot: 0, flags: libc::O_CREAT | libc::O_DIRECT };
+        let huge = apply(&direct, Change::HugePages).unwrap();
+        assert_eq!(huge.pages, Pages::Huge);
+        assert_eq!((huge.threads.clone(), huge.syncs), (direct.threads.clone(), direct.syncs));
+        assert!(Change::HugePages.same_promise());
+        assert_eq!(apply(&huge, Change::HugePages), None, "in huge pages already");
+        assert!(changes(&direct).iter().any(|(change, _)| *change == Change::HugePages));
     }
 
     #[test]

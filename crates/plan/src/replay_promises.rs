@@ -245,6 +245,7 @@ mod tests {
             bytes: 0,
             syncs: 0,
             cut: false,
+            pages: crate::Pages::Ordinary,
         }
     }
 

@@ -202,6 +202,7 @@ impl Sequence {
             bytes: self.bytes,
             syncs: self.syncs,
             cut: self.cut,
+            pages: plan::Pages::Ordinary,
         }
     }
 }
