@@ -49,6 +49,9 @@ fn json_has_the_design_fields_and_consistent_numbers() {
     for key in ["kernel", "cpu_model", "cpus", "memory_bytes"] {
         assert!(!result["host"][key].is_null(), "host.{key}");
     }
+    // What an ordinary buffer's pages are: this machine's (and CI's) setting.
+    let enabled = std::fs::read_to_string("/sys/kernel/mm/transparent_hugepage/enabled").unwrap();
+    assert!(enabled.contains(&format!("[{}]", result["host"]["transparent_hugepages"].as_str().unwrap())), "{enabled}");
     for key in ["path", "fs_type", "device", "mount_options", "dio_mem_align", "dio_offset_align"] {
         assert!(result["target"].get(key).is_some(), "target.{key}");
     }

@@ -55,6 +55,12 @@ pub struct Host {
     /// `pswpout` grew): a run that swapped measured the swap device too.
     #[serde(default)]
     pub swapped_during_run: Option<bool>,
+    /// The kernel's transparent huge pages (`always`, `madvise` or `never`): what an
+    /// ordinary buffer's pages are (`madvise`: 4 KiB unless asked), which decides how
+    /// large an O_DIRECT request from it is (docs/measurement.md, "The writers' pages").
+    /// Absent in results from before it was recorded.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub transparent_hugepages: Option<String>,
     /// Under `--mpi`: the MPI library and every rank's host (the fields above are rank
     /// 0's machine).
     #[serde(default, skip_serializing_if = "Option::is_none")]
@@ -262,8 +268,18 @@ pub fn host(swap_before: Option<u64>) -> Host {
         cgroup_memory_max: cgroup_memory_max(),
         swap_total_bytes: meminfo_field("SwapTotal:").unwrap_or(0),
         swapped_during_run: swap_before.zip(swapped_out_pages()).map(|(before, after)| after > before),
+        transparent_hugepages: transparent_hugepages(),
         mpi: None,
     }
+}
+
+/// The kernel's setting for transparent huge pages (`always`, `madvise` or `never`, the
+/// bracketed word of /sys/kernel/mm/transparent_hugepage/enabled), None where it has none.
+pub fn transparent_hugepages() -> Option<String> {
+    let text = std::fs::read_to_string("/sys/kernel/mm/transparent_hugepage/enabled").ok()?;
+    let start = text.find('[')? + 1;
+    let end = start + text[start..].find(']')?;
+    Some(text[start..end].to_string())
 }
 
 /// This machine's name, as `uname` gives it (the ranks' hosts, the calibration's cache).

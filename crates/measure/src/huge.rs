@@ -77,15 +77,6 @@ pub fn backed_bytes(start: *const u8) -> Option<u64> {
     None
 }
 
-/// The kernel's setting for transparent huge pages (`always`, `madvise` or `never`),
-/// None where it has none.
-pub fn transparent_mode() -> Option<String> {
-    let text = std::fs::read_to_string("/sys/kernel/mm/transparent_hugepage/enabled").ok()?;
-    let start = text.find('[')? + 1;
-    let end = start + text[start..].find(']')?;
-    Some(text[start..end].to_string())
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -100,7 +91,7 @@ mod tests {
         let backed = backed_bytes(start.as_ptr()).expect("this mapping is in /proc/self/smaps");
         // SAFETY: the mapping `map` made, of its length.
         unsafe { libc::munmap(start.as_ptr().cast(), len) };
-        match transparent_mode().as_deref() {
+        match context::transparent_hugepages().as_deref() {
             // Memory too fragmented to compact can still give fewer; one at least.
             Some("always" | "madvise") => assert!(backed >= HUGE as u64, "{backed} bytes in huge pages"),
             mode => assert_eq!(backed, 0, "transparent huge pages {mode:?}"),

@@ -209,7 +209,7 @@ fn how(cases: &[Case], settings: &RunSettings) -> String {
         Some((last, rest)) if !rest.is_empty() => format!("{} and {last}", rest.join(", ")),
         _ => ids.concat(),
     };
-    let pages = match (cases[0].pages, measure::huge::transparent_mode().as_deref()) {
+    let pages = match (cases[0].pages, context::transparent_hugepages().as_deref()) {
         (Pages::Ordinary, _) => "",
         (Pages::Huge, Some("always" | "madvise")) => ", from a buffer in huge pages",
         (Pages::Huge, _) => ", from 4 KiB pages (transparent huge pages are off)",

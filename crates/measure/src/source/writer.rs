@@ -512,7 +512,7 @@ mod tests {
         let (address, len) = writer.region();
         assert_eq!((address as usize % HUGE, len % HUGE), (0, 0), "whole huge pages");
         let backed = crate::huge::backed_bytes(address).expect("in /proc/self/smaps");
-        if matches!(crate::huge::transparent_mode().as_deref(), Some("always" | "madvise")) {
+        if matches!(context::transparent_hugepages().as_deref(), Some("always" | "madvise")) {
             assert!(backed >= HUGE as u64, "{backed} bytes in huge pages");
         }
         let mut cursor = writer.cursor(3 * BLOCK as u64);
