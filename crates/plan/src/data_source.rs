@@ -58,10 +58,8 @@ impl fmt::Display for DataSource {
 impl FromStr for DataSource {
     type Err = String;
     fn from_str(text: &str) -> Result<Self, String> {
-        DataSource::ALL
-            .into_iter()
-            .find(|source| source.name() == text)
-            .ok_or_else(|| format!("unknown source '{text}' (known: cached, memory)"))
+        crate::names::find(&DataSource::ALL, DataSource::name, text)
+            .map_err(|known| format!("unknown source '{text}' (known: {known})"))
     }
 }
 

@@ -9,6 +9,7 @@ pub mod crash;
 pub mod data_source;
 pub mod durability;
 pub mod latency;
+pub mod names;
 pub mod numbers;
 pub mod pages;
 pub mod pattern;
@@ -83,10 +84,8 @@ impl FileState {
 impl FromStr for FileState {
     type Err = String;
     fn from_str(text: &str) -> Result<Self, String> {
-        FileState::ALL
-            .into_iter()
-            .find(|state| state.name() == text)
-            .ok_or_else(|| format!("unknown state '{text}' (known: empty, sparse, prealloc, overwrite)"))
+        names::find(&FileState::ALL, FileState::name, text)
+            .map_err(|known| format!("unknown state '{text}' (known: {known})"))
     }
 }
 
@@ -114,10 +113,8 @@ impl Layout {
 impl FromStr for Layout {
     type Err = String;
     fn from_str(text: &str) -> Result<Self, String> {
-        Layout::ALL
-            .into_iter()
-            .find(|layout| layout.name() == text)
-            .ok_or_else(|| format!("unknown layout '{text}' (known: one-file, file-per-thread)"))
+        names::find(&Layout::ALL, Layout::name, text)
+            .map_err(|known| format!("unknown layout '{text}' (known: {known})"))
     }
 }
 
@@ -145,10 +142,8 @@ impl RankLayout {
 impl FromStr for RankLayout {
     type Err = String;
     fn from_str(text: &str) -> Result<Self, String> {
-        RankLayout::ALL
-            .into_iter()
-            .find(|layout| layout.name() == text)
-            .ok_or_else(|| format!("unknown layout '{text}' under --mpi (known: shared-file, file-per-rank)"))
+        names::find(&RankLayout::ALL, RankLayout::name, text)
+            .map_err(|known| format!("unknown layout '{text}' under --mpi (known: {known})"))
     }
 }
 

@@ -44,10 +44,8 @@ impl Pages {
 impl FromStr for Pages {
     type Err = String;
     fn from_str(text: &str) -> Result<Self, String> {
-        Pages::ALL
-            .into_iter()
-            .find(|pages| pages.name() == text)
-            .ok_or_else(|| format!("unknown pages '{text}' (known: ordinary, huge)"))
+        crate::names::find(&Pages::ALL, Pages::name, text)
+            .map_err(|known| format!("unknown pages '{text}' (known: {known})"))
     }
 }
 

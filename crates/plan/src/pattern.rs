@@ -53,9 +53,8 @@ impl Pattern {
 impl std::str::FromStr for Pattern {
     type Err = String;
     fn from_str(text: &str) -> Result<Self, String> {
-        Pattern::ALL.into_iter().find(|p| p.name() == text).ok_or_else(|| {
-            format!("unknown pattern '{text}' (known: overwrite0, append, replace, replace-tmpfile, replace-unsafe)")
-        })
+        crate::names::find(&Pattern::ALL, Pattern::name, text)
+            .map_err(|known| format!("unknown pattern '{text}' (known: {known})"))
     }
 }
 
