@@ -16,7 +16,7 @@ use std::sync::{Barrier, Mutex};
 use std::time::Instant;
 
 use error::CallError;
-use measure::huge::HUGE;
+use measure::huge;
 use measure::source::{PERIOD, Pages, Source};
 use measure::target::Scratch;
 use plan::replay::{Op, Replay, SyncKind, WriteKind};
@@ -42,17 +42,12 @@ fn failed(call: &str) -> CallError {
 }
 
 /// Data to write: the pattern, then again as far as the largest call reaches past it,
-/// in ordinary pages or huge ones (`Replay::pages`).
+/// in ordinary pages or huge ones (`Replay::pages`), page-aligned for a program's
+/// O_DIRECT calls at aligned offsets.
 struct Data {
     base: *mut u8,
-    /// How it was allocated, to give it back the same way.
-    held: Held,
-}
-
-enum Held {
-    Allocated(std::alloc::Layout),
-    /// A mapping of this many bytes (`measure::huge::map`).
-    Huge(usize),
+    /// The mapping's length, to unmap it.
+    mapped: usize,
 }
 
 // SAFETY: the buffer is written once before the threads start, then only read.
@@ -61,21 +56,8 @@ unsafe impl Sync for Data {}
 impl Data {
     fn new(seed: u64, largest: u64, pages: Pages) -> Data {
         let length = PERIOD + largest.max(1) as usize;
-        let (base, held) = match pages {
-            Pages::Ordinary => {
-                // Page-aligned, for a program's O_DIRECT calls at aligned offsets.
-                let layout = std::alloc::Layout::from_size_align(length, 4096).expect("a layout");
-                // SAFETY: a non-zero size; the result is checked.
-                let base = unsafe { std::alloc::alloc(layout) };
-                assert!(!base.is_null(), "out of memory for the replay's data");
-                (base, Held::Allocated(layout))
-            }
-            Pages::Huge => {
-                let mapped = length.div_ceil(HUGE) * HUGE;
-                let base = measure::huge::map(mapped).expect("memory for the replay's data");
-                (base.as_ptr(), Held::Huge(mapped))
-            }
-        };
+        let mapped = length.div_ceil(huge::granule(pages)) * huge::granule(pages);
+        let base = huge::map_in(mapped, pages).expect("memory for the replay's data").as_ptr();
         let source = Source::new(seed);
         let pattern = source.pattern(PERIOD);
         // SAFETY: `base` holds `length` bytes; the copies stay inside it.
@@ -87,7 +69,7 @@ impl Data {
                 at += n;
             }
         }
-        Data { base, held }
+        Data { base, mapped }
     }
 
     fn at(&self, offset: u64) -> *const u8 {
@@ -98,14 +80,8 @@ impl Data {
 
 impl Drop for Data {
     fn drop(&mut self) {
-        match self.held {
-            // SAFETY: allocated with this layout in `new`.
-            Held::Allocated(layout) => unsafe { std::alloc::dealloc(self.base, layout) },
-            // SAFETY: the mapping `huge::map` made in `new`, of this length.
-            Held::Huge(length) => unsafe {
-                libc::munmap(self.base.cast(), length);
-            },
-        }
+        // SAFETY: the mapping `huge::map_in` made in `new`, of this length.
+        unsafe { libc::munmap(self.base.cast(), self.mapped) };
     }
 }
 

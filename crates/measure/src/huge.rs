@@ -15,6 +15,8 @@
 use std::io;
 use std::ptr::NonNull;
 
+use crate::source::Pages;
+
 /// The size of a huge page (x86-64's and arm64's with 4 KiB pages).
 pub const HUGE: usize = 2 << 20;
 
@@ -50,6 +52,38 @@ pub fn map(len: usize) -> io::Result<NonNull<u8>> {
         libc::madvise(start as *mut libc::c_void, len, libc::MADV_HUGEPAGE);
         Ok(NonNull::new(start as *mut u8).expect("mmap returned null"))
     }
+}
+
+/// The unit a mapping in `pages` is made of: the page size, or a huge page.
+pub fn granule(pages: Pages) -> usize {
+    match pages {
+        Pages::Ordinary => crate::source::page_size(),
+        Pages::Huge => HUGE,
+    }
+}
+
+/// A private anonymous read-write mapping of `len` bytes (a multiple of
+/// [`granule`]`(pages)`) in `pages`: an ordinary one, or [`map`]'s. Unmap it with
+/// `munmap(ptr, len)`.
+pub fn map_in(len: usize, pages: Pages) -> io::Result<NonNull<u8>> {
+    if pages == Pages::Huge {
+        return map(len);
+    }
+    // SAFETY: a fresh private anonymous mapping; checked for MAP_FAILED below.
+    let ptr = unsafe {
+        libc::mmap(
+            std::ptr::null_mut(),
+            len,
+            libc::PROT_READ | libc::PROT_WRITE,
+            libc::MAP_PRIVATE | libc::MAP_ANONYMOUS,
+            -1,
+            0,
+        )
+    };
+    if ptr == libc::MAP_FAILED {
+        return Err(io::Error::last_os_error());
+    }
+    Ok(NonNull::new(ptr.cast::<u8>()).expect("mmap returned null"))
 }
 
 /// How many bytes of the mapping that starts at `start` are in huge pages now

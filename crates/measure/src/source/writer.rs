@@ -9,8 +9,7 @@ use std::io;
 use std::ptr::NonNull;
 use std::sync::atomic::{AtomicBool, Ordering};
 
-use super::{BLOCK, Pages, Shape, Source, Stream, page_size, round_up};
-use crate::huge::HUGE;
+use super::{BLOCK, Pages, Shape, Source, Stream, round_up};
 
 /// The file block a buffer block is stamped for, and the tag it carries for it.
 #[derive(Debug, Clone, Copy)]
@@ -66,11 +65,7 @@ impl Writer {
         pages: Pages,
     ) -> io::Result<Writer> {
         assert!(period % BLOCK == 0 && period % stream.period() == 0, "a writer's period holds whole stream periods");
-        let unit = match pages {
-            Pages::Ordinary => page_size().max(BLOCK),
-            Pages::Huge => HUGE,
-        };
-        let len = round_up(period + round_up(max_take.max(1), BLOCK), unit);
+        let len = round_up(period + round_up(max_take.max(1), BLOCK), crate::huge::granule(pages).max(BLOCK));
         let base = spare::take(len, pages)?;
         // SAFETY: `len` bytes are mapped read-write and nothing else refers to them.
         let bytes = unsafe { std::slice::from_raw_parts_mut(base.as_ptr(), len) };
@@ -188,24 +183,7 @@ mod spare {
             total -= old_len;
         }
         drop(kept);
-        if pages == Pages::Huge {
-            return crate::huge::map(len);
-        }
-        // SAFETY: a fresh private anonymous mapping; checked for MAP_FAILED below.
-        let ptr = unsafe {
-            libc::mmap(
-                std::ptr::null_mut(),
-                len,
-                libc::PROT_READ | libc::PROT_WRITE,
-                libc::MAP_PRIVATE | libc::MAP_ANONYMOUS,
-                -1,
-                0,
-            )
-        };
-        if ptr == libc::MAP_FAILED {
-            return Err(io::Error::last_os_error());
-        }
-        Ok(NonNull::new(ptr.cast::<u8>()).expect("mmap returned null"))
+        crate::huge::map_in(len, pages)
     }
 
     /// Keeps the mapping `base` of `len` bytes in `pages` (made by [`take`], no one's
@@ -451,8 +429,9 @@ fn flush_from_caches(start: *const u8, len: usize) {
 
 #[cfg(test)]
 mod tests {
-    use super::super::{PERIOD, STAMP};
+    use super::super::{PERIOD, STAMP, page_size};
     use super::*;
+    use crate::huge::HUGE;
 
     fn expected(source: &Source, stream: Stream, offset: u64, len: usize) -> Vec<u8> {
         let mut bytes = vec![0u8; len];
